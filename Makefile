@@ -1,0 +1,59 @@
+# Set-up is two commands: `make demo` and `make test`. Both create the venv and
+# install what they need on first use (system packages only when run as root).
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+SYSTEM_STAMP := .ci/.system-packages-done
+DEMO_ARGS ?=
+
+.PHONY: demo test lint fmt dashboards golden bench up down load image clean system-packages
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	@touch $(STAMP)
+
+system-packages:
+	@bash .ci/system-packages
+
+demo: $(STAMP)
+	$(BIN)/python -m ndbinfo_exporter.demo $(DEMO_ARGS)
+
+test: $(STAMP) system-packages
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+fmt: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+dashboards: $(STAMP)
+	$(BIN)/python -m ndb_dashboards.build
+
+golden: $(STAMP)
+	$(BIN)/python -m pytest tests/exporter/test_golden.py --update-golden
+
+bench: $(STAMP)
+	$(BIN)/python bench/scrape.py
+
+up:
+	docker compose up -d --build
+
+down:
+	docker compose down -v
+
+load:
+	docker compose --profile load run --rm loadgen
+
+image:
+	docker build -t ndbinfo-exporter:$(shell $(PYTHON) -c 'import tomllib;print(tomllib.load(open("pyproject.toml","rb"))["project"]["version"])') .
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

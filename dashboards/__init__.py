@@ -1,0 +1,1 @@
+"""Grafana dashboards for NDB Cluster, written with grafana-foundation-sdk."""

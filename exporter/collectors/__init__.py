@@ -1,0 +1,1 @@
+"""Collectors: one module per ndbinfo area; see registry.py."""

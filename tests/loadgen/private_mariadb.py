@@ -1,0 +1,109 @@
+"""A private MariaDB server (Debian's mariadb-server) on a free port, for the tests."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import mysql.connector
+
+# The account the load generator tests use (created by the mariadb_server fixture).
+USER, PASSWORD, DATABASE = "lg_test", "loadgen-test-pw", "loadgen"
+
+
+def _binary(name: str) -> str | None:
+    return shutil.which(name) or shutil.which(name, path="/usr/sbin:/usr/bin")
+
+
+def available() -> bool:
+    return bool(_binary("mariadbd") and _binary("mariadb-install-db"))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class MariaDB:
+    port: int
+    socket: Path
+    process: subprocess.Popen
+
+    def root(self, database: str | None = None):
+        return mysql.connector.connect(
+            unix_socket=str(self.socket), user="root", database=database, autocommit=True
+        )
+
+    def global_status(self) -> dict[str, int]:
+        conn = self.root()
+        cur = conn.cursor()
+        cur.execute("SHOW GLOBAL STATUS")
+        values = {}
+        for name, value in cur.fetchall():
+            try:
+                values[name] = int(value)
+            except (TypeError, ValueError):
+                continue
+        conn.close()
+        return values
+
+
+def start(datadir: Path) -> MariaDB:
+    subprocess.run(
+        [
+            _binary("mariadb-install-db"),
+            "--no-defaults",
+            f"--datadir={datadir}",
+            "--user=root",
+            "--auth-root-authentication-method=socket",
+            "--skip-test-db",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    port, sock = _free_port(), datadir / "mysqld.sock"
+    process = subprocess.Popen(
+        [
+            _binary("mariadbd"),
+            "--no-defaults",
+            f"--datadir={datadir}",
+            f"--socket={sock}",
+            f"--port={port}",
+            "--bind-address=127.0.0.1",
+            "--user=root",
+            "--skip-log-bin",
+            "--innodb-buffer-pool-size=64M",
+            f"--log-error={datadir / 'error.log'}",
+            f"--pid-file={datadir / 'mysqld.pid'}",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    server = MariaDB(port, sock, process)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            server.root().close()
+            return server
+        except mysql.connector.Error:
+            if process.poll() is not None or time.monotonic() > deadline:
+                stop(server)
+                log = (datadir / "error.log").read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"mariadbd did not start:\n{log}") from None
+            time.sleep(0.2)
+
+
+def stop(server: MariaDB) -> None:
+    server.process.terminate()
+    try:
+        server.process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+        server.process.wait()

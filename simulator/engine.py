@@ -1,0 +1,145 @@
+"""DuckDB database holding the ndbinfo schema of one simulated SQL node."""
+
+from __future__ import annotations
+
+import csv
+import logging
+import os
+import tempfile
+import threading
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import duckdb
+from ndbsim import infoschema
+from ndbsim.catalog import SCHEMA, Catalog, TableDef, load_json
+from ndbsim.mysqltypes import parse_type
+from ndbsim.sqltranslate import Translator, quote
+
+log = logging.getLogger(__name__)
+
+_NULL = "\\N"
+# rows above this go through a CSV file, which DuckDB ingests far faster than executemany
+_BULK_ROWS = 64
+
+
+class Engine:
+    """Base and lookup tables are DuckDB tables named like ndbinfo ("ndb$nodes", ...); views are
+    DuckDB views built from their real view SQL, cast to the catalog's column types."""
+
+    def __init__(self, catalog: Catalog):
+        self.catalog = catalog
+        self.lock = threading.RLock()
+        self.db = duckdb.connect(config={"threads": 2})
+        self.db.execute("SET error_on_division_by_zero = false")
+        # MySQL's default collations compare strings case-insensitively
+        self.db.execute("SET default_collation = 'nocase'")
+        self.translator = Translator(catalog)
+        self._tmpdir = "/dev/shm" if os.path.isdir("/dev/shm") else None
+        self._create_schema()
+
+    # --- schema ---------------------------------------------------------------------------
+
+    def _create_schema(self) -> None:
+        db = self.db
+        for schema in (SCHEMA, *infoschema.DUCK_SCHEMAS):
+            db.execute(f"CREATE SCHEMA IF NOT EXISTS {quote(schema)}")
+        for obj in self.catalog.objects.values():
+            if obj.kind != "view":
+                db.execute(f"CREATE TABLE {self.qualified(obj.name)} ({_column_ddl(obj)})")
+        infoschema.create(self)
+        self._fill_sql_node_lookups()
+        self._create_views()
+
+    def _create_views(self) -> None:
+        pending = [o for o in self.catalog.objects.values() if o.kind == "view"]
+        # views may read other views: create in dependency order by retrying
+        while pending:
+            failed = []
+            for view in pending:
+                try:
+                    self.db.execute(self._view_ddl(view))
+                except duckdb.CatalogException:
+                    failed.append(view)
+            if len(failed) == len(pending):
+                self.db.execute(self._view_ddl(failed[0]))  # raises the real error
+            pending = failed
+
+    def _view_ddl(self, view: TableDef) -> str:
+        inner = self.translator.translate_view(view.sql or "")
+        casts = ", ".join(
+            f"CAST({quote(c.name)} AS {parse_type(c.mysql_type).duckdb()}) AS {quote(c.name)}"
+            for c in view.columns
+        )
+        names = ", ".join(quote(c.name) for c in view.columns)
+        return (
+            f"CREATE VIEW {self.qualified(view.name)} AS SELECT {casts} "
+            f"FROM ({inner}) AS v({names})"
+        )
+
+    def _fill_sql_node_lookups(self) -> None:
+        """Lookup tables that the SQL node itself implements (NdbInfoScanVirtual)."""
+        enums = load_json("enums.json")
+        fills = {
+            "ndb$blocks": [(int(k), v) for k, v in enums["blocks"]["values"].items()],
+            "ndb$dict_obj_types": [
+                (int(k), v) for k, v in enums["dict_obj_types"]["values"].items()
+            ],
+            "ndb$dbtc_apiconnect_state": enums["ndb$dbtc_apiconnect_state"]["rows"],
+            "ndb$dblqh_tcconnect_state": enums["ndb$dblqh_tcconnect_state"]["rows"],
+        }
+        for name, rows in fills.items():
+            if name in self.catalog.objects:
+                self.replace_rows(name, rows)
+
+    # --- data -----------------------------------------------------------------------------
+
+    @staticmethod
+    def qualified(name: str, schema: str = SCHEMA) -> str:
+        return f"{quote(schema)}.{quote(name)}"
+
+    def replace_rows(self, table: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Replace the whole content of a base/lookup table (catalog column order)."""
+        obj = self.catalog.objects[table]
+        self.replace_rows_in(self.qualified(table), obj, rows)
+
+    def replace_rows_in(self, target: str, obj: TableDef, rows: Iterable[Sequence[Any]]) -> None:
+        rows = rows if isinstance(rows, list) else list(rows)
+        with self.lock:
+            self.db.execute("BEGIN")
+            try:
+                self.db.execute(f"DELETE FROM {target}")
+                if len(rows) > _BULK_ROWS:
+                    self._insert_csv(target, obj, rows)
+                elif rows:
+                    marks = ", ".join("?" for _ in obj.columns)
+                    self.db.executemany(f"INSERT INTO {target} VALUES ({marks})", rows)
+                self.db.execute("COMMIT")
+            except Exception:
+                self.db.execute("ROLLBACK")
+                raise
+
+    def _insert_csv(self, target: str, obj: TableDef, rows: list[Sequence[Any]]) -> None:
+        fd, path = tempfile.mkstemp(suffix=".csv", dir=self._tmpdir)
+        try:
+            with os.fdopen(fd, "w", newline="") as f:
+                writer = csv.writer(f)
+                writer.writerows([_NULL if v is None else v for v in row] for row in rows)
+            columns = ", ".join(
+                f"'{c.name}': '{parse_type(c.mysql_type).duckdb()}'" for c in obj.columns
+            )
+            self.db.execute(
+                f"INSERT INTO {target} SELECT * FROM read_csv(?, header = false, "
+                f"nullstr = '{_NULL}', quote = '\"', escape = '\"', columns = {{{columns}}})",
+                [path],
+            )
+        finally:
+            os.unlink(path)
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> duckdb.DuckDBPyConnection:
+        with self.lock:
+            return self.db.execute(sql, params)
+
+
+def _column_ddl(obj: TableDef) -> str:
+    return ", ".join(f"{quote(c.name)} {parse_type(c.mysql_type).duckdb()}" for c in obj.columns)

@@ -1,0 +1,363 @@
+"""Translate MySQL SELECT statements on ndbinfo into DuckDB SQL, as MySQL would evaluate them."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ndbsim.catalog import SCHEMA, Column, TableDef
+from ndbsim.errors import SqlError
+from sqlglot import expressions as exp
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import TokenType
+
+if TYPE_CHECKING:
+    from ndbsim.catalog import Catalog
+
+logging.getLogger("sqlglot").setLevel(logging.ERROR)
+
+MYSQL = Dialect.get_or_raise("mysql")
+
+# MySQL date format letters that differ in strftime
+_DATE_FORMAT = {"%i": "%M", "%s": "%S", "%h": "%I", "%k": "%-H", "%l": "%-I", "%e": "%-d"}
+
+
+def quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def parse(sql: str) -> list[exp.Expression]:
+    """Parse MySQL text; syntax errors become MySQL error 1064."""
+    try:
+        return [e for e in MYSQL.parse(sql) if e is not None]
+    except (ParseError, TokenError) as e:
+        raise syntax_error(sql, e) from None
+
+
+def syntax_error(sql: str, error: Exception) -> SqlError:
+    near, line = sql.strip(), 1
+    details = getattr(error, "errors", None)
+    if details:
+        first = details[0]
+        line = first.get("line") or 1
+        lines = sql.split("\n")
+        col = (first.get("col") or 1) - len(first.get("highlight") or "")
+        offset = sum(len(x) + 1 for x in lines[: line - 1]) + max(col, 0)
+        near = sql[offset:]
+    near = near.rstrip(";").strip()[:80]
+    return SqlError(
+        1064,
+        "You have an error in your SQL syntax; check the manual that corresponds to your "
+        f"MySQL server version for the right syntax to use near '{near}' at line {line}",
+    )
+
+
+@dataclass
+class Source:
+    """Where an output column of a query comes from, for its name and wire type."""
+
+    name: str | None  # MySQL column name, None for a star expansion
+    column: Column | None = None  # catalog column when the value is a plain column
+    star_of: TableDef | None = None  # table whose columns a star expands to
+
+
+@dataclass
+class Plan:
+    duck_sql: str
+    sources: list[Source] | None  # None: take names/types from DuckDB
+    objects: frozenset[str]  # ndbinfo objects read (as written, e.g. "nodes", "ndb$pools")
+    perf_tables: frozenset[str]  # performance_schema tables read
+    volatile: bool = False  # depends on session values: do not cache
+    warnings: list[tuple[str, int, str]] = field(default_factory=list)
+
+
+@dataclass
+class Session:
+    """What a translation needs from the connection."""
+
+    database: str | None
+    show_hidden: bool
+    variable: Callable[[str, str], Any]  # (name, scope) -> value of @@scope.name
+    user_variable: Callable[[str], Any]
+    functions: dict[str, Any]  # DATABASE, USER, VERSION, CONNECTION_ID ...
+
+
+class Translator:
+    def __init__(self, catalog: Catalog):
+        self.catalog = catalog
+
+    # --- views ----------------------------------------------------------------------------
+
+    def translate_view(self, sql: str) -> str:
+        from ndbsim import infoschema
+
+        tree = parse(sql)[0]
+        ctes = _cte_names(tree)
+        for table in list(tree.find_all(exp.Table)):
+            if not table.db and table.name in ctes:
+                continue
+            db = (table.db or SCHEMA).lower()
+            if db == "information_schema":
+                _retarget(table, infoschema.ALL, table.name.upper())
+            else:
+                _retarget(table, SCHEMA, table.name)
+        for column in tree.find_all(exp.Column):
+            if column.args.get("db") and column.text("db").lower() == "information_schema":
+                column.set("db", exp.to_identifier(infoschema.ALL, quoted=True))
+        mysql_semantics(tree)
+        return tree.sql(dialect="duckdb")
+
+    # --- queries --------------------------------------------------------------------------
+
+    def compile(self, sql: str, tree: exp.Expression, session: Session) -> Plan:
+        from ndbsim import infoschema
+
+        tree = tree.copy()
+        ctes = _cte_names(tree)
+        objects: set[str] = set()
+        perf: set[str] = set()
+        volatile = False
+        resolved: dict[int, TableDef] = {}
+        for table in list(tree.find_all(exp.Table)):
+            name = table.name
+            if not table.db and name in ctes:
+                continue
+            db = table.db or session.database
+            if not db:
+                raise SqlError(1046, "No database selected")
+            if db == SCHEMA:
+                obj = self.catalog.get(name)
+                if obj is None:
+                    raise SqlError(1146, f"Table '{db}.{name}' doesn't exist")
+                objects.add(name)
+                _retarget(table, SCHEMA, name)
+            elif db.lower() == "information_schema":
+                obj = infoschema.I_S_TABLES.get(name.upper())
+                if obj is None:
+                    raise SqlError(1109, f"Unknown table '{name.upper()}' in information_schema")
+                schema = infoschema.ALL if session.show_hidden else infoschema.VISIBLE
+                _retarget(table, schema, obj.name)
+                volatile = True  # depends on ndbinfo_show_hidden
+            elif db.lower() == "performance_schema":
+                obj = infoschema.P_S_TABLES.get(name.lower())
+                if obj is None:
+                    raise SqlError(1146, f"Table '{db}.{name}' doesn't exist")
+                perf.add(obj.name)
+                _retarget(table, infoschema.PERF, obj.name)
+            else:
+                raise SqlError(1146, f"Table '{db}.{name}' doesn't exist")
+            resolved[id(table)] = obj
+        for column in tree.find_all(exp.Column):
+            if column.args.get("db") and column.text("db").lower() == "information_schema":
+                schema = infoschema.ALL if session.show_hidden else infoschema.VISIBLE
+                column.set("db", exp.to_identifier(schema, quoted=True))
+
+        sources = _sources(sql, tree, resolved)
+        volatile |= _substitute_session_values(tree, session)
+        mysql_semantics(tree)
+        return Plan(
+            duck_sql=tree.sql(dialect="duckdb"),
+            sources=sources,
+            objects=frozenset(objects),
+            perf_tables=frozenset(perf),
+            volatile=volatile,
+        )
+
+
+def _cte_names(tree: exp.Expression) -> set[str]:
+    return {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
+
+
+def _retarget(table: exp.Table, schema: str, name: str) -> None:
+    table.set("catalog", None)
+    table.set("db", exp.to_identifier(schema, quoted=True))
+    table.set("this", exp.to_identifier(name, quoted=True))
+
+
+def _substitute_session_values(tree: exp.Expression, session: Session) -> bool:
+    """Replace @@variables, @user variables and information functions by literals."""
+    changed = False
+
+    def literal(value: Any) -> exp.Expression:
+        if value is None:
+            return exp.null()
+        if isinstance(value, bool):
+            return exp.Literal.number(int(value))
+        if isinstance(value, (int, float)):
+            return exp.Literal.number(value)
+        return exp.Literal.string(str(value))
+
+    for node in list(tree.find_all(exp.SessionParameter, exp.Parameter)):
+        if isinstance(node, exp.SessionParameter):
+            value = session.variable(node.name, node.text("kind").upper() or "")
+        else:
+            value = session.user_variable(node.name)
+        node.replace(literal(value))
+        changed = True
+    function_nodes = {
+        exp.CurrentSchema: "DATABASE",
+        exp.CurrentUser: "CURRENT_USER",
+        exp.CurrentVersion: "VERSION",
+    }
+    for node in list(tree.find_all(exp.CurrentSchema, exp.CurrentUser, exp.CurrentVersion)):
+        node.replace(literal(session.functions[function_nodes[type(node)]]))
+        changed = True
+    for node in list(tree.find_all(exp.Anonymous)):
+        name = node.name.upper()
+        if name in session.functions and not node.expressions:
+            node.replace(literal(session.functions[name]))
+            changed = True
+    return changed
+
+
+def mysql_semantics(tree: exp.Expression) -> None:
+    """Make DuckDB evaluate the MySQL idioms ndbinfo queries use the way MySQL does."""
+    for node in list(tree.find_all(exp.HexString, exp.BitString)):
+        base = 16 if isinstance(node, exp.HexString) else 2
+        node.replace(exp.Literal.number(int(node.this or "0", base)))
+    # default collations are case-insensitive, LIKE included
+    for node in list(tree.find_all(exp.Like)):
+        node.replace(exp.ILike(**node.args))
+    # SUM(cond) / AVG(cond) count true conditions
+    for node in list(tree.find_all(exp.Sum, exp.Avg)):
+        arg = node.this
+        if isinstance(arg, (exp.Predicate, exp.Connector, exp.Not)):
+            arg.replace(exp.cast(arg.copy(), "INTEGER"))
+    # x / 0 is NULL in MySQL
+    for node in list(tree.find_all(exp.Div)):
+        node.set(
+            "expression", exp.Nullif(this=node.expression.copy(), expression=exp.Literal.number(0))
+        )
+    # FROM_UNIXTIME(t, fmt)
+    for node in list(tree.find_all(exp.UnixToTime)):
+        fmt = node.args.get("format")
+        if fmt is not None and fmt.is_string:
+            text = fmt.this
+            for mysql_code, strftime_code in _DATE_FORMAT.items():
+                text = text.replace(mysql_code, strftime_code)
+            node.replace(
+                exp.Anonymous(
+                    this="STRFTIME",
+                    expressions=[
+                        exp.Anonymous(this="TO_TIMESTAMP", expressions=[node.this.copy()]),
+                        exp.Literal.string(text),
+                    ],
+                )
+            )
+
+
+def _first_select(tree: exp.Expression) -> exp.Select | None:
+    node = tree
+    while isinstance(node, (exp.SetOperation, exp.Subquery)):
+        node = node.this if isinstance(node, exp.Subquery) else node.left
+    return node if isinstance(node, exp.Select) else None
+
+
+def _sources(sql: str, tree: exp.Expression, resolved: dict[int, TableDef]) -> list[Source] | None:
+    select = _first_select(tree)
+    if select is None:
+        return None
+    texts = select_item_texts(sql)
+    if texts is None or len(texts) != len(select.expressions):
+        return None
+    aliases: dict[str, TableDef] = {}
+    from_ = select.args.get("from_") or select.args.get("from")
+    tables = [from_.this] if from_ is not None else []
+    tables += [j.this for j in select.args.get("joins") or []]
+    for t in tables:
+        if isinstance(t, exp.Table) and id(t) in resolved:
+            aliases[t.alias_or_name.lower()] = resolved[id(t)]
+
+    def column_of(col: exp.Column) -> Column | None:
+        candidates = [aliases.get(col.table.lower())] if col.table else list(aliases.values())
+        found = [
+            c
+            for t in candidates
+            if t is not None
+            for c in t.columns
+            if c.name.lower() == col.name.lower()
+        ]
+        return found[0] if len(found) == 1 else None
+
+    sources = []
+    for proj, text in zip(select.expressions, texts, strict=True):
+        if isinstance(proj, exp.Star) or (isinstance(proj, exp.Column) and proj.is_star):
+            qualifier = proj.table if isinstance(proj, exp.Column) else ""
+            if qualifier:
+                star_of = aliases.get(qualifier.lower())
+            else:
+                star_of = next(iter(aliases.values())) if len(tables) == 1 else None
+            sources.append(Source(None, star_of=star_of))
+        elif isinstance(proj, exp.Alias):
+            inner = proj.this
+            sources.append(
+                Source(proj.alias, column_of(inner) if isinstance(inner, exp.Column) else None)
+            )
+        elif isinstance(proj, exp.Column):
+            sources.append(Source(proj.name, column_of(proj)))
+        elif isinstance(proj, exp.Literal) and proj.is_string:
+            sources.append(Source(proj.this))
+        else:
+            sources.append(Source(text))
+    return sources
+
+
+_STOP = {
+    TokenType.FROM,
+    TokenType.WHERE,
+    TokenType.GROUP_BY,
+    TokenType.HAVING,
+    TokenType.ORDER_BY,
+    TokenType.LIMIT,
+    TokenType.UNION,
+    TokenType.INTO,
+    TokenType.WINDOW,
+    TokenType.SEMICOLON,
+    TokenType.EXCEPT,
+    TokenType.INTERSECT,
+    TokenType.FOR,
+}
+_MODIFIERS = {"DISTINCT", "ALL", "DISTINCTROW", "STRAIGHT_JOIN", "HIGH_PRIORITY"}
+
+
+def select_item_texts(sql: str) -> list[str] | None:
+    """The select-list items of the outermost first SELECT, exactly as written (MySQL names
+    unaliased expression columns by their text)."""
+    try:
+        tokens = MYSQL.tokenize(sql)
+    except TokenError:
+        return None
+    depth, best, start = 0, None, None
+    for i, tok in enumerate(tokens):
+        if tok.token_type == TokenType.L_PAREN:
+            depth += 1
+        elif tok.token_type == TokenType.R_PAREN:
+            depth -= 1
+        elif tok.token_type == TokenType.SELECT and (best is None or depth < best):
+            best, start = depth, i
+    if start is None:
+        return None
+    items: list[list] = [[]]
+    depth = 0
+    i = start + 1
+    while i < len(tokens) and tokens[i].text.upper() in _MODIFIERS | {"SQL_NO_CACHE", "SQL_CACHE"}:
+        i += 1
+    for tok in tokens[i:]:
+        if tok.token_type == TokenType.L_PAREN:
+            depth += 1
+        elif tok.token_type == TokenType.R_PAREN:
+            depth -= 1
+            if depth < 0:
+                break
+        if depth == 0 and tok.token_type in _STOP:
+            break
+        if depth == 0 and tok.token_type == TokenType.COMMA:
+            items.append([])
+            continue
+        items[-1].append(tok)
+    if not items[-1]:
+        return None
+    return [sql[group[0].start : group[-1].end + 1] for group in items]

@@ -1,0 +1,61 @@
+"""NDB versions the simulated SQL node can pretend to be."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SUPPORTED = ("7.5.4", "7.6", "8.0", "8.4")
+DEFAULT = "8.4"
+
+
+@dataclass(frozen=True)
+class NdbVersion:
+    series: str
+    ndb: tuple[int, int, int]
+    version_string: str
+    version_comment: str
+    ndbinfo_version: int
+
+    @property
+    def ndb_text(self) -> str:
+        return ".".join(str(p) for p in self.ndb)
+
+    @property
+    def is_7x(self) -> bool:
+        """NDB 7.x runs on a MySQL 5.7 server (different SQL-node behaviour and types)."""
+        return self.ndb[0] == 7
+
+    def at_least(self, major: int, minor: int, build: int = 0) -> bool:
+        return self.ndb >= (major, minor, build)
+
+
+def _make(series: str, ndb: tuple[int, int, int], version_string: str) -> NdbVersion:
+    major, minor, build = ndb
+    return NdbVersion(
+        series=series,
+        ndb=ndb,
+        version_string=version_string,
+        version_comment="MySQL Cluster Community Server - GPL",
+        ndbinfo_version=(major << 16) | (minor << 8) | build,
+    )
+
+
+# 7.x SQL nodes are MySQL 5.7 servers with an "-ndb-<version>-cluster-gpl" suffix; from 8.0 on
+# the server and NDB versions are the same number.
+_VERSIONS = {
+    "7.5.4": _make("7.5.4", (7, 5, 4), "5.7.16-ndb-7.5.4-cluster-gpl"),
+    "7.6": _make("7.6", (7, 6, 34), "5.7.44-ndb-7.6.34-cluster-gpl"),
+    "8.0": _make("8.0", (8, 0, 43), "8.0.43-cluster"),
+    "8.4": _make("8.4", (8, 4, 3), "8.4.3-cluster"),
+}
+
+
+def parse_version(text: str) -> NdbVersion:
+    """Map "8.4", "8.4.3", "7.5.4", ... to a supported version; ValueError otherwise."""
+    key = str(text).strip()
+    if key in _VERSIONS:
+        return _VERSIONS[key]
+    for version in _VERSIONS.values():
+        if key == version.ndb_text:
+            return version
+    raise ValueError(f"unsupported NDB version {text!r}: choose one of {', '.join(SUPPORTED)}")

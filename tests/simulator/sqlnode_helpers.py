@@ -1,0 +1,65 @@
+"""An in-process ndbsim SQL node on a free port, for the SQL-front tests."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import mysql.connector
+from ndbsim import server
+from ndbsim.catalog import catalog_for
+from ndbsim.cluster import Cluster, ClusterSpec
+from ndbsim.engine import Engine
+from ndbsim.versions import parse_version
+
+USER = "ndbsim"
+PASSWORD = "ndbsim"
+
+
+@dataclass
+class RunningSqlNode:
+    port: int
+    cluster: Cluster
+    engine: Engine
+
+    def connect(self, **kw) -> mysql.connector.MySQLConnection:
+        args = {"host": "127.0.0.1", "port": self.port, "user": USER, "password": PASSWORD}
+        args.update(kw)
+        return mysql.connector.connect(**args)
+
+    def query(self, sql: str, database: str | None = "ndbinfo") -> tuple[list[str], list[tuple]]:
+        conn = self.connect(database=database) if database else self.connect()
+        try:
+            cur = conn.cursor()
+            cur.execute(sql)
+            rows = cur.fetchall() if cur.description else []
+            return [d[0] for d in cur.description or []], rows
+        finally:
+            conn.close()
+
+
+def start_sql_node(version: str, **spec) -> tuple[RunningSqlNode, Callable[[], None]]:
+    ndb = parse_version(version)
+    cluster = Cluster(ClusterSpec(**spec), ndb)
+    engine = Engine(catalog_for(ndb))
+    loop = asyncio.new_event_loop()
+    srv = loop.run_until_complete(server.start(engine, cluster, "127.0.0.1", 0, USER, PASSWORD))
+    port = srv.sockets()[0].getsockname()[1]
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+
+    def stop() -> None:
+        async def close() -> None:
+            srv.close()
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        asyncio.run_coroutine_threadsafe(close(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+
+    return RunningSqlNode(port, cluster, engine), stop

@@ -1,0 +1,204 @@
+"""Configuration: what differs from the defaults, what differs between nodes, key parameters."""
+
+from __future__ import annotations
+
+from .common import (
+    ZERO_IS_GOOD,
+    Board,
+    Layout,
+    bargauge_panel,
+    matrix_table,
+    q,
+    sel,
+    stat_panel,
+    thresholds,
+    timeseries_panel,
+)
+
+UID = "ndb-config"
+# A cluster configured alike on every data node has no inconsistent parameters; ndbsim shows
+# one when started with a per-node override.
+DRIFT = "config:MaxNoOfConcurrentScans=400@2"
+
+MEMORY_PARAMS = {
+    "DataMemory": "bytes",
+    "IndexMemory": "bytes",
+    "TransactionMemory": "bytes",
+    "SharedGlobalMemory": "bytes",
+    "DiskPageBufferMemory": "bytes",
+    "LongMessageBuffer": "bytes",
+    "TotalSendBufferMemory": "bytes",
+}
+REDO_LCP_PARAMS = {
+    "NoOfFragmentLogParts": "none",
+    "NoOfFragmentLogFiles": "none",
+    "FragmentLogFileSize": "bytes",
+    "RedoBuffer": "bytes",
+    "TimeBetweenLocalCheckpoints": "none",
+    "TimeBetweenGlobalCheckpoints": "ms",
+    "TimeBetweenEpochs": "ms",
+    "EnablePartialLcp": "none",
+    "RecoveryWork": "none",
+    "MinDiskWriteSpeed": "Bps",
+    "MaxDiskWriteSpeed": "Bps",
+}
+TRANSACTION_PARAMS = {
+    "NoOfReplicas": "none",
+    "MaxNoOfConcurrentOperations": "none",
+    "MaxNoOfConcurrentTransactions": "none",
+    "MaxNoOfConcurrentScans": "none",
+    "MaxNoOfLocalScans": "none",
+    "MaxDMLOperationsPerTransaction": "none",
+    "BatchSizePerLocalScan": "none",
+    "TransactionDeadlockDetectionTimeout": "ms",
+    "TransactionInactiveTimeout": "ms",
+}
+
+
+def _params(params: dict[str, str]) -> str:
+    matcher = 'param=~"' + "|".join(params) + '"'
+    return f"max by (node_id, param) ({sel('ndb_config_value', matcher, node=True)})"
+
+
+def _summary_row(layout: Layout) -> None:
+    non_default = sel("ndb_config_non_default_params", node=True)
+    layout.row(
+        "Summary",
+        bargauge_panel(
+            "Parameters set away from their defaults",
+            "Data node parameters whose value differs from the built-in default, per node. "
+            "Expect the usual sizing parameters (DataMemory, NoOfReplicas, DataDir ...); a "
+            "node with a different count from its peers has a config section of its own.",
+            "none",
+            q(f"max by (node_id) ({non_default})", "node {{node_id}}", instant=True),
+            steps=thresholds((None, "blue")),
+            width=8,
+        ),
+        stat_panel(
+            "Parameters that differ between data nodes",
+            "Parameters (other than per-node ones such as NodeId, HostName and DataDir) whose "
+            "value is not the same on every data node. Data nodes should be configured alike: "
+            "a node with less DataMemory or a smaller redo log fills first and limits the "
+            "whole node group. Also nonzero in the middle of a rolling restart.",
+            "none",
+            q(f"max({sel('ndb_config_inconsistent_params')})", instant=True),
+            steps=ZERO_IS_GOOD,
+            width=8,
+            height=8,
+        ),
+        timeseries_panel(
+            "Configuration generation",
+            "Generation of the cluster configuration each data node and SQL node runs. After "
+            "a configuration change every node should reach the new generation once the "
+            "rolling restart is done.",
+            "none",
+            q(
+                f"max by (node_id) ({sel('ndb_data_node_config_generation', node=True)})",
+                "data node {{node_id}}",
+            ),
+            q(f"max by (instance) ({sel('ndb_sql_config_generation')})", "{{instance}}"),
+            width=8,
+        ),
+    )
+
+
+def _difference_row(layout: Layout) -> None:
+    value = sel("ndb_config_value", node=True)
+    non_default = sel("ndb_config_non_default", node=True)
+    defaults = sel("ndb_config_default_value")
+    inconsistent = sel("ndb_config_inconsistent")
+    differing = (
+        f"max by (param, node_id) ({value}) "
+        f"and on (node_id, param) max by (node_id, param) ({non_default} == 1)"
+    )
+    default_column = (
+        f"label_replace(max by (param) ({defaults}) and on (param) max by (param) ({non_default} == 1), "
+        f'"node_id", "default", "", "")'
+    )
+    layout.row(
+        "Differences",
+        matrix_table(
+            "Parameters that differ from their defaults",
+            "One row per parameter that differs from its default on at least one data node: "
+            "the default, then each node's value where it differs (an empty cell keeps the "
+            "default). Values are in the parameter's own unit (bytes, milliseconds, counts).",
+            q(f"{differing} or {default_column}", table=True),
+            rows="param",
+            columns="node_id",
+            height=12,
+        ),
+        matrix_table(
+            "Parameters that differ between data nodes",
+            "Each data node's value of every parameter that is not the same on all data "
+            "nodes. Empty in a consistently configured cluster.",
+            q(
+                f"max by (param, node_id) ({value}) and on (param) (max by (param) ({inconsistent}) == 1)",
+                table=True,
+                fault=DRIFT,
+            ),
+            rows="param",
+            columns="node_id",
+            height=12,
+        ),
+    )
+
+
+def _key_parameter_row(layout: Layout) -> None:
+    layout.row(
+        "Key parameters per data node",
+        matrix_table(
+            "Memory parameters",
+            "Memory sizing of each data node. DataMemory holds rows and (since 7.6) hash "
+            "indexes; TransactionMemory (8.0) replaces the MaxNoOfConcurrent* operation "
+            "records; DiskPageBufferMemory caches disk-data pages; SharedGlobalMemory backs "
+            "the undo buffer and overflowing pools.",
+            q(_params(MEMORY_PARAMS), table=True),
+            rows="node_id",
+            columns="param",
+            column_units=MEMORY_PARAMS,
+            width=24,
+            height=6,
+        ),
+        matrix_table(
+            "Redo log and checkpoint parameters",
+            "Redo log size per node is NoOfFragmentLogParts x NoOfFragmentLogFiles x "
+            "FragmentLogFileSize; it must hold the writes made during about two local "
+            "checkpoints. TimeBetweenLocalCheckpoints is a base-2 logarithm of 4-byte words "
+            "written (20 = 4 MB) that triggers the next LCP; TimeBetweenGlobalCheckpoints sets "
+            "how often the redo log is flushed to disk; the disk write speeds bound the LCP "
+            "writing rate.",
+            q(_params(REDO_LCP_PARAMS), table=True),
+            rows="node_id",
+            columns="param",
+            column_units=REDO_LCP_PARAMS,
+            width=24,
+            height=6,
+        ),
+        matrix_table(
+            "Transaction and operation limits",
+            "Limits on concurrent transactions, operations and scans per data node, and the "
+            "timeouts that abort transactions. Hitting MaxNoOfConcurrentOperations (error "
+            "233) or MaxDMLOperationsPerTransaction means transactions are too large: commit "
+            "in smaller batches.",
+            q(_params(TRANSACTION_PARAMS), table=True),
+            rows="node_id",
+            columns="param",
+            column_units=TRANSACTION_PARAMS,
+            width=24,
+            height=6,
+        ),
+    )
+
+
+def board() -> Board:
+    layout = Layout(
+        UID,
+        "NDB Cluster / Configuration",
+        "Data node configuration as the data nodes report it: non-default and inconsistent "
+        "parameters and the key sizing parameters per node.",
+        node_filter=True,
+    )
+    _summary_row(layout)
+    _difference_row(layout)
+    _key_parameter_row(layout)
+    return layout.build()

@@ -1,0 +1,439 @@
+"""Data nodes: memory, logs, threads, transporters, disk and restarts of each data node."""
+
+from __future__ import annotations
+
+from .common import (
+    Board,
+    Layout,
+    bargauge_panel,
+    data_node_state_panel,
+    increase,
+    joined_table,
+    matrix_table,
+    q,
+    rate,
+    sel,
+    state_code,
+    state_timeline_panel,
+    thresholds,
+    timeseries_panel,
+    value_text,
+)
+
+UID = "ndb-data-nodes"
+# restart_info has rows only for data nodes that restarted since the cluster started.
+RESTART = "restart-node:2"
+
+TRANSPORTER_STATES = (
+    ("CONNECTED", 3),
+    ("CONNECTING", 2),
+    ("DISCONNECTING", 1),
+    ("DISCONNECTED", 0),
+)
+TRANSPORTER_TEXT = value_text(
+    {
+        3: ("CONNECTED", "green"),
+        2: ("CONNECTING", "yellow"),
+        1: ("DISCONNECTING", "orange"),
+        0: ("DISCONNECTED", "red"),
+    }
+)
+
+
+def _node(metric: str, *matchers: str) -> str:
+    return sel(metric, *matchers, node=True)
+
+
+def _node_rate(metric: str, *matchers: str) -> str:
+    return rate(metric, *matchers, node=True)
+
+
+def _status_row(layout: Layout) -> None:
+    layout.row(
+        "Status",
+        data_node_state_panel(node=True),
+        joined_table(
+            "Data node status",
+            "Current state of each running data node: start state, start phase (only "
+            "meaningful while STARTING), node group, uptime and the configuration generation "
+            "it runs. Nodes that are down have no row; see the state panel.",
+            ["node_id", "state", "nodegroup"],
+            [
+                (
+                    None,
+                    q(
+                        f"max by (node_id, state) ({_node('ndb_data_node_status')} == 1)",
+                        table=True,
+                    ),
+                    "none",
+                ),
+                (
+                    "start phase",
+                    q(f"max by (node_id) ({_node('ndb_data_node_start_phase')})", table=True),
+                    "none",
+                ),
+                (
+                    None,
+                    q(
+                        f"max by (node_id, nodegroup) ({_node('ndb_data_node_nodegroup')})",
+                        table=True,
+                    ),
+                    "none",
+                ),
+                (
+                    "uptime",
+                    q(f"max by (node_id) ({_node('ndb_data_node_uptime_seconds')})", table=True),
+                    "s",
+                ),
+                (
+                    "config generation",
+                    q(f"max by (node_id) ({_node('ndb_data_node_config_generation')})", table=True),
+                    "none",
+                ),
+            ],
+            join_on="node_id",
+        ),
+    )
+
+
+def _memory_row(layout: Layout) -> None:
+    used = _node("ndb_memory_used_bytes")
+    total = _node("ndb_memory_total_bytes")
+    res_used = _node("ndb_resource_used_bytes")
+    res_max = _node("ndb_resource_max_bytes")
+    layout.row(
+        "Memory",
+        timeseries_panel(
+            "Memory used by type",
+            "Bytes in use per memory pool (ndbinfo.memoryusage): DataMemory (rows and, since "
+            "7.6, hash indexes), the long message buffer, and IndexMemory on 7.5. The dashed "
+            "lines are the pool sizes.",
+            "bytes",
+            q(f"max by (node_id, memory_type) ({used})", "node {{node_id}} {{memory_type}} used"),
+            q(f"max by (node_id, memory_type) ({total})", "node {{node_id}} {{memory_type}} size"),
+            min_value=0,
+        ),
+        bargauge_panel(
+            "Memory pools used",
+            "Share of each memory pool in use. DataMemory above 80 % leaves little room for "
+            "growth and for the extra copies made during ALTER TABLE and node restarts; a full "
+            "long message buffer stalls signal processing.",
+            "percentunit",
+            q(
+                f"max by (node_id, memory_type) ({used}) / max by (node_id, memory_type) ({total})",
+                "node {{node_id}} {{memory_type}}",
+            ),
+            max_value=1,
+        ),
+        timeseries_panel(
+            "Resources used",
+            "Memory used per resource class (ndbinfo.resources): transaction memory, query "
+            "memory, job buffers, transporter and file buffers, disk page buffer, schema "
+            "transaction memory. Growth in TRANSACTION_MEMORY follows large or many concurrent "
+            "transactions.",
+            "bytes",
+            q(f"max by (node_id, resource) ({res_used})", "node {{node_id}} {{resource}}"),
+            min_value=0,
+        ),
+        bargauge_panel(
+            "Resources used of their maximum",
+            "Used divided by the configured maximum for resources that have one (a maximum "
+            "of 0 means unlimited and is left out). Near 1 the resource refuses new "
+            "allocations: transactions abort or signals queue.",
+            "percentunit",
+            q(
+                f"max by (node_id, resource) ({res_used}) / max by (node_id, resource) ({res_max} > 0)",
+                "node {{node_id}} {{resource}}",
+            ),
+            max_value=1,
+        ),
+    )
+
+
+def _log_row(layout: Layout) -> None:
+    space_used = _node("ndb_log_space_used_bytes")
+    space_total = _node("ndb_log_space_total_bytes")
+    buf_used = _node("ndb_log_buffer_used_bytes")
+    buf_total = _node("ndb_log_buffer_total_bytes")
+    layout.row(
+        "Redo and undo logs",
+        timeseries_panel(
+            "Log space used",
+            "Share of the redo log (per log part) and of the disk-data undo log in use "
+            "(ndbinfo.logspaces). Redo space is released by completed local checkpoints; undo "
+            "space by LCPs of disk data. Over 80 % means checkpoints cannot keep up with the "
+            "write load: check disk write speed and the LCP age.",
+            "percentunit",
+            q(
+                f"max by (node_id, log_type, log_part) ({space_used} / ({space_total} > 0))",
+                "node {{node_id}} {{log_type}} part {{log_part}}",
+            ),
+            min_value=0,
+            max_value=1,
+            width=8,
+        ),
+        timeseries_panel(
+            "Log buffers used",
+            "Share of the redo, undo and backup log buffers in use (ndbinfo.logbuffers). A "
+            "full redo buffer (RedoBuffer) makes commits wait for the disk ('REDO buffers "
+            "overloaded' errors); raise RedoBuffer or speed up the redo disk.",
+            "percentunit",
+            q(
+                f"max by (node_id, log_type, log_part) ({buf_used} / ({buf_total} > 0))",
+                "node {{node_id}} {{log_type}} part {{log_part}}",
+            ),
+            min_value=0,
+            max_value=1,
+            width=8,
+        ),
+        timeseries_panel(
+            "Log space in bytes",
+            "Redo and undo log bytes in use per data node (all parts summed), with the total "
+            "size for reference.",
+            "bytes",
+            q(
+                f"sum by (node_id, log_type) (max by (node_id, log_type, log_id, log_part) ({space_used}))",
+                "node {{node_id}} {{log_type}} used",
+            ),
+            q(
+                f"sum by (node_id, log_type) (max by (node_id, log_type, log_id, log_part) ({space_total}))",
+                "node {{node_id}} {{log_type}} size",
+            ),
+            min_value=0,
+            width=8,
+        ),
+    )
+
+
+def _thread_row(layout: Layout) -> None:
+    user = _node_rate("ndb_thread_cpu_user_seconds_total")
+    system = _node_rate("ndb_thread_cpu_system_seconds_total")
+    signals = _node_rate("ndb_thread_signals_executed_total")
+    layout.row(
+        "Threads",
+        timeseries_panel(
+            "Thread CPU",
+            "CPU time of each data node thread (user + system) as a share of one core "
+            "(ndbinfo.threadstat). An ldm, tc, recv or send thread near 100 % is the "
+            "bottleneck of that node; spread the work with more threads of that kind "
+            "(ThreadConfig / AutomaticThreadConfig) or lock threads to dedicated CPUs.",
+            "percentunit",
+            q(
+                f"max by (node_id, thread, thr_no) ({user} + {system})",
+                "node {{node_id}} {{thread}} {{thr_no}}",
+            ),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Thread system CPU",
+            "System (kernel) CPU time of each thread as a share of one core. High system time "
+            "in recv and send threads is network stack work; in io threads it is file I/O.",
+            "percentunit",
+            q(
+                f"max by (node_id, thread, thr_no) ({system})",
+                "node {{node_id}} {{thread}} {{thr_no}}",
+            ),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Signals executed",
+            "Signals executed per second by each thread: the unit of work inside a data node. "
+            "Compare with CPU to see how expensive the work is.",
+            "ops",
+            q(
+                f"max by (node_id, thread, thr_no) ({signals})",
+                "node {{node_id}} {{thread}} {{thr_no}}",
+            ),
+            min_value=0,
+            width=8,
+        ),
+    )
+
+
+def _transporter_row(layout: Layout) -> None:
+    sent = _node_rate("ndb_transporter_sent_bytes_total")
+    received = _node_rate("ndb_transporter_received_bytes_total")
+    overloads = _node_rate("ndb_transporter_overloads_total")
+    slowdowns = _node_rate("ndb_transporter_slowdowns_total")
+    connects = increase("ndb_transporter_connects_total", node=True)
+    layout.row(
+        "Transporters",
+        timeseries_panel(
+            "Bytes sent per data node",
+            "Bytes per second each data node sends over its transporters (to data, API and "
+            "management nodes). Compare with the link speed between the hosts.",
+            "Bps",
+            q(
+                f"sum by (node_id) (max by (node_id, remote_node_id) ({sent}))",
+                "node {{node_id}} sent",
+            ),
+            q(
+                f"sum by (node_id) (max by (node_id, remote_node_id) ({received}))",
+                "node {{node_id}} received",
+            ),
+            min_value=0,
+        ),
+        timeseries_panel(
+            "Transporter overloads and slowdowns",
+            "How often a transporter's send buffer crossed the overload limit (new requests "
+            "are refused with error 1218) or the slowdown limit (scans are slowed down). "
+            "Nonzero rates call for more SendBufferMemory or TotalSendBufferMemory, or a faster "
+            "network.",
+            "ops",
+            q(
+                f"sum by (node_id) (max by (node_id, remote_node_id) ({overloads}))",
+                "node {{node_id}} overloads",
+            ),
+            q(
+                f"sum by (node_id) (max by (node_id, remote_node_id) ({slowdowns}))",
+                "node {{node_id}} slowdowns",
+            ),
+            min_value=0,
+        ),
+        state_timeline_panel(
+            "Transporter state",
+            "Connection state of each transporter from a data node to another node. "
+            "Transporters to free API slots are DISCONNECTED by design; a data node to data "
+            "node or data node to management transporter that is not CONNECTED means a node is "
+            "down or the network between them is broken.",
+            q(
+                state_code(
+                    "ndb_transporter_state",
+                    TRANSPORTER_STATES,
+                    "node_id, remote_node_id",
+                    node=True,
+                ),
+                "{{node_id}} → {{remote_node_id}}",
+            ),
+            mappings=TRANSPORTER_TEXT,
+            height=10,
+        ),
+        timeseries_panel(
+            "Transporter reconnects",
+            "New connections made by each data node's transporters in the interval. Repeated "
+            "reconnects between the same nodes point at an unstable network or at a node "
+            "that keeps restarting.",
+            "none",
+            q(
+                f"sum by (node_id) (max by (node_id, remote_node_id) ({connects}))",
+                "node {{node_id}}",
+            ),
+            min_value=0,
+            height=10,
+        ),
+    )
+
+
+def _disk_row(layout: Layout) -> None:
+    requests = _node_rate("ndb_disk_page_buffer_page_requests_total")
+    hits = _node_rate("ndb_disk_page_buffer_page_requests_total", 'result="direct_return"')
+    written = _node_rate("ndb_disk_page_buffer_pages_written_total")
+    read = _node_rate("ndb_disk_page_buffer_pages_read_total")
+    speed = _node("ndb_disk_write_speed_bytes_per_second", 'window="10s"')
+    layout.row(
+        "Disk",
+        timeseries_panel(
+            "Disk page buffer hit ratio",
+            "Share of disk-data page requests served from the page buffer without waiting "
+            "(ndbinfo.diskpagebuffer). Only tables with STORAGE DISK use it. Below about 95 % "
+            "raise DiskPageBufferMemory.",
+            "percentunit",
+            q(
+                f"sum by (node_id) (max by (node_id, result) ({hits})) / (sum by (node_id) (max by (node_id, result) ({requests})) > 0)",
+                "node {{node_id}}",
+            ),
+            min_value=0,
+            max_value=1,
+            width=8,
+        ),
+        timeseries_panel(
+            "Disk page buffer I/O",
+            "Disk-data pages read into and written from the page buffer per second; writes "
+            "are split into those made by local checkpoints and the rest.",
+            "ops",
+            q(f"max by (node_id) ({read})", "node {{node_id}} read"),
+            q(f"max by (node_id, cause) ({written})", "node {{node_id}} written ({{cause}})"),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Disk write speed",
+            "Bytes per second written by local checkpoints and backups, and by the redo log, "
+            "averaged over the last 10 s (ndbinfo.disk_write_speed_aggregate). LCP speed is "
+            "adaptive between MinDiskWriteSpeed and MaxDiskWriteSpeed; if it sits at the "
+            "maximum while the redo log fills, the disk is too slow for the write load.",
+            "Bps",
+            q(f"max by (node_id, kind) ({speed})", "node {{node_id}} {{kind}}"),
+            min_value=0,
+            width=8,
+        ),
+    )
+
+
+def _restart_row(layout: Layout) -> None:
+    layout.row(
+        "Restarts",
+        timeseries_panel(
+            "Uptime",
+            "Time since each data node started. A reset is a node restart.",
+            "s",
+            q(f"max by (node_id) ({_node('ndb_data_node_uptime_seconds')})", "node {{node_id}}"),
+            min_value=0,
+        ),
+        timeseries_panel(
+            "Start phase",
+            "Start phase of each data node; it climbs through the phases during a restart "
+            "and is 0 once the node has started. A node that sits in one phase for long is "
+            "waiting (for example on a copy of data from its node group peer).",
+            "none",
+            q(f"max by (node_id) ({_node('ndb_data_node_start_phase')})", "node {{node_id}}"),
+            min_value=0,
+        ),
+        bargauge_panel(
+            "Last restart duration",
+            "Total duration of each data node's most recent restart (ndbinfo.restart_info). "
+            "Long restarts usually spend their time copying data or executing the redo log; "
+            "the table beside it breaks the time down by phase.",
+            "s",
+            q(
+                f"max by (node_id) ({_node('ndb_restart_duration_seconds')})",
+                "node {{node_id}}",
+                instant=True,
+                fault=RESTART,
+            ),
+            steps=thresholds((None, "green")),
+        ),
+        matrix_table(
+            "Restart phases",
+            "Seconds each data node spent in each phase of its most recent restart, one "
+            "column per node. Copying fragments and executing the redo log dominate large "
+            "restarts.",
+            q(
+                f"max by (node_id, phase) ({_node('ndb_restart_phase_seconds')})",
+                table=True,
+                fault=RESTART,
+            ),
+            rows="phase",
+            columns="node_id",
+            unit="s",
+        ),
+    )
+
+
+def board() -> Board:
+    layout = Layout(
+        UID,
+        "NDB Cluster / Data nodes",
+        "Per data node: memory, redo and undo logs, thread CPU, transporters, disk and restarts.",
+        node_filter=True,
+    )
+    _status_row(layout)
+    _memory_row(layout)
+    _log_row(layout)
+    _thread_row(layout)
+    _transporter_row(layout)
+    _disk_row(layout)
+    _restart_row(layout)
+    return layout.build()

@@ -1,0 +1,294 @@
+"""SQL nodes: how efficiently each MySQL server uses the data nodes.
+
+The descriptions carry the usual NDB tuning advice: fewer round trips (batching, simpler
+joins), distribution awareness (partition pruning), and local reads (READ_BACKUP).
+"""
+
+from __future__ import annotations
+
+from .common import (
+    Board,
+    Layout,
+    increase,
+    q,
+    rate,
+    sel,
+    timeseries_panel,
+)
+
+UID = "ndb-sql-nodes"
+
+
+def _per_instance(expr: str, *labels: str) -> str:
+    return f"sum by ({', '.join(('instance', *labels))}) ({expr})"
+
+
+def _round_trip_row(layout: Layout) -> None:
+    round_trips = rate("ndb_sql_api_round_trips_total")
+    commits = rate("ndb_sql_api_transactions_committed_total")
+    waits = rate("ndb_sql_api_wait_seconds_total")
+    scan_waits = rate("ndb_sql_api_scan_result_waits_total")
+    meta_waits = rate("ndb_sql_api_meta_request_waits_total")
+    layout.row(
+        "Round trips to the data nodes",
+        timeseries_panel(
+            "Round trips per second",
+            "Times per second the SQL node sent a batch of operations to the data nodes and "
+            "waited for the answer (Ndb_api_wait_exec_complete_count). Every round trip costs "
+            "at least one network latency, so for a given workload fewer is better.",
+            "ops",
+            q(_per_instance(round_trips), "{{instance}}"),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Round trips per committed transaction",
+            "Round trips divided by committed transactions. Lower it by batching: multi-row "
+            "INSERT instead of one statement per row, IN (...) lists instead of one SELECT "
+            "per key, transaction_allow_batching for several writes in one transaction, and "
+            "by replacing deep nested-loop joins (one round trip per outer row) with pushed "
+            "joins or a denormalised table.",
+            "none",
+            q(f"{_per_instance(round_trips)} / ({_per_instance(commits)} > 0)", "{{instance}}"),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Average wait per data node request",
+            "Time the SQL node waited for the data nodes divided by the requests it waited "
+            "for (executes, scan batches, metadata). Rising values with steady load point at "
+            "busy data node threads, full send buffers or the network.",
+            "s",
+            q(
+                f"{_per_instance(waits)} / (({_per_instance(round_trips)} + {_per_instance(scan_waits)} + {_per_instance(meta_waits)}) > 0)",
+                "{{instance}}",
+            ),
+            min_value=0,
+            width=8,
+        ),
+    )
+
+
+def _scan_row(layout: Layout) -> None:
+    scans = rate("ndb_sql_api_scans_total")
+    pruned = rate("ndb_sql_api_pruned_scans_total")
+    batches = rate("ndb_sql_api_scan_batches_total")
+    layout.row(
+        "Scans and partition pruning",
+        timeseries_panel(
+            "Scans by kind",
+            "Table scans, ordered-index range scans and the scans pruned to a single "
+            "partition, per second. Table scans read every partition on every data node; "
+            "they belong in reports, not in the hot path.",
+            "ops",
+            q(_per_instance(scans, "kind"), "{{instance}} {{kind}} scans"),
+            q(_per_instance(pruned), "{{instance}} pruned scans"),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Partition-pruning ratio",
+            "Share of scans that went to one partition (Ndb_api_pruned_scan_count over all "
+            "scans). A pruned scan runs on one data node instead of all of them, which cuts "
+            "latency and lets throughput grow with more node groups. Make the application "
+            "distribution aware: choose the distribution key (PARTITION BY KEY (col)) so "
+            "that related rows share a partition and put an equality on it in the WHERE "
+            "clause.",
+            "percentunit",
+            q(f"{_per_instance(pruned)} / ({_per_instance(scans)} > 0)", "{{instance}}"),
+            min_value=0,
+            max_value=1,
+            width=8,
+        ),
+        timeseries_panel(
+            "Scan batches per scan",
+            "Batches each scan needed to return its rows. Many batches per scan mean large "
+            "results are pulled in small pieces; narrow the scan with a better index or "
+            "raise ndb_batch_size / BatchSizePerLocalScan for legitimately large scans.",
+            "none",
+            q(f"{_per_instance(batches)} / ({_per_instance(scans)} > 0)", "{{instance}}"),
+            min_value=0,
+            width=8,
+        ),
+    )
+
+
+def _rows_row(layout: Layout) -> None:
+    keys = rate("ndb_sql_api_key_operations_total")
+    rows = rate("ndb_sql_api_read_rows_total")
+    local_rows = rate("ndb_sql_api_local_read_rows_total")
+    sent = rate("ndb_sql_api_sent_bytes_total")
+    received = rate("ndb_sql_api_received_bytes_total")
+    layout.row(
+        "Key operations, rows and bytes",
+        timeseries_panel(
+            "Key operations",
+            "Primary-key and unique-key operations per second. Primary-key lookups take "
+            "constant time regardless of table size and are the cheapest access NDB offers; "
+            "unique-key lookups need an extra hop through the hidden index table.",
+            "ops",
+            q(_per_instance(keys, "key"), "{{instance}} {{key}} key"),
+            min_value=0,
+            width=6,
+        ),
+        timeseries_panel(
+            "Rows read",
+            "Rows per second the SQL node read from the data nodes.",
+            "rowsps",
+            q(_per_instance(rows), "{{instance}}"),
+            min_value=0,
+            width=6,
+        ),
+        timeseries_panel(
+            "Rows read locally",
+            "Share of rows read from a data node on the same host as the SQL node. Committed "
+            "reads go to the primary replica unless the table has READ_BACKUP=1 or is fully "
+            "replicated; then the local replica can answer without a network hop. Co-locate "
+            "SQL and data nodes and use READ_BACKUP for read-mostly tables to raise it.",
+            "percentunit",
+            q(f"{_per_instance(local_rows)} / ({_per_instance(rows)} > 0)", "{{instance}}"),
+            min_value=0,
+            max_value=1,
+            width=6,
+        ),
+        timeseries_panel(
+            "Bytes to and from the data nodes",
+            "NDB API bytes per second sent to and received from the data nodes. Many small "
+            "requests cost more than a few large ones; SELECT only the columns you need, and "
+            "prefer VARCHAR/VARBINARY over BLOB/TEXT (blob parts live in a hidden table and "
+            "need extra reads).",
+            "Bps",
+            q(_per_instance(sent), "{{instance}} sent"),
+            q(_per_instance(received), "{{instance}} received"),
+            min_value=0,
+            width=6,
+        ),
+    )
+
+
+def _pushed_join_row(layout: Layout) -> None:
+    spj = rate("ndb_block_counter_total", 'block="DBSPJ"')
+    layout.row(
+        "Pushed joins (data node side)",
+        timeseries_panel(
+            "Pushed join work on the data nodes",
+            "Work done by the SPJ block, which executes joins pushed down from the SQL nodes "
+            "(ndb_join_pushdown): lookups and scans received and the requests sent on to "
+            "local and remote LDM threads. A pushed join replaces one round trip per outer "
+            "row with a single request. The SQL nodes' Ndb_pushed_* counters describe only "
+            "the exporter's own session and are not exported, so this panel shows the data "
+            "node side. Check EXPLAIN for 'pushed join' to see which queries qualify.",
+            "ops",
+            q(f"sum by (counter) (max by (node_id, counter) ({spj}))", "{{counter}}"),
+            min_value=0,
+            width=24,
+        ),
+    )
+
+
+def _transaction_row(layout: Layout) -> None:
+    started = rate("ndb_sql_api_transactions_started_total")
+    committed = rate("ndb_sql_api_transactions_committed_total")
+    aborted = rate("ndb_sql_api_transactions_aborted_total")
+    commands = rate("ndb_sql_commands_total")
+    questions = rate("ndb_sql_questions_total")
+    layout.row(
+        "Transactions and statements",
+        timeseries_panel(
+            "NDB transactions",
+            "NDB transactions started, committed and aborted per second. Aborts come from "
+            "lock wait timeouts (TransactionDeadlockDetectionTimeout), temporary errors such "
+            "as overloaded send buffers or a node failure, and application rollbacks.",
+            "ops",
+            q(_per_instance(started), "{{instance}} started"),
+            q(_per_instance(committed), "{{instance}} committed"),
+            q(_per_instance(aborted), "{{instance}} aborted"),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Abort ratio",
+            "Aborted NDB transactions as a share of started ones. A few per cent under "
+            "contention is normal; spikes together with a node failure are expected; a "
+            "steady high ratio points at hot rows or too short timeouts.",
+            "percentunit",
+            q(f"{_per_instance(aborted)} / ({_per_instance(started)} > 0)", "{{instance}}"),
+            min_value=0,
+            max_value=1,
+            width=8,
+        ),
+        timeseries_panel(
+            "Statements",
+            "Statements per second received by each SQL node (Questions) and the DML and "
+            "transaction commands among them (Com_*). Compare with NDB round trips: "
+            "statements that need many round trips each are the ones to tune.",
+            "ops",
+            q(_per_instance(questions), "{{instance}} questions"),
+            q(_per_instance(commands, "command"), "{{instance}} {{command}}"),
+            min_value=0,
+            width=8,
+        ),
+    )
+
+
+def _connection_row(layout: Layout) -> None:
+    adaptive = rate("ndb_sql_api_adaptive_sends_total")
+    connects = increase("ndb_sql_cluster_connects_total")
+    layout.row(
+        "Cluster connection and sending",
+        timeseries_panel(
+            "Data nodes ready",
+            "Data nodes each SQL node sees as ready (Ndb_number_of_ready_data_nodes) against "
+            "the data nodes in the configuration. A SQL node that sees fewer than the data "
+            "nodes report started has a network problem of its own.",
+            "none",
+            q(f"max by (instance) ({sel('ndb_sql_data_nodes_ready')})", "{{instance}} ready"),
+            q(
+                f"max by (instance) ({sel('ndb_sql_data_nodes_configured')})",
+                "{{instance}} configured",
+            ),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Adaptive send",
+            "How the SQL node's NDB API sent its buffers: forced (sent at once), unforced "
+            "(sent by the adaptive algorithm after a short wait, which batches more), and "
+            "deferred (left to the send thread). Mostly forced sends mean ndb_force_send is on "
+            "or the load is too light to batch.",
+            "ops",
+            q(_per_instance(adaptive, "mode"), "{{instance}} {{mode}}"),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Cluster reconnects and client connections",
+            "Times the SQL node (re)connected to the cluster in the interval, and its open "
+            "client connections. A reconnect means the SQL node lost the cluster and its "
+            "open NDB transactions failed.",
+            "none",
+            q(_per_instance(connects), "{{instance}} reconnects"),
+            q(
+                f"max by (instance) ({sel('ndb_sql_threads_connected')})",
+                "{{instance}} client connections",
+            ),
+            min_value=0,
+            width=8,
+        ),
+    )
+
+
+def board() -> Board:
+    layout = Layout(
+        UID,
+        "NDB Cluster / SQL nodes",
+        "How each SQL node uses the data nodes: round trips, scans and pruning, rows, pushed "
+        "joins, transactions and its cluster connection.",
+    )
+    _round_trip_row(layout)
+    _scan_row(layout)
+    _rows_row(layout)
+    _pushed_join_row(layout)
+    _transaction_row(layout)
+    _connection_row(layout)
+    return layout.build()

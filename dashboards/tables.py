@@ -1,0 +1,273 @@
+"""Tables and distribution: what is stored, how it is spread over the nodes, and its replicas."""
+
+from __future__ import annotations
+
+from .common import (
+    ZERO_IS_GOOD,
+    Board,
+    Layout,
+    bargauge_panel,
+    joined_table,
+    q,
+    sel,
+    stat_panel,
+    thresholds,
+    timeseries_panel,
+)
+
+UID = "ndb-tables"
+
+USER_TABLE_LABELS = "read_backup, fully_replicated, storage_type, partition_balance"
+
+
+def _user_tables(by: str) -> str:
+    return f"sum by ({by}) (max by ({USER_TABLE_LABELS}) ({sel('ndb_user_tables')}))"
+
+
+def _dictionary_row(layout: Layout) -> None:
+    objects = sel("ndb_dictionary_objects")
+    layout.row(
+        "Dictionary and user tables",
+        bargauge_panel(
+            "Dictionary objects by type",
+            "Schema objects in the data node dictionary by type (tables, indexes, triggers, "
+            "blob parts, foreign keys, hash maps ...). Types with no objects are left out. "
+            "MaxNoOfTables, MaxNoOfOrderedIndexes, MaxNoOfTriggers and friends cap these "
+            "counts.",
+            "none",
+            q(f"max by (type) ({objects}) > 0", "{{type}}", instant=True),
+            steps=thresholds((None, "blue")),
+            width=8,
+            height=10,
+        ),
+        bargauge_panel(
+            "User tables by storage and partition balance",
+            "User tables by storage type (in memory or disk data) and partition balance (how "
+            "many partitions NDB created: FOR_RP_BY_LDM is the default, one partition per LDM "
+            "thread per node group).",
+            "none",
+            q(_user_tables("storage_type"), "storage {{storage_type}}", instant=True),
+            q(_user_tables("partition_balance"), "{{partition_balance}}", instant=True),
+            steps=thresholds((None, "blue")),
+            width=8,
+            height=10,
+        ),
+        bargauge_panel(
+            "User tables with READ_BACKUP and full replication",
+            "User tables created with READ_BACKUP=1 (committed reads may use any replica, so "
+            "SQL nodes co-located with data nodes read locally) and FULLY_REPLICATED=1 (a copy "
+            "on every data node; fast reads, slower writes). Good choices for small, "
+            "read-mostly tables joined from many queries.",
+            "none",
+            q(_user_tables("read_backup"), "READ_BACKUP={{read_backup}}", instant=True),
+            q(
+                _user_tables("fully_replicated"),
+                "FULLY_REPLICATED={{fully_replicated}}",
+                instant=True,
+            ),
+            steps=thresholds((None, "blue")),
+            width=8,
+            height=10,
+        ),
+        timeseries_panel(
+            "Dictionary objects over time",
+            "Schema objects by type over time; steps are DDL (CREATE, DROP, ALTER).",
+            "none",
+            q(f"max by (type) ({objects}) > 0", "{{type}}"),
+            width=24,
+        ),
+    )
+
+
+def _fragment_row(layout: Layout) -> None:
+    primaries = sel("ndb_fragment_primaries")
+    preferred = sel("ndb_fragment_preferred_primaries")
+    misplaced = sel("ndb_fragments_not_on_preferred_primary")
+    layout.row(
+        "Fragments and primaries",
+        stat_panel(
+            "Fragments",
+            "Fragments (partitions) of all tables, indexes and blob tables, counted once.",
+            "none",
+            q(f"max({sel('ndb_fragments')})", instant=True),
+            width=6,
+        ),
+        stat_panel(
+            "Primary balance",
+            "Fewest primary fragments on a data node divided by the most. 1 means every node "
+            "is primary for the same number of fragments, so writes and default reads are "
+            "spread evenly; after a node restart primaries can stay on the surviving node "
+            "until they are switched back.",
+            "percentunit",
+            q(
+                f"min(max by (node_id) ({primaries})) / max(max by (node_id) ({primaries}))",
+                instant=True,
+            ),
+            steps=thresholds((None, "orange"), (0.9, "green")),
+            width=6,
+        ),
+        stat_panel(
+            "Fragments not on their preferred primary",
+            "Fragments whose current primary is not the preferred one, typically after a node "
+            "restart. They concentrate load on fewer nodes until the primaries move back.",
+            "none",
+            q(f"sum(max by (node_id) ({misplaced}))", instant=True),
+            steps=ZERO_IS_GOOD,
+            width=6,
+        ),
+        stat_panel(
+            "Fragments with dead replicas",
+            "Fragments with a replica on a data node that is down. They are served by their "
+            "surviving replicas but are not redundant.",
+            "none",
+            q(f"max({sel('ndb_fragments_with_dead_replicas')})", instant=True),
+            steps=ZERO_IS_GOOD,
+            width=6,
+        ),
+        timeseries_panel(
+            "Primary fragments per node",
+            "Fragments for which each data node is the current primary, and for which it is "
+            "the preferred primary. The current line should sit on the preferred one.",
+            "none",
+            q(f"max by (node_id) ({primaries})", "node {{node_id}} current"),
+            q(f"max by (node_id) ({preferred})", "node {{node_id}} preferred"),
+            min_value=0,
+        ),
+        timeseries_panel(
+            "Fragments not on preferred primary by node",
+            "Per preferred primary node: fragments that currently have their primary elsewhere.",
+            "none",
+            q(f"max by (node_id) ({misplaced})", "node {{node_id}}"),
+            min_value=0,
+        ),
+    )
+
+
+def _replica_row(layout: Layout) -> None:
+    layout.row(
+        "Replicas",
+        timeseries_panel(
+            "Replicas by node and state",
+            "Fragment replicas stored on each data node, alive or dead. Dead replicas belong "
+            "to a node that is down or still restarting.",
+            "none",
+            q(f"max by (node_id, state) ({sel('ndb_replicas')})", "node {{node_id}} {{state}}"),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Crashed replicas",
+            "Replicas the distribution information records as crashed, per node. They are "
+            "restored from a live replica during the node's restart.",
+            "none",
+            q(f"max by (node_id) ({sel('ndb_replicas_crashed')})", "node {{node_id}}"),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Replicas in an ongoing LCP",
+            "Replicas per node that the running local checkpoint is still writing. It rises "
+            "and falls with each LCP; a plateau that never empties is a stuck LCP.",
+            "none",
+            q(f"max by (node_id) ({sel('ndb_replicas_lcp_ongoing')})", "node {{node_id}}"),
+            min_value=0,
+            width=8,
+        ),
+    )
+
+
+def _distribution_row(layout: Layout) -> None:
+    tables = sel("ndb_distribution_tables")
+    layout.row(
+        "Distribution status",
+        bargauge_panel(
+            "Tables by distribution status",
+            "Tables by status in each dimension of the distribution handler "
+            "(table_distribution_status): copy, update, LCP, table and storage status. In a "
+            "quiet cluster every table is IDLE / ACTIVE / STORED; other states show copies, "
+            "LCPs and table changes in progress.",
+            "none",
+            q(
+                f"max by (dimension, status) ({tables}) > 0",
+                "{{dimension}}: {{status}}",
+                instant=True,
+            ),
+            steps=thresholds((None, "blue")),
+            height=10,
+        ),
+        timeseries_panel(
+            "Reorganisation and distribution scans",
+            "Tables whose partitions are being reorganised (ALTER TABLE ... REORGANIZE "
+            "PARTITION after adding node groups), and distribution scans active or waiting. "
+            "Waiting scans that do not drain hold up node restarts.",
+            "none",
+            q(f"max({sel('ndb_distribution_reorg_ongoing_tables')})", "tables in reorg"),
+            q(f"max({sel('ndb_distribution_scans_active')})", "scans active"),
+            q(f"max({sel('ndb_distribution_scans_waiting')})", "scans waiting"),
+            min_value=0,
+            height=10,
+        ),
+    )
+
+
+def _table_detail_row(layout: Layout) -> None:
+    by = "db, table"
+    layout.collapsed_row(
+        "Per-table detail (table_detail collector)",
+        joined_table(
+            "Largest tables",
+            "Memory, fragments and replica health of individual tables. Needs the opt-in "
+            "table_detail collector (--collector.table_detail), which exports only the largest "
+            "tables by memory (--collector.table_detail.limit) or the ones named in "
+            "--collector.table_detail.tables.",
+            ["db", "table"],
+            [
+                (
+                    "memory",
+                    q(f"max by ({by}) ({sel('ndb_table_memory_bytes')})", table=True),
+                    "bytes",
+                ),
+                (
+                    "fragments",
+                    q(f"max by ({by}) ({sel('ndb_table_fragments')})", table=True),
+                    "none",
+                ),
+                (
+                    "dead replicas",
+                    q(f"max by ({by}) ({sel('ndb_table_dead_replicas')})", table=True),
+                    "none",
+                ),
+                (
+                    "not on preferred primary",
+                    q(
+                        f"max by ({by}) ({sel('ndb_table_fragments_not_on_preferred_primary')})",
+                        table=True,
+                    ),
+                    "none",
+                ),
+            ],
+        ),
+        timeseries_panel(
+            "Table memory",
+            "Memory of each exported table (all fragments and replicas) over time. Needs the "
+            "table_detail collector.",
+            "bytes",
+            q(f"max by ({by}) ({sel('ndb_table_memory_bytes')})", "{{db}}.{{table}}"),
+            min_value=0,
+        ),
+    )
+
+
+def board() -> Board:
+    layout = Layout(
+        UID,
+        "NDB Cluster / Tables and distribution",
+        "Schema objects, user table options, fragment and primary placement, replicas and "
+        "the distribution handler's status.",
+    )
+    _dictionary_row(layout)
+    _fragment_row(layout)
+    _replica_row(layout)
+    _distribution_row(layout)
+    _table_detail_row(layout)
+    return layout.build()

@@ -1,0 +1,164 @@
+"""Rules every generated dashboard, panel and query follows."""
+
+from __future__ import annotations
+
+import pytest
+from dashboard_queries import (
+    TARGET_LABELS,
+    exported_metrics,
+    grouping_labels,
+    load_dashboards,
+    metric_names,
+    panels,
+    queries,
+    rate_ranges,
+    recording_rule_names,
+    selectors,
+)
+from grafana_foundation_sdk.models import units
+from ndb_dashboards import build
+
+DASHBOARDS = load_dashboards()
+UIDS = {"ndb-overview", "ndb-data-nodes", "ndb-tables", "ndb-sql-nodes", "ndb-config"}
+DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
+GRAFANA_UNITS = {
+    value for name, value in vars(units).items() if name[:1].isupper() and isinstance(value, str)
+}
+EXPORTED = exported_metrics()
+KNOWN_METRICS = set(EXPORTED) | recording_rule_names()
+ALL_PANELS = [(uid, panel) for uid, dashboard in DASHBOARDS.items() for panel in panels(dashboard)]
+ALL_QUERIES = [
+    (uid, panel, target)
+    for uid, dashboard in DASHBOARDS.items()
+    for panel, target in queries(dashboard)
+]
+
+
+def _panel_id(uid: str, panel: dict) -> str:
+    return f"{uid} / {panel.get('title')!r}"
+
+
+def test_the_five_dashboards_exist_with_fixed_uids():
+    assert set(DASHBOARDS) == UIDS
+    for uid, dashboard in DASHBOARDS.items():
+        assert dashboard["uid"] == uid
+
+
+@pytest.mark.parametrize("uid", sorted(UIDS))
+def test_dashboard_is_tagged_and_linked_to_the_others(uid):
+    dashboard = DASHBOARDS[uid]
+    assert "ndb" in dashboard["tags"]
+    links = dashboard["links"]
+    assert any(
+        link["type"] == "dashboards" and link["tags"] == ["ndb"] and link["includeVars"]
+        for link in links
+    )
+
+
+@pytest.mark.parametrize("uid", sorted(UIDS))
+def test_dashboard_variables(uid):
+    variables = {v["name"]: v for v in DASHBOARDS[uid]["templating"]["list"]}
+    assert variables["datasource"]["type"] == "datasource"
+    assert variables["datasource"]["query"] == "prometheus"
+    assert variables["cluster"]["query"] == "label_values(ndb_up, cluster)"
+    assert variables["instance"]["query"] == 'label_values(ndb_up{cluster=~"$cluster"}, instance)'
+    for variable in variables.values():
+        if variable["type"] == "query":
+            assert variable["datasource"] == DATASOURCE, variable["name"]
+    if uid in {"ndb-data-nodes", "ndb-config"}:
+        assert variables["node"]["query"].startswith("label_values(ndb_data_node_uptime_seconds{")
+        assert variables["node"]["query"].endswith(", node_id)")
+
+
+def test_panel_ids_are_unique_and_panels_fit_the_grid():
+    for uid, dashboard in DASHBOARDS.items():
+        ids = [p["id"] for p in dashboard["panels"]]
+        ids += [inner["id"] for p in dashboard["panels"] for inner in p.get("panels", [])]
+        assert len(ids) == len(set(ids)), uid
+        for panel in panels(dashboard):
+            grid = panel["gridPos"]
+            assert grid["w"] > 0 and grid["x"] + grid["w"] <= 24, _panel_id(uid, panel)
+
+
+@pytest.mark.parametrize(
+    ("uid", "panel"), ALL_PANELS, ids=lambda v: v if isinstance(v, str) else v["title"]
+)
+def test_panel_has_title_description_unit_and_datasource_variable(uid, panel):
+    where = _panel_id(uid, panel)
+    assert panel.get("title"), where
+    assert len(panel.get("description", "")) >= 40, f"{where}: describe what the panel answers"
+    unit = panel.get("fieldConfig", {}).get("defaults", {}).get("unit")
+    assert unit, f"{where}: no unit (use 'none' explicitly for plain counts and lists)"
+    assert unit in GRAFANA_UNITS or unit.startswith("suffix:"), f"{where}: unknown unit {unit!r}"
+    assert panel.get("datasource") == DATASOURCE, where
+    targets = panel.get("targets", [])
+    if panel["type"] != "alertlist":
+        assert targets, f"{where}: no query"
+    ref_ids = [t["refId"] for t in targets]
+    assert len(ref_ids) == len(set(ref_ids)), where
+    for target in targets:
+        assert target.get("datasource") == DATASOURCE, where
+        assert target.get("expr"), where
+
+
+def test_overview_lists_firing_alerts():
+    types = {panel["type"] for panel in panels(DASHBOARDS["ndb-overview"])}
+    assert "alertlist" in types
+
+
+@pytest.mark.parametrize(
+    ("uid", "panel", "target"),
+    ALL_QUERIES,
+    ids=lambda v: v if isinstance(v, str) else v.get("title", v.get("refId")),
+)
+def test_query_uses_rate_interval_and_known_names(uid, panel, target):
+    where = f"{_panel_id(uid, panel)} {target['refId']}"
+    expr = target["expr"]
+    for function, window in rate_ranges(expr):
+        assert window == "$__rate_interval", f"{where}: {function}() over [{window}]"
+    names = metric_names(expr)
+    assert names, f"{where}: no metric in {expr!r}"
+    unknown = names - KNOWN_METRICS
+    assert not unknown, f"{where}: the exporter does not expose {sorted(unknown)}"
+    labels = set(TARGET_LABELS)
+    for name in names:
+        labels |= EXPORTED.get(name, set())
+    for metric, matched in selectors(expr):
+        allowed = EXPORTED.get(metric, labels) | TARGET_LABELS
+        assert matched <= allowed, f"{where}: {metric} has no label(s) {sorted(matched - allowed)}"
+        assert {"cluster", "instance"} <= matched, (
+            f"{where}: {metric} not filtered by $cluster/$instance"
+        )
+    stray = grouping_labels(expr) - labels
+    assert not stray, f"{where}: grouping by labels no metric here has: {sorted(stray)}"
+
+
+def test_metric_name_extraction():
+    expr = (
+        'sum by (node_id) (rate(ndb_block_counter_total{block="DBSPJ", counter=~"A|B"}[$__rate_interval]))'
+        " / on () group_left () max(floor(ndb_sql_last_commit_epoch / 4294967296) > 0)"
+        ' or label_replace(ndb_up, "x", "y", "", "") * 1e9'
+    )
+    assert metric_names(expr) == {"ndb_block_counter_total", "ndb_sql_last_commit_epoch", "ndb_up"}
+    assert grouping_labels(expr) == {"node_id"}
+    assert list(rate_ranges(expr)) == [("rate", "$__rate_interval")]
+
+
+def test_always_exported_metrics_match_the_exporter_reference():
+    from ndbinfo_exporter.reference import HEADER
+
+    for name in (
+        "ndb_up",
+        "ndb_version_info",
+        "ndb_exporter_build_info",
+        "ndb_exporter_collector_success",
+    ):
+        assert f"`{name}`" in HEADER
+
+
+def test_fault_only_queries_are_declared_on_real_queries():
+    exprs = {target["expr"] for _, _, target in ALL_QUERIES}
+    for board in build.boards():
+        for expr, fault in board.faults.items():
+            assert expr in exprs
+            assert fault

@@ -1,0 +1,236 @@
+"""Every dashboard query, run against a real Prometheus scraping the exporter in front of ndbsim.
+
+Two simulated clusters are scraped by one Prometheus (1 s interval, the project's rule files
+loaded): "healthy", and "faulty", which gets the conditions the dashboards declare for their
+fault-only queries (a per-node config override at start, node restarts and ndbsim faults at
+run time). Each query must return data in the healthy cluster, or, if declared fault-only,
+return nothing there and data in the faulty one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+from dashboard_queries import RULES, load_dashboards, queries
+from ndb_dashboards import build
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(shutil.which("prometheus") is None, reason="needs the prometheus binary"),
+]
+
+RATE_WINDOW = "10s"
+SETTLE_TIMEOUT = 75.0
+PASSWORD = "ndbsim"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait(check, timeout: float, what: str, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited with {process.returncode}")
+        with contextlib.suppress(httpx.HTTPError):
+            if check():
+                return
+        time.sleep(0.2)
+    raise RuntimeError(f"{what} not ready within {timeout}s")
+
+
+@contextlib.contextmanager
+def _process(
+    args: list[str], log: Path, env: dict[str, str] | None = None
+) -> Iterator[subprocess.Popen]:
+    with log.open("w") as out:
+        process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env)
+        try:
+            yield process
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@contextlib.contextmanager
+def _exporter(sim, log: Path) -> Iterator[str]:
+    address = f"127.0.0.1:{_free_port()}"
+    args = [
+        sys.executable, "-m", "ndbinfo_exporter.cli",
+        "--mysqld.address", f"{sim.host}:{sim.port}",
+        "--mysqld.username", sim.user,
+        "--web.listen-address", address,
+        "--collector.table_detail",
+        # Prometheus scrapes every second here: leave the collectors most of that second.
+        "--exporter.scrape-timeout-offset", "0.1",
+        "--log.level", "warn",
+    ]  # fmt: skip
+    env = {**os.environ, "NDB_EXPORTER_PASSWORD": sim.password}
+    with _process(args, log, env) as process:
+        url = f"http://{address}/metrics"
+        _wait(lambda: "\nndb_up 1" in httpx.get(url, timeout=10).text, 30, "exporter", process)
+        yield address
+
+
+@contextlib.contextmanager
+def _prometheus(targets: dict[str, str], workdir: Path) -> Iterator[str]:
+    """Prometheus scraping ``{cluster name: exporter address}`` every second."""
+    config = {
+        "global": {"scrape_interval": "1s", "scrape_timeout": "1s", "evaluation_interval": "1s"},
+        "rule_files": [str(path) for path in sorted(RULES.glob("*.y*ml"))],
+        "scrape_configs": [
+            {
+                "job_name": "ndb",
+                "static_configs": [
+                    {
+                        "targets": [address],
+                        "labels": {"cluster": name, "instance": f"mysqld-{name}"},
+                    }
+                    for name, address in targets.items()
+                ],
+            }
+        ],
+    }
+    config_file = workdir / "prometheus.yml"
+    config_file.write_text(yaml.safe_dump(config))
+    address = f"127.0.0.1:{_free_port()}"
+    args = [
+        "prometheus",
+        f"--config.file={config_file}",
+        f"--storage.tsdb.path={workdir / 'data'}",
+        f"--web.listen-address={address}",
+        "--log.level=warn",
+    ]
+    with _process(args, workdir / "prometheus.log") as process:
+        url = f"http://{address}"
+        _wait(
+            lambda: httpx.get(f"{url}/-/ready", timeout=5).status_code == 200,
+            30,
+            "prometheus",
+            process,
+        )
+        yield url
+
+
+def _concrete(expr: str, cluster: str) -> str:
+    text = (
+        expr.replace("$__rate_interval", RATE_WINDOW)
+        .replace("$cluster", cluster)
+        .replace("$instance", ".*")
+        .replace("$node", ".*")
+    )
+    assert "$" not in text, f"unsubstituted variable in {text}"
+    return text
+
+
+def _has_data(prometheus: str, expr: str) -> bool:
+    response = httpx.get(f"{prometheus}/api/v1/query", params={"query": expr}, timeout=10)
+    body = response.json()
+    assert body.get("status") == "success", f"{expr}: {body.get('error')}"
+    return bool(body["data"]["result"])
+
+
+def _all_queries() -> dict[str, str]:
+    """Every distinct query expression -> where it is used (first use)."""
+    found: dict[str, str] = {}
+    for uid, dashboard in load_dashboards().items():
+        for panel, target in queries(dashboard):
+            found.setdefault(target["expr"], f"{uid} / {panel['title']} / {target['refId']}")
+    return found
+
+
+def _fault_conditions() -> dict[str, str]:
+    conditions: dict[str, str] = {}
+    for board in build.boards():
+        conditions.update(board.faults)
+    return conditions
+
+
+def _apply(sim, condition: str) -> None:
+    """Apply a run-time condition: restart-node:N, stop-node:N or an ndbsim fault name[:k=v,...]."""
+    name, _, argument = condition.partition(":")
+    if name == "config":
+        return  # given to ndbsim at start
+    if name == "restart-node":
+        sim.stop_node(int(argument))
+        sim.start_node(int(argument))
+    elif name == "stop-node":
+        sim.stop_node(int(argument))
+    else:
+        params = dict(pair.split("=", 1) for pair in argument.split(",") if pair)
+        sim.fault(name, **params)
+
+
+def _settle(prometheus: str, pending: dict[str, str], cluster: str) -> dict[str, str]:
+    """Poll until every pending query returns data; what is still empty at the deadline."""
+    deadline = time.monotonic() + SETTLE_TIMEOUT
+    while pending and time.monotonic() < deadline:
+        pending = {
+            e: w for e, w in pending.items() if not _has_data(prometheus, _concrete(e, cluster))
+        }
+        if pending:
+            time.sleep(1)
+    return pending
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    from ndbsim.testing import running_ndbsim
+
+    workdir = tmp_path_factory.mktemp("live-queries")
+    conditions = _fault_conditions()
+    config_args = []
+    for condition in sorted(set(conditions.values())):
+        if condition.startswith("config:"):
+            config_args += ["--config", condition.removeprefix("config:")]
+    with (
+        running_ndbsim(password=PASSWORD) as healthy_sim,
+        running_ndbsim(*config_args, password=PASSWORD, seed=2) as faulty_sim,
+        _exporter(healthy_sim, workdir / "exporter-healthy.log") as healthy,
+        _exporter(faulty_sim, workdir / "exporter-faulty.log") as faulty,
+        _prometheus({"healthy": healthy, "faulty": faulty}, workdir) as prometheus,
+    ):
+        for condition in sorted(set(conditions.values())):
+            _apply(faulty_sim, condition)
+        yield prometheus, conditions
+
+
+def test_every_healthy_query_returns_data(stack):
+    prometheus, conditions = stack
+    pending = {e: w for e, w in _all_queries().items() if e not in conditions}
+    empty = _settle(prometheus, pending, "healthy")
+    assert not empty, "queries without data in a healthy cluster:\n" + "\n".join(
+        f"  {where}: {expr}" for expr, where in empty.items()
+    )
+    needless = [e for e in conditions if _has_data(prometheus, _concrete(e, "healthy"))]
+    assert not needless, "declared fault-only but with data in a healthy cluster:\n" + "\n".join(
+        f"  [{conditions[e]}] {e}" for e in needless
+    )
+
+
+def test_fault_only_queries_return_data_under_their_fault(stack):
+    prometheus, conditions = stack
+    assert conditions, "no fault-only queries declared"
+    where = _all_queries()
+    empty = _settle(prometheus, {e: where[e] for e in conditions}, "faulty")
+    assert not empty, "fault-only queries without data under their fault:\n" + "\n".join(
+        f"  {w} [{conditions[e]}]: {e}" for e, w in empty.items()
+    )

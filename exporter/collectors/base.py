@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from prometheus_client.core import Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 Row = Mapping[str, Any]
 Version = tuple[int, int, int]
@@ -45,6 +45,30 @@ class Context:
 
 
 @dataclass(frozen=True)
+class MetricSpec:
+    """One metric family a collector exports: declared once, used to build the family
+    at every scrape and to generate the metrics reference."""
+
+    name: str
+    type: str  # "gauge" or "counter"
+    help: str
+    labels: tuple[str, ...] = ()
+
+    def family(self) -> GaugeMetricFamily | CounterMetricFamily:
+        if self.type == "counter":
+            return CounterMetricFamily(self.name, self.help, labels=self.labels)
+        return GaugeMetricFamily(self.name, self.help, labels=self.labels)
+
+
+def gauge(name: str, help: str, labels: tuple[str, ...] = ()) -> MetricSpec:
+    return MetricSpec(name, "gauge", help, labels)
+
+
+def counter(name: str, help: str, labels: tuple[str, ...] = ()) -> MetricSpec:
+    return MetricSpec(name, "counter", help, labels)
+
+
+@dataclass(frozen=True)
 class Collector:
     name: str
     help: str
@@ -57,6 +81,8 @@ class Collector:
     # Values for %s placeholders in ``sql``, computed from the collector's options.
     params: Callable[[Context], tuple[Any, ...]] | None = None
     options: tuple[Option, ...] = ()
+    # The metric families ``collect`` yields (for the generated reference and the tests).
+    metrics: tuple[MetricSpec, ...] = ()
 
     def available(self, target: TargetInfo) -> bool:
         """True when the target has every object this collector reads, at a high enough version."""
@@ -84,3 +110,18 @@ def text(value: Any) -> str:
     if isinstance(value, (bytes, bytearray)):
         return value.decode("utf-8", "replace")
     return str(value)
+
+
+def ident(value: Any) -> str:
+    """Label text for an integer id column (node ids, thread numbers): "3", never "3.0"."""
+    number_value = number(value)
+    return "" if number_value is None else str(int(number_value))
+
+
+def add_states(family: Metric, labels: list[str], current: str, known: tuple[str, ...]) -> None:
+    """One series per known state, 1 for ``current`` and 0 for the others; a value outside
+    ``known`` (a newer NDB, or ndbinfo's own "<unknown>") gets its own series set to 1."""
+    for state in known:
+        family.add_metric([*labels, state], 1.0 if state == current else 0.0)
+    if current not in known:
+        family.add_metric([*labels, current], 1.0)

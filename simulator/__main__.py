@@ -1,0 +1,5 @@
+"""`python -m ndbsim`."""
+
+from ndbsim.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,331 @@
+"""`ndbsim`: serve a simulated NDB SQL node, or drive a running one with `ndbsim fault ...`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import signal
+import socket
+import sys
+from collections.abc import Sequence
+
+import httpx
+from ndbsim import versions
+from ndbsim.cluster import ClusterSpec, build_config
+from ndbsim.config_params import parse_override
+
+DEFAULT_CONTROL_URL = "http://127.0.0.1:8081"
+log = logging.getLogger("ndbsim")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports errors in one line on stderr and exits 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _positive_int(low: int, high: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is not in {low}..{high}")
+        return value
+
+    return parse
+
+
+def _float_range(low: float, high: float, low_open: bool = False):
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if value < low or value > high or (low_open and value == low):
+            bound = f"> {low}" if low_open else f">= {low}"
+            raise argparse.ArgumentTypeError(f"{value} must be {bound} and <= {high}")
+        return value
+
+    return parse
+
+
+def _version(text: str) -> str:
+    try:
+        return versions.parse_version(text).series
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def serve_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="ndbsim",
+        description="Simulated SQL node of a MySQL NDB Cluster (MySQL protocol, ndbinfo, "
+        "Ndb_% status) with a control API for faults. `ndbsim fault --help` drives a running one.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument(
+        "--port",
+        type=_positive_int(0, 65535),
+        default=3306,
+        help="MySQL port, 0 picks a free one (default 3306)",
+    )
+    p.add_argument("--user", default="ndbsim", help="MySQL user (default ndbsim)")
+    p.add_argument(
+        "--password", default=None, help="MySQL password (default: $NDBSIM_PASSWORD, else ndbsim)"
+    )
+    p.add_argument(
+        "--control-port",
+        type=_positive_int(0, 65535),
+        default=8081,
+        help="HTTP control API port on the same host, 0 picks a free one (default 8081)",
+    )
+    p.add_argument(
+        "--ndb-version",
+        type=_version,
+        default=versions.DEFAULT,
+        help=f"NDB version to simulate: {', '.join(versions.SUPPORTED)} "
+        f"(default {versions.DEFAULT})",
+    )
+    p.add_argument(
+        "--data-nodes",
+        type=_positive_int(1, 48),
+        default=2,
+        help="data nodes, a multiple of --replicas (default 2)",
+    )
+    p.add_argument(
+        "--replicas", type=_positive_int(1, 4), default=2, help="NoOfReplicas, 1..4 (default 2)"
+    )
+    p.add_argument(
+        "--tables", type=_positive_int(1, 20000), default=20, help="user tables (default 20)"
+    )
+    p.add_argument(
+        "--speed",
+        type=_float_range(0, 10000, low_open=True),
+        default=1.0,
+        help="cluster seconds per wall-clock second (default 1)",
+    )
+    p.add_argument(
+        "--ops-per-second",
+        type=_float_range(0, 10_000_000),
+        default=2000.0,
+        help="NDB API operations per second of the application, cluster-wide (default 2000)",
+    )
+    p.add_argument(
+        "--pruned-scan-share",
+        type=_float_range(0, 1),
+        default=0.6,
+        help="share of scans pruned to one partition (default 0.6)",
+    )
+    p.add_argument(
+        "--batching",
+        type=_float_range(1, 1000),
+        default=4.0,
+        help="operations per round trip (default 4)",
+    )
+    p.add_argument("--seed", type=int, default=1, help="seed of the simulation (default 1)")
+    p.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        metavar="PARAM=VALUE[@NODE]",
+        help="data node parameter, for all data nodes or one (repeatable)",
+    )
+    p.add_argument(
+        "--log-level",
+        default="info",
+        choices=["debug", "info", "warning", "error"],
+        help="(default info)",
+    )
+    return p
+
+
+def fault_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="ndbsim fault", description="Drive the control API of a running ndbsim.")
+    p.add_argument(
+        "--control-url",
+        default=DEFAULT_CONTROL_URL,
+        help=f"control API (default {DEFAULT_CONTROL_URL})",
+    )
+    sub = p.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    for name in ("stop-node", "start-node"):
+        s = sub.add_parser(name, help=f"{name.split('-')[0]} a node")
+        s.add_argument("node_id", type=_positive_int(1, 255))
+    sub.add_parser("lcp-stall", help="local checkpoints stop completing")
+    for name in ("data-memory", "redo-log"):
+        s = sub.add_parser(name, help=f"fill {name} to a share on every data node")
+        s.add_argument("share", type=_float_range(0, 1))
+    sub.add_parser("arbitrator-lost", help="data nodes lose the arbitrator")
+    s = sub.add_parser("slow-ndbinfo", help="ndbinfo queries answer late")
+    s.add_argument("seconds", type=_float_range(0, 600))
+    s.add_argument("--table", help="only queries reading this ndbinfo table")
+    sub.add_parser("refuse-connections", help="refuse new MySQL connections")
+    sub.add_parser("drop-connections", help="drop connections when they send a query")
+    s = sub.add_parser("clear", help="clear one fault")
+    s.add_argument("name")
+    sub.add_parser("list", help="active faults")
+    sub.add_parser("reset", help="all nodes started, no faults")
+    sub.add_parser("status", help="cluster status")
+    return p
+
+
+def run_fault(args: argparse.Namespace) -> int:
+    url = args.control_url.rstrip("/")
+    action = args.action
+    if action in ("stop-node", "start-node"):
+        method, path, body = "POST", f"/nodes/{args.node_id}/{action.split('-')[0]}", None
+    elif action in ("data-memory", "redo-log"):
+        method, path, body = "PUT", f"/faults/{action}", {"share": args.share}
+    elif action == "slow-ndbinfo":
+        body = {"seconds": args.seconds, **({"table": args.table} if args.table else {})}
+        method, path = "PUT", "/faults/slow-ndbinfo"
+    elif action == "clear":
+        method, path, body = "DELETE", f"/faults/{args.name}", None
+    elif action == "list":
+        method, path, body = "GET", "/faults", None
+    elif action == "reset":
+        method, path, body = "POST", "/reset", None
+    elif action == "status":
+        method, path, body = "GET", "/status", None
+    else:
+        method, path, body = "PUT", f"/faults/{action}", None
+    try:
+        response = httpx.request(method, url + path, json=body, timeout=30.0)
+    except httpx.HTTPError as e:
+        print(f"ndbsim fault: cannot reach {url}: {e}", file=sys.stderr)
+        return 1
+    try:
+        payload = response.json()
+    except ValueError:
+        payload = {"detail": response.text.strip()}
+    if response.status_code >= 400:
+        print(f"ndbsim fault: {payload.get('detail', response.reason_phrase)}", file=sys.stderr)
+        return 1
+    if action == "list":
+        payload = payload["active"]
+    print(json.dumps(payload, indent=2, sort_keys=True))
+    return 0
+
+
+def _bound_socket(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+async def _serve(args: argparse.Namespace, password: str) -> None:
+    import uvicorn
+    from ndbsim import server
+    from ndbsim.catalog import catalog_for
+    from ndbsim.cluster import Cluster
+    from ndbsim.control import create_app
+    from ndbsim.engine import Engine
+
+    version = versions.parse_version(args.ndb_version)
+    cluster = Cluster(_spec(args), version)
+    engine = Engine(catalog_for(version))
+    with engine.lock:
+        cluster.sync(engine)
+    control_sock = _bound_socket(args.host, args.control_port)
+    control_port = control_sock.getsockname()[1]
+    uv = uvicorn.Server(
+        uvicorn.Config(create_app(cluster), log_level="warning", access_log=False, lifespan="off")
+    )
+    uv.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    mysql = await server.start(engine, cluster, args.host, args.port, args.user, password)
+    mysql_port = _listening_port(mysql, args.port)
+    log.info("NDB %s, %d data nodes, %d tables", version.series, args.data_nodes, args.tables)
+    print(
+        f"ndbsim ready: mysql={args.host}:{mysql_port} control=http://{args.host}:{control_port}",
+        flush=True,
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    tasks = [
+        asyncio.create_task(uv.serve(sockets=[control_sock])),
+        asyncio.create_task(mysql.serve_forever()),
+    ]
+    await stop.wait()
+    uv.should_exit = True
+    mysql.close()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _listening_port(mysql_server: object, fallback: int) -> int:
+    sockets = getattr(mysql_server, "sockets", None)
+    if callable(sockets):
+        found = sockets()
+        if found:
+            return found[0].getsockname()[1]
+    inner = getattr(mysql_server, "_server", None)
+    if inner is not None and inner.sockets:
+        return inner.sockets[0].getsockname()[1]
+    return fallback
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "fault":
+        return run_fault(fault_parser().parse_args(argv[1:]))
+    parser = serve_parser()
+    args = parser.parse_args(argv)
+    password = (
+        args.password if args.password is not None else os.environ.get("NDBSIM_PASSWORD", "ndbsim")
+    )
+    logging.basicConfig(
+        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(message)s"
+    )
+    if args.data_nodes % args.replicas:
+        parser.error(
+            f"--data-nodes ({args.data_nodes}) must be a multiple of --replicas ({args.replicas})"
+        )
+    try:
+        _check_model(args)
+    except ValueError as e:
+        parser.error(str(e).splitlines()[0])
+    try:
+        asyncio.run(_serve(args, password))
+    except OSError as e:
+        print(f"ndbsim: error: {e.strerror or e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def _spec(args: argparse.Namespace) -> ClusterSpec:
+    config: dict[str, str] = {}
+    for item in args.config:
+        o = parse_override(item)
+        config[o.name + (f"@{o.node_id}" if o.node_id is not None else "")] = o.value
+    return ClusterSpec(
+        data_nodes=args.data_nodes,
+        replicas=args.replicas,
+        tables=args.tables,
+        speed=args.speed,
+        ops_per_second=args.ops_per_second,
+        pruned_scan_share=args.pruned_scan_share,
+        batching=args.batching,
+        seed=args.seed,
+        config=config,
+    )
+
+
+def _check_model(args: argparse.Namespace) -> None:
+    """Validate the layout and --config (names, values, nodes) before anything listens."""
+    spec = _spec(args)
+    spec.validate()
+    build_config(spec, versions.parse_version(args.ndb_version))

@@ -1,0 +1,508 @@
+"""The simulated cluster: nodes and their states, the dictionary, checkpoints, workload and faults
+over cluster time, written into the engine's ndbinfo tables on `sync`."""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ndbsim import bulk, config_params, rows
+from ndbsim.checkpoints import Checkpoints
+from ndbsim.dictionary import Dictionary, build_dictionary
+from ndbsim.faults import Faults
+from ndbsim.topology import MGM, NDB, Topology, build_topology
+from ndbsim.versions import NdbVersion
+from ndbsim.workload import REDO_BYTES_PER_WRITE, Workload, writes
+
+STARTED, STARTING, STOPPED = "STARTED", "STARTING", "STOPPED"
+PAGE = 32768
+SYSTEM_NAME = "MC_20240115093012"
+
+
+class NodeError(LookupError):
+    """Unknown node id or an operation the node does not support; the message is one line."""
+
+
+@dataclass
+class ClusterSpec:
+    data_nodes: int = 2
+    replicas: int = 2
+    tables: int = 20
+    sql_nodes: int = 2
+    mgm_nodes: int = 1
+    ldm_threads: int = 4
+    speed: float = 1.0
+    ops_per_second: float = 2000.0
+    pruned_scan_share: float = 0.6
+    batching: float = 4.0
+    seed: int = 1
+    config: dict[str, str] = field(default_factory=dict)  # "Param" or "Param@node" -> value
+    free_api_slots: int = 3
+    restart_seconds: float = 12.0  # cluster seconds a node restart takes
+
+    def validate(self) -> None:
+        """ValueError with a one-line message for values outside what the model supports."""
+        if not 1 <= self.tables <= 20000:
+            raise ValueError(f"--tables must be 1..20000, got {self.tables}")
+        if not 1 <= self.ldm_threads <= 32:
+            raise ValueError(f"LDM threads must be 1..32, got {self.ldm_threads}")
+        if not 0 < self.speed <= 10000:
+            raise ValueError(f"--speed must be > 0 and <= 10000, got {self.speed}")
+        if not 0 <= self.ops_per_second <= 10_000_000:
+            raise ValueError(f"--ops-per-second must be 0..10000000, got {self.ops_per_second}")
+        if not 0 <= self.pruned_scan_share <= 1:
+            raise ValueError(f"--pruned-scan-share must be 0..1, got {self.pruned_scan_share}")
+        if not 1 <= self.batching <= 1000:
+            raise ValueError(f"--batching must be 1..1000, got {self.batching}")
+        if self.restart_seconds < 0:
+            raise ValueError("restart time must not be negative")
+
+
+@dataclass
+class DataNodeState:
+    state: str = STARTED
+    started_at: float = 0.0  # cluster time of the last start (uptime origin)
+    restart_begin: float = 0.0
+    ops: float = 0.0  # operations handled since the node started
+    crashes: int = 0
+    stop_gci: int = 0
+    start_gci: int = 0
+    connect_count: int = 1
+    lcp_frozen: tuple[int, int, int, int, int, int] | None = None  # LCP marks when stopped
+    restarted: bool = False  # has a restart_info row
+
+
+class Cluster:
+    def __init__(
+        self,
+        spec: ClusterSpec,
+        version: NdbVersion,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        spec.validate()
+        self.spec = spec
+        self.version = version
+        self.clock = clock
+        self.topology: Topology = build_topology(
+            spec.data_nodes, spec.replicas, spec.sql_nodes, spec.mgm_nodes, spec.free_api_slots
+        )
+        self.sql_node_id = self.topology.api_nodes[0].node_id
+        self.ldm = spec.ldm_threads
+        self.config = build_config(spec, version)
+        self.faults = Faults()
+        self.faults.before_change = self.advance
+        self.workload = Workload(
+            spec.ops_per_second, spec.pruned_scan_share, spec.batching, spec.seed
+        )
+        first = self.config[self.topology.data_node_ids[0]]
+        self.checkpoints = Checkpoints(
+            spec.seed,
+            int(first["TimeBetweenGlobalCheckpoints"]),
+            int(first["TimeBetweenEpochs"]),
+        )
+        self.dictionary: Dictionary = self._build_dictionary()
+        _fit_limits(self.config, self.dictionary, spec.config)
+        self.node_bytes = bulk.memory_by_node(self.dictionary, self.topology)
+        _fit_data_memory(self.config, self.node_bytes, spec.config)
+        rnd = random.Random(spec.seed)
+        self.nodes: dict[int, DataNodeState] = {}
+        for node_id in self.topology.data_node_ids:
+            started = -rnd.uniform(2 * 86400, 9 * 86400)
+            self.nodes[node_id] = DataNodeState(started_at=started, start_gci=2)
+        self.other_up: dict[int, bool] = {
+            n.node_id: n.connected_by_default
+            for n in (*self.topology.mgm_nodes, *self.topology.api_nodes)
+        }
+        self.president = min(self.topology.data_node_ids)
+        self.connect_count = 1
+        self.ops_total = 0.0  # operations of the whole cluster
+        self.backup_id = rnd.randint(5, 40)
+        self._start = clock()
+        self.now = 0.0
+        self._lock = threading.RLock()
+        self._writer = bulk.Writer(self)
+
+    # --- time ---------------------------------------------------------------------------------
+
+    def cluster_time(self) -> float:
+        """Cluster seconds since the simulator started (whole seconds)."""
+        return math.floor((self.clock() - self._start) * self.spec.speed)
+
+    def advance(self) -> None:
+        """Bring the model to the current cluster time."""
+        with self._lock:
+            target = self.cluster_time()
+            while self.now < target:
+                next_event = min(
+                    [target]
+                    + [
+                        s.restart_begin + self.spec.restart_seconds
+                        for s in self.nodes.values()
+                        if s.state == STARTING and self._can_finish_start()
+                    ]
+                )
+                step_end = max(next_event, self.now)
+                self._run(step_end - self.now)
+                self.now = step_end
+                self._finish_restarts()
+            self._finish_restarts()
+
+    def _run(self, dt: float) -> None:
+        if dt <= 0:
+            return
+        if not self.is_up():
+            return
+        ops = self.workload.ops_between(self.now, self.now + dt)
+        self.ops_total += ops
+        ready = self.started_ids()
+        for node_id in ready:
+            self.nodes[node_id].ops += ops / len(ready)
+        self.checkpoints.advance(dt, self.faults.is_active("lcp-stall"))
+
+    def _can_finish_start(self) -> bool:
+        groups = self.topology.nodegroups.values()
+        return all(any(self.nodes[n].state != STOPPED for n in members) for members in groups)
+
+    def _finish_restarts(self) -> None:
+        if not self._can_finish_start():
+            return
+        for node_id, s in self.nodes.items():
+            if s.state == STARTING and self.now >= s.restart_begin + self.spec.restart_seconds:
+                was_down = not self.is_up()
+                s.state = STARTED
+                s.started_at = self.now
+                s.ops = 0.0
+                s.start_gci = self.checkpoints.gci
+                s.lcp_frozen = None
+                if was_down:
+                    self.connect_count += 1
+                    self.president = node_id
+        if self.is_up() and self.president not in self.started_ids():
+            self.president = min(self.started_ids())
+
+    # --- states -------------------------------------------------------------------------------
+
+    def started_ids(self) -> list[int]:
+        return [n for n, s in self.nodes.items() if s.state == STARTED]
+
+    def running_ids(self) -> list[int]:
+        """Data nodes with a process (started or starting)."""
+        return [n for n, s in self.nodes.items() if s.state != STOPPED]
+
+    def is_up(self) -> bool:
+        return bool(self.started_ids())
+
+    def data_nodes_reachable(self) -> bool:
+        with self._lock:
+            self.advance()
+            return self.is_up()
+
+    def node_up(self, node_id: int) -> bool:
+        if node_id in self.nodes:
+            return self.nodes[node_id].state != STOPPED
+        return self.other_up.get(node_id, False) or node_id == self.sql_node_id
+
+    def lcp_marks(self, node_id: int) -> tuple[int, int, int, int, int, int]:
+        """(last_lcp_id, prev_lcp_id, last started, last completed, prev started, prev
+        completed) as the replicas on this node show them."""
+        s = self.nodes[node_id]
+        if s.lcp_frozen is not None:
+            return s.lcp_frozen
+        cp = self.checkpoints
+        return (
+            cp.last.lcp_id,
+            cp.prev.lcp_id,
+            cp.last.gci_started,
+            cp.last.gci_completed,
+            cp.prev.gci_started,
+            cp.prev.gci_completed,
+        )
+
+    # --- control ------------------------------------------------------------------------------
+
+    def stop_node(self, node_id: int) -> dict[str, Any]:
+        with self._lock:
+            self.advance()
+            if node_id == self.sql_node_id:
+                raise NodeError(f"node {node_id} is this SQL node; it cannot be stopped")
+            if node_id in self.nodes:
+                s = self.nodes[node_id]
+                if s.state != STOPPED:
+                    self._stop_data_node(node_id)
+                    group = self.topology.nodegroups[self.topology.node(node_id).nodegroup]
+                    if all(self.nodes[n].state == STOPPED for n in group):
+                        for other in self.nodes:
+                            if self.nodes[other].state != STOPPED:
+                                self._stop_data_node(other)
+                return self.node_status(node_id)
+            if node_id not in self.other_up:
+                raise NodeError(f"unknown node id {node_id}")
+            if self.topology.node(node_id).process_name == "":
+                raise NodeError(f"node {node_id} is a free API slot; nothing is connected there")
+            self.other_up[node_id] = False
+            return self.node_status(node_id)
+
+    def _stop_data_node(self, node_id: int) -> None:
+        s = self.nodes[node_id]
+        if s.state == STARTED:
+            s.lcp_frozen = self.lcp_marks(node_id)
+        s.state = STOPPED
+        s.crashes += 1
+        s.stop_gci = self.checkpoints.gci
+        if self.is_up() and self.president == node_id:
+            self.president = min(self.started_ids())
+
+    def start_node(self, node_id: int) -> dict[str, Any]:
+        with self._lock:
+            self.advance()
+            if node_id in self.nodes:
+                s = self.nodes[node_id]
+                if s.state == STOPPED:
+                    s.state = STARTING
+                    s.restart_begin = self.now
+                    s.restarted = True
+                    s.connect_count += 1
+                    self.advance()
+                return self.node_status(node_id)
+            if node_id not in self.other_up and node_id != self.sql_node_id:
+                raise NodeError(f"unknown node id {node_id}")
+            if node_id != self.sql_node_id:
+                if self.topology.node(node_id).process_name == "":
+                    raise NodeError(f"node {node_id} is a free API slot; nothing can be started")
+                self.other_up[node_id] = True
+            return self.node_status(node_id)
+
+    def reset(self) -> None:
+        """Back to healthy: every node started, no faults."""
+        with self._lock:
+            self.advance()
+            self.faults.clear_all()
+            for s in self.nodes.values():
+                if s.state != STARTED:
+                    was_down = not self.is_up()
+                    s.state = STARTED
+                    s.started_at = self.now
+                    s.ops = 0.0
+                    s.start_gci = self.checkpoints.gci
+                    s.lcp_frozen = None
+                    if was_down:
+                        self.connect_count += 1
+            for n in self.other_up:
+                self.other_up[n] = self.topology.node(n).connected_by_default
+            if self.president not in self.started_ids():
+                self.president = min(self.started_ids())
+
+    def node_status(self, node_id: int) -> dict[str, Any]:
+        node = self.topology.node(node_id)
+        kind = {NDB: "NDB", MGM: "MGM"}.get(node.node_type, "API")
+        if node_id in self.nodes:
+            s = self.nodes[node_id]
+            state = s.state
+            extra: dict[str, Any] = {"nodegroup": node.nodegroup}
+            if s.state == STARTING:
+                extra["start_phase"] = rows.start_phase(self, node_id)
+        else:
+            state = "CONNECTED" if self.node_up(node_id) else "DISCONNECTED"
+            extra = {}
+        return {"node_id": node_id, "type": kind, "state": state, **extra}
+
+    def status(self) -> dict[str, Any]:
+        with self._lock:
+            self.advance()
+            cp = self.checkpoints
+            return {
+                "version": self.version.series,
+                "version_string": self.version.version_string,
+                "cluster_time": self.now,
+                "cluster_up": self.is_up(),
+                "sql_node_id": self.sql_node_id,
+                "president": self.president if self.is_up() else 0,
+                "gci": cp.gci,
+                "lcp_id": cp.last.lcp_id,
+                "lcp_ongoing": cp.in_round,
+                "nodes": [self.node_status(n.node_id) for n in self.topology.all_nodes],
+                "faults": self.faults.active(),
+            }
+
+    # --- SQL front ----------------------------------------------------------------------------
+
+    def sync(self, engine: Any) -> None:
+        """Advance the model to now and write every ndbinfo table whose content changed."""
+        with self._lock:
+            self.advance()
+            self._writer.write(engine)
+
+    def global_status(self) -> dict[str, int | str]:
+        with self._lock:
+            self.advance()
+            share = self.ops_total / max(1, self._sql_nodes_up())
+            ready = len(self.started_ids())
+            values: dict[str, int | str] = {
+                "Ndb_cluster_node_id": self.sql_node_id,
+                "Ndb_config_from_host": self.topology.mgm_nodes[0].hostname,
+                "Ndb_config_from_port": 1186,
+                "Ndb_number_of_data_nodes": len(self.nodes),
+                "Ndb_number_of_ready_data_nodes": ready,
+                "Ndb_connect_count": self.connect_count,
+                "Ndb_last_commit_epoch_server": self.checkpoints.epoch
+                if self.spec.ops_per_second > 0
+                else 0,
+                "Ndb_system_name": SYSTEM_NAME,
+                "Uptime": int(self.now),
+            }
+            if not self.version.is_7x:
+                values["Ndb_config_generation"] = 1
+            values.update(self.workload.api_counters(share))
+            values.update(self.workload.sql_counters(share))
+            return values
+
+    def _sql_nodes_up(self) -> int:
+        return sum(
+            1
+            for n in self.topology.api_nodes
+            if n.process_name == "mysqld" and self.node_up(n.node_id)
+        )
+
+    # --- derived quantities used by the row builders ------------------------------------------
+
+    def _build_dictionary(self) -> Dictionary:
+        """The dictionary with as many rows as fit in about 40% of DataMemory after the
+        per-fragment overhead (an empty fragment still takes pages)."""
+        spec = self.spec
+        groups = len(self.topology.nodegroups)
+
+        def build(budget: int) -> Dictionary:
+            return build_dictionary(
+                spec.tables,
+                spec.data_nodes,
+                groups,
+                self.ldm,
+                spec.seed,
+                not self.version.is_7x,
+                budget,
+            )
+
+        overhead = max(bulk.memory_by_node(build(0), self.topology).values())
+        memory = min(int(cfg["DataMemory"]) for cfg in self.config.values())
+        room = max(0.0, memory * 0.40 - overhead)
+        budget = int(room * groups)
+        used = max(bulk.memory_by_node(build(budget), self.topology).values()) - overhead
+        if used > 0:
+            budget = int(budget * room / used)
+        return build(budget)
+
+    def data_memory_pages(self, node_id: int) -> tuple[int, int]:
+        """(used, total) Data memory pages of a data node."""
+        total = int(self.config[node_id]["DataMemory"]) // PAGE
+        share = self.faults.share("data-memory")
+        if share is not None:
+            return int(total * share), total
+        base = self.node_bytes[node_id] // PAGE + 96
+        growth_pages = writes(self.nodes[node_id].ops) * 24 / PAGE
+        used = base + int(growth_pages)
+        return min(used, int(total * 0.97)), total
+
+    def redo_part_bytes(self, node_id: int) -> int:
+        cfg = self.config[node_id]
+        return int(cfg["NoOfFragmentLogFiles"]) * int(cfg["FragmentLogFileSize"])
+
+    def redo_used(self, node_id: int, part: int) -> int:
+        total = self.redo_part_bytes(node_id)
+        share = self.faults.share("redo-log")
+        if share is not None:
+            return int(total * share)
+        parts = int(self.config[node_id]["NoOfFragmentLogParts"])
+        rate = writes(self.workload.rate(self.now)) / max(1, len(self.started_ids()))
+        span = max(0.0, self.checkpoints.up_time - self.checkpoints.release_uptime)
+        used = rate * REDO_BYTES_PER_WRITE * span / parts * (0.9 + 0.05 * (part % 4))
+        return min(int(used) + 4 * 1024 * 1024, int(total * 0.98))
+
+
+def build_config(spec: ClusterSpec, version: NdbVersion) -> dict[int, dict[str, str]]:
+    """config_values of every data node: defaults, the [ndbd default] of the model and the
+    overrides; ValueError for a bad layout, unknown parameters, bad values or unknown nodes."""
+    topology = build_topology(
+        spec.data_nodes, spec.replicas, spec.sql_nodes, spec.mgm_nodes, spec.free_api_slots
+    )
+    base = {
+        "NoOfReplicas": str(spec.replicas),
+        "DataMemory": "134217728",
+        "MaxNoOfTables": "130",
+        "MaxNoOfAttributes": "1009",
+        "MaxNoOfTriggers": "1784",
+        "MaxNoOfConcurrentTransactions": "131072",
+        "MaxNoOfConcurrentOperations": "131072",
+        "MaxNoOfOrderedIndexes": "512",
+        "TimeBetweenLocalCheckpoints": "6",
+        "NoOfFragmentLogFiles": "384",
+        "ODirect": "1",
+        "MaxNoOfExecutionThreads": str(min(72, max(2, 2 * spec.ldm_threads))),
+        "NoOfFragmentLogParts": str(max(4, spec.ldm_threads)),
+        "DataDir": "/var/lib/mysql-cluster",
+        "FileSystemPath": "/var/lib/mysql-cluster",
+        "BackupDataDir": "/var/lib/mysql-cluster",
+    }
+    if version.is_7x and not version.at_least(7, 6):
+        base["IndexMemory"] = "68157440"
+    overrides: list[config_params.Override] = []
+    for key, value in spec.config.items():
+        name, _, node = key.partition("@")
+        overrides.append(
+            config_params.parse_override(f"{name}={value}" + (f"@{node}" if node else ""))
+        )
+    result: dict[int, dict[str, str]] = {}
+    params = config_params.params_for(version)
+    for node in topology.data_nodes:
+        values = {p.name: config_params.default_value(p) for p in params}
+        values.update(base)
+        values["NodeId"] = str(node.node_id)
+        values["HostName"] = node.hostname
+        result[node.node_id] = values
+    for o in overrides:
+        param = config_params.lookup(o.name, version)
+        value = config_params.normalize(param, o.value)
+        if o.node_id is not None and o.node_id not in result:
+            raise ValueError(f"--config {o.name}: {o.node_id} is not a data node id")
+        if param.name in ("NodeId", "NoOfReplicas"):
+            raise ValueError(f"--config {param.name} is set by the cluster layout")
+        for node_id in [o.node_id] if o.node_id is not None else list(result):
+            result[node_id][param.name] = value
+    for values in result.values():
+        if "DataDir" in values and values["FileSystemPath"] == base["FileSystemPath"]:
+            values["FileSystemPath"] = values["DataDir"]
+    return result
+
+
+def _fit_limits(config: dict[int, dict[str, str]], d: Dictionary, overridden: dict) -> None:
+    """Raise the Max* limits where the dictionary would not fit (as an operator must)."""
+    counts = d.counts()
+    needs = {
+        "MaxNoOfTables": counts["tables"] + 16,
+        "MaxNoOfOrderedIndexes": counts["ordered_indexes"] + 16,
+        "MaxNoOfUniqueHashIndexes": counts["unique_indexes"] + 16,
+        "MaxNoOfAttributes": counts["attributes"] + 256,
+        "MaxNoOfTriggers": counts["triggers"] * 2 + 768,
+    }
+    explicit = {k.split("@")[0].lower() for k in overridden}
+    for values in config.values():
+        for name, need in needs.items():
+            if name.lower() not in explicit and int(values[name]) < need:
+                values[name] = str(need)
+
+
+def _fit_data_memory(
+    config: dict[int, dict[str, str]], node_bytes: dict[int, int], overridden: dict
+) -> None:
+    """Size DataMemory so the tables take about 40% of it, unless it was set explicitly."""
+    if any(k.split("@")[0].lower() == "datamemory" for k in overridden):
+        return
+    step = 256 * 1024 * 1024
+    for node_id, values in config.items():
+        need = node_bytes[node_id] / 0.40
+        if int(values["DataMemory"]) < need:
+            values["DataMemory"] = str(math.ceil(need / step) * step)

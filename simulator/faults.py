@@ -1,0 +1,148 @@
+"""Injectable faults. The model (cluster.py) reads them when it advances and writes rows; the SQL
+front reads `ndbinfo_latency`, `refuse_connections` and `drop_connections` directly."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+PREFIX = "ndb$"
+
+
+@dataclass(frozen=True)
+class FaultSpec:
+    name: str
+    description: str
+    params: dict[str, tuple[type, bool]]  # name -> (type, required)
+
+
+FAULTS: dict[str, FaultSpec] = {
+    f.name: f
+    for f in (
+        FaultSpec("lcp-stall", "local checkpoints stop completing", {}),
+        FaultSpec(
+            "data-memory",
+            "Data memory filled to a share on every data node",
+            {"share": (float, True)},
+        ),
+        FaultSpec(
+            "redo-log",
+            "REDO log parts filled to a share on every data node",
+            {"share": (float, True)},
+        ),
+        FaultSpec("arbitrator-lost", "data nodes lose the arbitrator", {}),
+        FaultSpec(
+            "slow-ndbinfo",
+            "ndbinfo queries answer late",
+            {"seconds": (float, True), "table": (str, False)},
+        ),
+        FaultSpec("refuse-connections", "new MySQL connections are refused", {}),
+        FaultSpec("drop-connections", "connections are dropped when they send a query", {}),
+    )
+}
+
+
+class FaultError(ValueError):
+    """A fault name or parameter that is not valid; the message is one line."""
+
+
+def validate(name: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Checked and typed parameters of a fault; FaultError when something is wrong."""
+    spec = FAULTS.get(name)
+    if spec is None:
+        raise FaultError(f"unknown fault {name!r}; known: {', '.join(FAULTS)}")
+    unknown = set(params) - set(spec.params)
+    if unknown:
+        raise FaultError(f"{name}: unknown parameter(s) {', '.join(sorted(unknown))}")
+    clean: dict[str, Any] = {}
+    for key, (kind, required) in spec.params.items():
+        value = params.get(key)
+        if value is None:
+            if required:
+                raise FaultError(f"{name}: parameter {key!r} is required")
+            continue
+        try:
+            clean[key] = kind(value)
+        except (TypeError, ValueError):
+            raise FaultError(f"{name}: {key} must be a {kind.__name__}, got {value!r}") from None
+    if "share" in clean and not 0.0 <= clean["share"] <= 1.0:
+        raise FaultError(f"{name}: share must be between 0 and 1, got {clean['share']}")
+    if "seconds" in clean and not 0.0 <= clean["seconds"] <= 600.0:
+        raise FaultError(f"{name}: seconds must be between 0 and 600, got {clean['seconds']}")
+    if "table" in clean:
+        clean["table"] = _base_name(clean["table"])
+        if not clean["table"]:
+            raise FaultError(f"{name}: table must not be empty")
+    return clean
+
+
+def _base_name(table: str) -> str:
+    name = table.strip().lower().split(".")[-1].strip("`")
+    return name.removeprefix(PREFIX)
+
+
+class Faults:
+    def __init__(self) -> None:
+        self._active: dict[str, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+        self.before_change: Callable[[], None] = lambda: None
+
+    def set(self, name: str, **params: Any) -> dict[str, Any]:
+        clean = validate(name, params)
+        self.before_change()
+        with self._lock:
+            self._active[name] = clean
+        return clean
+
+    def clear(self, name: str) -> bool:
+        """Clear one fault; False when it was not active. FaultError for unknown names."""
+        if name not in FAULTS:
+            raise FaultError(f"unknown fault {name!r}; known: {', '.join(FAULTS)}")
+        self.before_change()
+        with self._lock:
+            return self._active.pop(name, None) is not None
+
+    def clear_all(self) -> None:
+        self.before_change()
+        with self._lock:
+            self._active.clear()
+
+    def active(self) -> dict[str, dict[str, Any]]:
+        with self._lock:
+            return {name: dict(params) for name, params in self._active.items()}
+
+    def get(self, name: str) -> dict[str, Any] | None:
+        with self._lock:
+            params = self._active.get(name)
+            return None if params is None else dict(params)
+
+    def is_active(self, name: str) -> bool:
+        with self._lock:
+            return name in self._active
+
+    def share(self, name: str) -> float | None:
+        params = self.get(name)
+        return None if params is None else params["share"]
+
+    def ndbinfo_latency(self, objects: Iterable[str]) -> float:
+        """Seconds to wait before answering a query over these ndbinfo objects."""
+        params = self.get("slow-ndbinfo")
+        if params is None:
+            return 0.0
+        names = {_base_name(o) for o in objects}
+        if not names:
+            return 0.0
+        table = params.get("table")
+        if table is None or table in names:
+            return params["seconds"]
+        return 0.0
+
+    @property
+    def refuse_connections(self) -> bool:
+        return self.is_active("refuse-connections")
+
+    @property
+    def drop_connections(self) -> bool:
+        return self.is_active("drop-connections")

@@ -1,0 +1,83 @@
+"""`ndbsim` command line: bad options give one line on stderr and exit 2; `ndbsim fault`
+drives a running simulator."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from ndbsim.testing import running_ndbsim
+
+
+def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "ndbsim", *args], capture_output=True, text=True, timeout=60, env=env
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "text"),
+    [
+        (["--data-nodes", "3", "--replicas", "2"], "multiple of --replicas"),
+        (["--replicas", "5"], "--replicas"),
+        (["--data-nodes", "0"], "--data-nodes"),
+        (["--ndb-version", "9.9"], "unsupported NDB version"),
+        (["--speed", "0"], "--speed"),
+        (["--pruned-scan-share", "1.5"], "--pruned-scan-share"),
+        (["--batching", "0.5"], "--batching"),
+        (["--port", "70000"], "--port"),
+        (["--tables", "x"], "--tables"),
+        (["--config", "NoSuchParam=1"], "unknown data node parameter"),
+        (["--config", "DataMemory=lots"], "not an unsigned number"),
+        (["--config", "DataMemory=1K"], "below the minimum"),
+        (["--config", "DataMemory=1G@9"], "not a data node id"),
+        (["--config", "DataMemory"], "Param=Value"),
+        (["--config", "IndexMemory=64M"], "unknown data node parameter"),
+        (["--bogus"], "unrecognized arguments"),
+        (["fault", "data-memory", "2"], "must be >= 0"),
+        (["fault", "stop-node", "x"], "not a whole number"),
+        (["fault", "explode"], "invalid choice"),
+    ],
+)
+def test_bad_options_exit_2_with_one_line(args, text):
+    result = run(*args)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert text in lines[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_fault_commands_against_running_simulator():
+    with running_ndbsim(speed=20, password="s3cret") as sim:
+        url = ["--control-url", sim.control_url]
+        result = run("fault", *url, "stop-node", "2")
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["state"] == "STOPPED"
+        assert run("fault", *url, "lcp-stall").returncode == 0
+        assert run("fault", *url, "slow-ndbinfo", "1", "--table", "threadstat").returncode == 0
+        listed = json.loads(run("fault", *url, "list").stdout)
+        assert set(listed) == {"lcp-stall", "slow-ndbinfo"}
+        assert listed["slow-ndbinfo"] == {"seconds": 1.0, "table": "threadstat"}
+        assert run("fault", *url, "clear", "lcp-stall").returncode == 0
+        bad = run("fault", *url, "clear", "nonsense")
+        assert bad.returncode == 1
+        assert "unknown fault" in bad.stderr
+        assert run("fault", *url, "start-node", "2").returncode == 0
+        assert run("fault", *url, "reset").returncode == 0
+        assert sim.status()["faults"] == {}
+        assert "s3cret" not in "\n".join(sim.output)
+
+
+def test_fault_command_without_simulator():
+    result = run("fault", "--control-url", "http://127.0.0.1:9", "list")
+    assert result.returncode == 1
+    assert result.stderr.startswith("ndbsim fault: cannot reach")
+
+
+def test_sigterm_exits_cleanly():
+    with running_ndbsim() as sim:
+        sim.process.terminate()
+        assert sim.process.wait(timeout=15) == 0

@@ -1,0 +1,270 @@
+"""Each fault changes exactly the ndbinfo rows and status variables a real cluster shows it in,
+and clearing it returns the cluster to healthy."""
+
+from __future__ import annotations
+
+import pytest
+from ndbsim.catalog import catalog_for
+from ndbsim.cluster import Cluster, ClusterSpec, NodeError
+from ndbsim.engine import Engine
+from ndbsim.faults import FaultError, Faults
+from ndbsim.versions import parse_version
+
+
+class Sim:
+    def __init__(self, **spec) -> None:
+        self.now = 1000.0
+        ndb = parse_version(spec.pop("version", "8.4"))
+        self.cluster = Cluster(ClusterSpec(**spec), ndb, clock=lambda: self.now)
+        self.engine = Engine(catalog_for(ndb))
+        self.sync()
+
+    def sync(self) -> None:
+        self.cluster.sync(self.engine)
+
+    def tick(self, seconds: float) -> None:
+        self.now += seconds
+        self.sync()
+
+    def q(self, sql: str) -> list[tuple]:
+        self.sync()
+        return self.engine.execute(sql).fetchall()
+
+    def one(self, sql: str):
+        return self.q(sql)[0][0]
+
+
+@pytest.fixture
+def sim() -> Sim:
+    return Sim(data_nodes=4, replicas=2, tables=12)
+
+
+def healthy(sim: Sim) -> None:
+    assert sim.cluster.data_nodes_reachable()
+    assert sim.cluster.global_status()["Ndb_number_of_ready_data_nodes"] == 4
+    assert sim.q("SELECT node_id, status FROM ndbinfo.nodes ORDER BY 1") == [
+        (n, "STARTED") for n in (1, 2, 3, 4)
+    ]
+    assert (
+        sim.one(
+            "SELECT count(*) FROM ndbinfo.table_fragments WHERE num_dead_replicas > 0 "
+            "OR current_primary <> preferred_primary"
+        )
+        == 0
+    )
+    assert sim.one("SELECT count(*) FROM ndbinfo.table_replicas WHERE is_replica_alive = 0") == 0
+    assert {r[0] for r in sim.q("SELECT arb_state FROM ndbinfo.membership")} == {"ARBIT_RUN"}
+
+
+def test_stop_and_start_data_node(sim):
+    sim.cluster.stop_node(2)
+    assert sim.cluster.global_status()["Ndb_number_of_ready_data_nodes"] == 3
+    assert sim.q("SELECT node_id FROM ndbinfo.nodes ORDER BY 1") == [(1,), (3,), (4,)]
+    for table in (
+        "threadstat",
+        "counters",
+        "memoryusage",
+        "logspaces",
+        "membership",
+        "diskpagebuffer",
+        "resources",
+        "config_values",
+    ):
+        assert sim.one(f"SELECT count(*) FROM ndbinfo.{table} WHERE node_id = 2") == 0, table
+    # fragments whose preferred primary was node 2 moved to the other member of its group
+    moved = sim.q("""SELECT DISTINCT current_primary, num_alive_replicas, num_dead_replicas
+                     FROM ndbinfo.table_fragments WHERE preferred_primary = 2""")
+    assert moved == [(1, 1, 1)]
+    assert (
+        sim.one(
+            "SELECT count(*) FROM ndbinfo.table_fragments "
+            "WHERE current_primary = 2 OR current_first_backup = 2"
+        )
+        == 0
+    )
+    dead = sim.q(
+        "SELECT DISTINCT replica_node_id, is_replica_alive, num_crashed_replicas "
+        "FROM ndbinfo.table_replicas WHERE is_replica_alive = 0"
+    )
+    assert dead == [(2, 0, 1)]
+    assert sim.one("SELECT count(*) FROM ndbinfo.processes WHERE node_id = 2") == 0
+    assert {
+        r[0]
+        for r in sim.q("SELECT DISTINCT status FROM ndbinfo.transporters WHERE remote_node_id = 2")
+    } == {"DISCONNECTED"}
+    assert (
+        sim.one("SELECT count(*) FROM ndbinfo.membership WHERE left_node = 2 OR right_node = 2")
+        == 0
+    )
+
+    sim.cluster.start_node(2)
+    sim.tick(2)
+    assert sim.q("SELECT status FROM ndbinfo.nodes WHERE node_id = 2") == [("STARTING",)]
+    assert sim.q("SELECT node_restart_status FROM ndbinfo.restart_info WHERE node_id = 2") != []
+    assert sim.cluster.global_status()["Ndb_number_of_ready_data_nodes"] == 3
+    sim.tick(sim.cluster.spec.restart_seconds)
+    assert sim.q("SELECT node_restart_status, total_restart_secs FROM ndbinfo.restart_info") == [
+        ("Restart completed", 12)
+    ]
+    assert sim.one("SELECT uptime FROM ndbinfo.nodes WHERE node_id = 2") < 30
+    healthy(sim)
+    assert (
+        sim.one(
+            "SELECT max(num_crashed_replicas) FROM ndbinfo.table_replicas WHERE replica_node_id = 2"
+        )
+        == 1
+    )
+
+
+def test_president_moves_when_it_stops(sim):
+    sim.cluster.stop_node(1)
+    assert {r[0] for r in sim.q("SELECT president FROM ndbinfo.membership")} == {2}
+    assert {r[0] for r in sim.q("SELECT node_id FROM ndbinfo.table_fragments")} == {2}
+    assert {
+        r[0] for r in sim.q('SELECT DISTINCT node_id FROM ndbinfo."ndb$table_fragments_all"')
+    } == {2, 3, 4}
+
+
+def test_whole_nodegroup_down_takes_cluster_down(sim):
+    sim.cluster.stop_node(3)
+    sim.cluster.stop_node(4)
+    assert not sim.cluster.data_nodes_reachable()
+    assert sim.cluster.global_status()["Ndb_number_of_ready_data_nodes"] == 0
+    assert all(s["state"] == "STOPPED" for s in sim.cluster.status()["nodes"] if s["type"] == "NDB")
+    epoch = sim.cluster.global_status()["Ndb_last_commit_epoch_server"]
+    sim.tick(30)
+    assert sim.cluster.global_status()["Ndb_last_commit_epoch_server"] == epoch
+    sim.cluster.reset()
+    sim.tick(1)
+    healthy(sim)
+    assert sim.cluster.global_status()["Ndb_connect_count"] == 2
+
+
+def test_cluster_restarts_when_every_group_has_a_starting_node(sim):
+    sim.cluster.stop_node(3)
+    sim.cluster.stop_node(4)
+    sim.cluster.start_node(1)
+    sim.tick(60)
+    assert not sim.cluster.data_nodes_reachable()
+    sim.cluster.start_node(3)
+    sim.tick(sim.cluster.spec.restart_seconds + 1)
+    assert sim.cluster.data_nodes_reachable()
+    assert sim.cluster.global_status()["Ndb_number_of_ready_data_nodes"] == 2
+
+
+def test_lcp_stall(sim):
+    sim.cluster.faults.set("lcp-stall")
+    sim.tick(5)
+    lcp = sim.one("SELECT max(last_lcp_id) FROM ndbinfo.table_replicas")
+    gci_done = sim.one("SELECT max(last_max_gci_completed) FROM ndbinfo.table_replicas")
+    sim.tick(600)
+    assert sim.one("SELECT max(last_lcp_id) FROM ndbinfo.table_replicas") == lcp
+    assert (
+        sim.one(
+            "SELECT min(is_lcp_ongoing) FROM ndbinfo.table_replicas "
+            "WHERE table_id IN (SELECT id FROM ndbinfo.dict_obj_info WHERE type = 2)"
+        )
+        == 1
+    )
+    assert "ACTIVE" in {
+        r[0] for r in sim.q("SELECT tab_lcp_status FROM ndbinfo.table_distribution_status")
+    }
+    gci = sim.cluster.global_status()["Ndb_last_commit_epoch_server"] >> 32
+    assert gci - gci_done > 290
+    sim.cluster.faults.clear("lcp-stall")
+    sim.tick(120)
+    assert sim.one("SELECT max(last_lcp_id) FROM ndbinfo.table_replicas") > lcp
+
+
+def test_data_memory(sim):
+    sim.cluster.faults.set("data-memory", share=0.95)
+    rows = sim.q(
+        "SELECT used_pages, total_pages FROM ndbinfo.memoryusage WHERE memory_type = 'Data memory'"
+    )
+    assert len(rows) == 4
+    assert all(used == int(total * 0.95) for used, total in rows)
+    assert {
+        r for r in sim.q("SELECT used FROM ndbinfo.resources WHERE resource_name = 'DATA_MEMORY'")
+    } == {(rows[0][0],)}
+    sim.cluster.faults.clear("data-memory")
+    used = sim.one(
+        "SELECT max(used_pages / total_pages) FROM ndbinfo.memoryusage "
+        "WHERE memory_type = 'Data memory'"
+    )
+    assert used < 0.6
+
+
+def test_redo_log(sim):
+    sim.cluster.faults.set("redo-log", share=0.9)
+    shares = {
+        round(u / t, 3)
+        for u, t in sim.q("SELECT used, total FROM ndbinfo.logspaces WHERE log_type = 'REDO'")
+    }
+    assert shares == {0.9}
+    sim.cluster.faults.clear("redo-log")
+    assert sim.one("SELECT max(used / total) FROM ndbinfo.logspaces WHERE log_type = 'REDO'") < 0.1
+
+
+def test_arbitrator_lost(sim):
+    sim.cluster.faults.set("arbitrator-lost")
+    rows = sim.q(
+        "SELECT node_id, arbitrator, arb_state, arb_connected FROM ndbinfo.membership ORDER BY 1"
+    )
+    assert rows == [(1, 0, "ARBIT_FIND", "No")] + [(n, 0, "ARBIT_NULL", "No") for n in (2, 3, 4)]
+    assert sim.one("SELECT count(*) FROM ndbinfo.processes WHERE node_id = 49") > 0
+    sim.cluster.faults.clear("arbitrator-lost")
+    healthy(sim)
+
+
+def test_management_and_api_nodes(sim):
+    sim.cluster.stop_node(49)
+    assert sim.one("SELECT count(*) FROM ndbinfo.processes WHERE node_id = 49") == 0
+    assert {
+        r[0]
+        for r in sim.q("SELECT DISTINCT status FROM ndbinfo.transporters WHERE remote_node_id = 49")
+    } == {"DISCONNECTED"}
+    assert {r[0] for r in sim.q("SELECT arbitrator FROM ndbinfo.membership")} == {0}
+    other_sql = sim.cluster.sql_node_id + 1
+    sim.cluster.stop_node(other_sql)
+    assert sim.one(f"SELECT count(*) FROM ndbinfo.processes WHERE node_id = {other_sql}") == 0
+    with pytest.raises(NodeError, match="this SQL node"):
+        sim.cluster.stop_node(sim.cluster.sql_node_id)
+    with pytest.raises(NodeError, match="unknown node"):
+        sim.cluster.stop_node(77)
+    sim.cluster.start_node(49)
+    sim.cluster.start_node(other_sql)
+    healthy(sim)
+    assert sim.one(f"SELECT count(*) FROM ndbinfo.processes WHERE node_id = {other_sql}") > 0
+
+
+def test_connection_and_latency_faults(sim):
+    faults = sim.cluster.faults
+    faults.set("slow-ndbinfo", seconds=2.0, table="threadstat")
+    assert faults.ndbinfo_latency({"threadstat"}) == 2.0
+    assert faults.ndbinfo_latency({"ndb$threadstat"}) == 2.0
+    assert faults.ndbinfo_latency({"nodes"}) == 0.0
+    faults.set("slow-ndbinfo", seconds=1.5)
+    assert faults.ndbinfo_latency({"nodes"}) == 1.5
+    faults.set("refuse-connections")
+    faults.set("drop-connections")
+    assert faults.refuse_connections and faults.drop_connections
+    assert set(faults.active()) == {"slow-ndbinfo", "refuse-connections", "drop-connections"}
+    sim.cluster.reset()
+    assert faults.active() == {}
+    assert not faults.refuse_connections
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "message"),
+    [
+        ("bogus", {}, "unknown fault"),
+        ("data-memory", {}, "required"),
+        ("data-memory", {"share": 1.5}, "between 0 and 1"),
+        ("data-memory", {"share": "x"}, "must be a float"),
+        ("lcp-stall", {"share": 0.5}, "unknown parameter"),
+        ("slow-ndbinfo", {"seconds": -1}, "between 0 and 600"),
+    ],
+)
+def test_bad_fault_requests(name, params, message):
+    with pytest.raises(FaultError, match=message):
+        Faults().set(name, **params)

@@ -1,0 +1,117 @@
+"""The HTTP side: /metrics, /probe, /healthz and the cluster view at "/"."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.responses import PlainTextResponse, Response
+from ndbinfo_exporter import view
+from ndbinfo_exporter.scrape import Scraper, ScrapeResult
+from ndbinfo_exporter.settings import Settings
+from ndbinfo_exporter.targets import ProbeRefused, TargetConfig, Targets
+from ndbinfo_exporter.webconfig import WebConfig
+from prometheus_client import CollectorRegistry
+from prometheus_client.exposition import choose_encoder
+from prometheus_client.registry import Collector as RegistryCollector
+
+log = logging.getLogger(__name__)
+
+DEFAULT_SCRAPE_TIMEOUT = 10.0
+TIMEOUT_HEADER = "X-Prometheus-Scrape-Timeout-Seconds"
+
+
+class _Families(RegistryCollector):
+    def __init__(self, result: ScrapeResult):
+        self._result = result
+
+    def collect(self):
+        return iter(self._result.families)
+
+
+def scrape_timeout(header: str | None, offset: float) -> float:
+    """Prometheus' scrape timeout minus ``offset``, as mysqld_exporter computes it."""
+    try:
+        timeout = float(header) if header else DEFAULT_SCRAPE_TIMEOUT
+    except ValueError:
+        timeout = DEFAULT_SCRAPE_TIMEOUT
+    if timeout <= 0:
+        timeout = DEFAULT_SCRAPE_TIMEOUT
+    return timeout - offset if offset < timeout else timeout
+
+
+def render(result: ScrapeResult, accept: str | None) -> Response:
+    """The exposition of one scrape, from a registry that lives only for this response."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_Families(result))
+    encoder, content_type = choose_encoder(accept or "")
+    return Response(
+        content=encoder(registry), media_type=None, headers={"Content-Type": content_type}
+    )
+
+
+def create_app(
+    settings: Settings, targets: Targets, scraper: Scraper, web: WebConfig | None = None
+) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        scraper.close()
+
+    app = FastAPI(
+        title="ndbinfo-exporter", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
+    )
+    app.state.settings = settings
+    app.state.scraper = scraper
+    app.state.default_target = targets.default
+    app.state.targets = targets
+
+    if web is not None and web.basic_auth is not None:
+        auth = web.basic_auth
+
+        @app.middleware("http")
+        async def basic_auth(request: Request, call_next):
+            if not await asyncio.to_thread(auth.check, request.headers.get("authorization")):
+                return PlainTextResponse(
+                    "Unauthorized\n",
+                    status_code=401,
+                    headers={"WWW-Authenticate": 'Basic realm="ndbinfo-exporter"'},
+                )
+            return await call_next(request)
+
+    async def serve(target: TargetConfig, request: Request) -> Response:
+        timeout = scrape_timeout(
+            request.headers.get(TIMEOUT_HEADER), settings.scrape_timeout_offset
+        )
+        result = await scraper.scrape(target, timeout)
+        return render(result, request.headers.get("accept"))
+
+    @app.get(settings.telemetry_path, include_in_schema=False)
+    async def metrics(request: Request) -> Response:
+        return await serve(targets.default, request)
+
+    @app.get("/probe", include_in_schema=False)
+    async def probe(
+        request: Request, target: str | None = None, auth_module: str | None = None
+    ) -> Response:
+        if not target:
+            return PlainTextResponse("the target parameter is missing\n", status_code=400)
+        try:
+            probe_target = targets.for_probe(target, auth_module)
+        except ProbeRefused as refused:
+            log.info(
+                "probe refused",
+                extra={"fields": {"target": target, "reason": str(refused)}},
+            )
+            return PlainTextResponse(f"{refused}\n", status_code=refused.status)
+        return await serve(probe_target, request)
+
+    @app.get("/healthz", include_in_schema=False)
+    async def healthz() -> PlainTextResponse:
+        return PlainTextResponse("ok\n")
+
+    app.include_router(view.make_router(app))
+    return app

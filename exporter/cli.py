@@ -1,0 +1,101 @@
+"""The ``ndbinfo-exporter`` command."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import sys
+from collections.abc import Sequence
+
+import uvicorn
+from ndbinfo_exporter import __version__, logs, mycnf, targets, webconfig
+from ndbinfo_exporter.app import create_app
+from ndbinfo_exporter.collectors.registry import all_collectors
+from ndbinfo_exporter.errors import ConfigError
+from ndbinfo_exporter.scrape import Scraper
+from ndbinfo_exporter.settings import Settings, listen_host_port, parse
+
+log = logging.getLogger("ndbinfo_exporter")
+
+
+def _listen(address: str) -> socket.socket:
+    host, port = listen_host_port(address)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise OSError(f"cannot listen on {address}: {exc.strerror or exc}") from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def _configure(argv: Sequence[str]):
+    collectors = all_collectors()
+    settings: Settings = parse(argv, collectors)
+    client = mycnf.load(settings.my_cnf) if settings.my_cnf else {}
+    password = settings.password.get_secret_value() if settings.password is not None else None
+    resolved = targets.build(
+        client,
+        settings.mysqld_address,
+        settings.mysqld_username,
+        password,
+        settings.probe_allowed_targets,
+    )
+    web = webconfig.load(settings.web_config_file) if settings.web_config_file else None
+    return collectors, settings, resolved, web
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        collectors, settings, resolved, web = _configure(sys.argv[1:] if argv is None else argv)
+        sock = _listen(settings.listen_address)
+    except ConfigError as exc:
+        print(f"ndbinfo-exporter: {logs.redact(str(exc))}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"ndbinfo-exporter: {exc}", file=sys.stderr)
+        return 1
+    logs.setup(settings.log_level, settings.log_format)
+    enabled = settings.enabled(collectors)
+    scraper = Scraper(
+        enabled,
+        {c.name: settings.options_for(c) for c in enabled},
+        max_connections=settings.max_connections,
+        query_timeout=settings.query_timeout,
+    )
+    app = create_app(settings, resolved, scraper, web)
+    tls = web.tls if web else None
+    config = uvicorn.Config(
+        app,
+        log_config=None,
+        server_header=False,
+        ssl_certfile=tls.cert_file if tls else None,
+        ssl_keyfile=tls.key_file if tls else None,
+        ssl_ca_certs=tls.client_ca_file if tls else None,
+        ssl_cert_reqs=tls.cert_reqs if tls else 0,
+    )
+    host, port = sock.getsockname()[:2]
+    log.info(
+        "starting ndbinfo-exporter",
+        extra={
+            "fields": {
+                "version": __version__,
+                "address": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
+                "tls": tls is not None,
+                "basic_auth": bool(web and web.basic_auth),
+                "target": resolved.default.name,
+                "collectors": ",".join(c.name for c in enabled),
+            }
+        },
+    )
+    asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

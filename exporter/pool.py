@@ -1,0 +1,227 @@
+"""A bounded pool of MySQL connections to one SQL node, used from asyncio.
+
+Blocking driver calls run on the pool's own worker threads. A slot is held from the moment a
+job is submitted until its thread has finished with the connection, so the number of
+connections open to the node never exceeds ``max_connections`` — not even while a query that
+outlived its deadline is still being abandoned. Such a connection is closed, never reused.
+The pool serves every credential set (/probe auth modules) for the node: an idle connection
+of another credential set is closed to make room when the limit is reached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import mysql.connector
+from mysql.connector import errors
+from ndbinfo_exporter.collectors.base import TargetInfo
+from ndbinfo_exporter.target import detect
+from ndbinfo_exporter.targets import TargetConfig
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# Errors after which a reused (idle) connection is presumed stale and replaced once.
+_CONNECTION_ERRORS = (errors.InterfaceError, errors.OperationalError)
+_CLOSE_WAIT_SECONDS = 1.0
+
+
+@dataclass
+class PooledConnection:
+    raw: Any  # mysql.connector connection
+    info: TargetInfo  # detected once, when the connection was opened
+
+    def set_deadline(self, deadline: float) -> None:
+        """Bound the next reads by a monotonic ``deadline`` (the driver wants whole seconds)."""
+        self.raw.read_timeout = max(1, math.ceil(deadline - time.monotonic()))
+
+
+class ConnectionPool:
+    def __init__(self, name: str, max_connections: int, query_timeout: float):
+        self.name = name
+        self.max_connections = max_connections
+        self._query_timeout = query_timeout
+        self._slots = asyncio.Semaphore(max_connections)
+        self._idle: dict[TargetConfig, list[PooledConnection]] = {}
+        self._lock = threading.Lock()
+        self._open = 0
+        self._executor = ThreadPoolExecutor(
+            max_workers=max_connections, thread_name_prefix=f"pool {name}"
+        )
+
+    @property
+    def open_connections(self) -> int:
+        with self._lock:
+            return self._open
+
+    async def run(
+        self, target: TargetConfig, job: Callable[[PooledConnection], T], timeout: float
+    ) -> T:
+        """Run ``job`` on a connection for ``target`` in a worker thread; TimeoutError after
+        ``timeout`` seconds, counting the wait for a free slot."""
+        loop = asyncio.get_running_loop()
+        deadline = time.monotonic() + timeout
+        async with asyncio.timeout(timeout):
+            await self._slots.acquire()
+        abandoned = threading.Event()
+        try:
+            future: Future[T] = self._executor.submit(self._work, target, job, deadline, abandoned)
+        except RuntimeError:  # the pool was closed at shutdown
+            self._slots.release()
+            raise
+        future.add_done_callback(lambda _: self._release(loop))
+        result = asyncio.wrap_future(future)
+        # An abandoned job's error is expected; retrieve it so asyncio does not report it.
+        result.add_done_callback(lambda done: done.cancelled() or done.exception())
+        try:
+            return await asyncio.wait_for(
+                asyncio.shield(result),
+                max(0.0, deadline - time.monotonic()),
+            )
+        except (TimeoutError, asyncio.CancelledError):
+            abandoned.set()
+            raise
+
+    def _release(self, loop: asyncio.AbstractEventLoop) -> None:
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(self._slots.release)
+
+    def _work(
+        self,
+        target: TargetConfig,
+        job: Callable[[PooledConnection], T],
+        deadline: float,
+        abandoned: threading.Event,
+    ) -> T:
+        connection = self._take_idle(target)
+        reused = connection is not None
+        if connection is None:
+            connection = self._connect(target, deadline)
+        try:
+            connection.set_deadline(deadline)
+            result = job(connection)
+        except errors.Error as exc:
+            self._close(connection)
+            if not (reused and isinstance(exc, _CONNECTION_ERRORS) and time.monotonic() < deadline):
+                raise
+            log.debug("replacing a stale pooled connection to %s", self.name)
+            self._reserve()
+            connection = self._connect(target, deadline)
+            try:
+                connection.set_deadline(deadline)
+                result = job(connection)
+            except BaseException:
+                self._close(connection)
+                raise
+        except BaseException:
+            self._close(connection)
+            raise
+        if abandoned.is_set():
+            self._close(connection)
+        else:
+            with self._lock:
+                self._idle.setdefault(target, []).append(connection)
+        return result
+
+    def _take_idle(self, target: TargetConfig) -> PooledConnection | None:
+        """An idle connection for ``target``, or None after reserving room for a new one."""
+        with self._lock:
+            idle = self._idle.get(target)
+            if idle:
+                return idle.pop()
+        self._reserve()
+        return None
+
+    def _reserve(self) -> None:
+        """Count a connection about to be opened; at the limit, first close an idle connection
+        of another credential set (there is one: every other open connection is either idle
+        or holds one of the other slots)."""
+        with self._lock:
+            evict = None
+            if self._open >= self.max_connections:
+                evict = next((conns.pop() for conns in self._idle.values() if conns), None)
+            self._open += 1
+        if evict is not None:
+            self._close(evict)
+
+    def _connect(self, target: TargetConfig, deadline: float) -> PooledConnection:
+        """Open a connection counted by ``_reserve`` (uncounted again if it fails)."""
+        seconds = max(1, math.ceil(min(self._query_timeout, deadline - time.monotonic())))
+        kwargs: dict[str, Any] = {
+            "user": target.user,
+            "password": target.password,
+            "connection_timeout": seconds,
+            "use_pure": True,
+            "autocommit": True,
+        }
+        if target.socket:
+            kwargs["unix_socket"] = target.socket
+        else:
+            kwargs["host"], kwargs["port"] = target.host, target.port
+        for key in ("ssl_ca", "ssl_cert", "ssl_key"):
+            if getattr(target, key):
+                kwargs[key] = getattr(target, key)
+        raw = None
+        try:
+            raw = mysql.connector.connect(**kwargs)
+            raw.read_timeout = max(1, math.ceil(deadline - time.monotonic()))
+            info = detect(raw)
+            self._limit_execution_time(raw)
+            return PooledConnection(raw=raw, info=info)
+        except BaseException:
+            with self._lock:
+                self._open -= 1
+            if raw is not None:
+                _quietly_close(raw)
+            raise
+
+    def _limit_execution_time(self, raw: Any) -> None:
+        """Have the server itself stop a SELECT that outlives the query timeout, so that a query
+        abandoned by the exporter does not keep running there. Servers without the variable
+        (not MySQL 5.7.8+) are left alone."""
+        cursor = raw.cursor()
+        try:
+            cursor.execute(
+                f"SET SESSION max_execution_time = {math.ceil(self._query_timeout * 1000)}"
+            )
+        except errors.DatabaseError as exc:
+            log.debug("max_execution_time not set on %s: %s", self.name, exc.msg)
+        finally:
+            cursor.close()
+
+    def _close(self, connection: PooledConnection) -> None:
+        with self._lock:
+            self._open -= 1
+        _quietly_close(connection.raw)
+
+    def close(self) -> None:
+        """Close idle connections and stop the worker threads (at shutdown)."""
+        with self._lock:
+            idle = [c for conns in self._idle.values() for c in conns]
+            self._idle.clear()
+        for connection in idle:
+            self._close(connection)
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _quietly_close(raw: Any) -> None:
+    """Say goodbye and wait (briefly) for the server to close its end, so that the server
+    has let go of the connection before its slot is reused. Errors from a dead socket do
+    not matter: the connection is being dropped anyway."""
+    with contextlib.suppress(errors.Error, OSError, AttributeError):
+        raw.cmd_quit()
+        sock = raw._socket.sock
+        sock.settimeout(_CLOSE_WAIT_SECONDS)
+        while sock.recv(4096):
+            pass
+    with contextlib.suppress(errors.Error, OSError, AttributeError):
+        raw.close()

@@ -1,0 +1,256 @@
+"""One scrape of one SQL node: every enabled collector, concurrently, within a deadline."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import platform
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ndbinfo_exporter import __version__, logs
+from ndbinfo_exporter.collectors.base import Collector, Context, Row, TargetInfo
+from ndbinfo_exporter.pool import ConnectionPool, PooledConnection
+from ndbinfo_exporter.targets import TargetConfig
+from prometheus_client.core import GaugeMetricFamily, Metric
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ScrapeResult:
+    target: str  # "host:port" (never credentials)
+    up: bool
+    families: list[Metric]  # everything exported by this scrape, incl. ndb_up and ndb_exporter_*
+    rows: dict[str, list[Row]]  # raw rows per collector name, so the view can reuse them
+    target_info: TargetInfo | None
+    error: str | None  # one line, never credentials
+    finished_at: float  # time.time()
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    collector: Collector
+    success: bool
+    duration: float
+    families: list[Metric]
+    rows: list[Row] | None
+
+
+def _fetch(sql: str, params: tuple[Any, ...] | None):
+    def job(connection: PooledConnection) -> list[Row]:
+        cursor = connection.raw.cursor(dictionary=True)
+        try:
+            cursor.execute(sql, params)
+            return list(cursor.fetchall())
+        finally:
+            cursor.close()
+
+    return job
+
+
+def _alive(connection: PooledConnection) -> TargetInfo:
+    """One statement, so that a pooled connection to a node that went away (or that no longer
+    answers statements) is noticed and replaced before the collectors run."""
+    cursor = connection.raw.cursor()
+    try:
+        cursor.execute("SELECT 1")
+        cursor.fetchall()
+    finally:
+        cursor.close()
+    return connection.info
+
+
+def _build_info() -> GaugeMetricFamily:
+    family = GaugeMetricFamily(
+        "ndb_exporter_build_info",
+        "The exporter's version and the Python version it runs on.",
+        labels=["version", "python_version"],
+    )
+    family.add_metric([__version__, platform.python_version()], 1)
+    return family
+
+
+def _one_line_error(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return logs.redact(text)
+
+
+class Scraper:
+    """Scrapes targets with one connection pool per target; concurrent scrapes of the same
+    target share one in-flight collection."""
+
+    def __init__(
+        self,
+        collectors: Sequence[Collector],
+        options: Mapping[str, Mapping[str, Any]],
+        max_connections: int,
+        query_timeout: float,
+    ):
+        self.collectors = list(collectors)
+        self._options = options
+        self._max_connections = max_connections
+        self._query_timeout = query_timeout
+        self._pools: dict[str, ConnectionPool] = {}
+        self._in_flight: dict[tuple, asyncio.Task[ScrapeResult]] = {}
+        self._last: dict[str, ScrapeResult] = {}
+
+    def pool(self, target: TargetConfig) -> ConnectionPool:
+        pool = self._pools.get(target.name)
+        if pool is None:
+            pool = ConnectionPool(target.name, self._max_connections, self._query_timeout)
+            self._pools[target.name] = pool
+        return pool
+
+    def close(self) -> None:
+        for pool in self._pools.values():
+            pool.close()
+        self._pools.clear()
+
+    def last(self, target_name: str) -> ScrapeResult | None:
+        return self._last.get(target_name)
+
+    async def scrape(self, target: TargetConfig, timeout: float) -> ScrapeResult:
+        task = self._in_flight.get(target.key)
+        if task is None:
+            task = asyncio.ensure_future(self._collect(target, timeout))
+            self._in_flight[target.key] = task
+            task.add_done_callback(lambda done: self._forget(target.key, done))
+        return await asyncio.shield(task)
+
+    def _forget(self, key: tuple, task: asyncio.Task[ScrapeResult]) -> None:
+        if self._in_flight.get(key) is task:
+            del self._in_flight[key]
+
+    async def query(self, target: TargetConfig, sql: str, timeout: float) -> list[Row]:
+        return await self.pool(target).run(
+            target, _fetch(sql, None), min(timeout, self._query_timeout)
+        )
+
+    async def _collect(self, target: TargetConfig, timeout: float) -> ScrapeResult:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        pool = self.pool(target)
+        try:
+            info = await pool.run(target, _alive, timeout)
+        except Exception as exc:
+            error = (
+                "timed out connecting" if isinstance(exc, TimeoutError) else _one_line_error(exc)
+            )
+            log.warning("scrape failed", extra={"fields": {"target": target.name, "err": error}})
+            result = ScrapeResult(
+                target=target.name,
+                up=False,
+                families=[
+                    _gauge("ndb_up", "1 if the SQL node answered this scrape.", 0),
+                    _build_info(),
+                ],
+                rows={},
+                target_info=None,
+                error=error,
+                finished_at=time.time(),
+            )
+            self._last[target.name] = result
+            return result
+
+        runnable = [c for c in self.collectors if c.available(info)]
+        skipped = [c for c in self.collectors if not c.available(info)]
+        outcomes = await asyncio.gather(
+            *(self._run(collector, target, info, pool, deadline) for collector in runnable)
+        )
+        families: list[Metric] = [
+            _gauge("ndb_up", "1 if the SQL node answered this scrape.", 1),
+            _build_info(),
+            _version_info(info),
+        ]
+        families.extend(_collector_families(outcomes, skipped))
+        for outcome in outcomes:
+            families.extend(outcome.families)
+        result = ScrapeResult(
+            target=target.name,
+            up=True,
+            families=families,
+            rows={o.collector.name: o.rows for o in outcomes if o.rows is not None},
+            target_info=info,
+            error=None,
+            finished_at=time.time(),
+        )
+        self._last[target.name] = result
+        return result
+
+    async def _run(
+        self,
+        collector: Collector,
+        target: TargetConfig,
+        info: TargetInfo,
+        pool: ConnectionPool,
+        deadline: float,
+    ) -> _Outcome:
+        loop = asyncio.get_running_loop()
+        started = time.perf_counter()
+        rows: list[Row] | None = None
+        timeout = min(self._query_timeout, deadline - loop.time())
+        try:
+            context = Context(target=info, options=self._options.get(collector.name, {}))
+            params = collector.params(context) if collector.params else None
+            rows = await pool.run(target, _fetch(collector.sql, params), timeout)
+            families = await asyncio.wait_for(
+                asyncio.to_thread(lambda: list(collector.collect(rows, context))),
+                max(0.0, deadline - loop.time()),
+            )
+        except Exception as exc:
+            error = (
+                f"timed out after {timeout:.1f}s"
+                if isinstance(exc, TimeoutError)
+                else _one_line_error(exc)
+            )
+            log.warning(
+                "collector failed",
+                extra={
+                    "fields": {"target": target.name, "collector": collector.name, "err": error}
+                },
+                exc_info=log.isEnabledFor(logging.DEBUG),
+            )
+            return _Outcome(collector, False, time.perf_counter() - started, [], rows)
+        return _Outcome(collector, True, time.perf_counter() - started, families, rows)
+
+
+def _gauge(name: str, help_text: str, value: float) -> GaugeMetricFamily:
+    return GaugeMetricFamily(name, help_text, value=value)
+
+
+def _version_info(info: TargetInfo) -> GaugeMetricFamily:
+    family = GaugeMetricFamily(
+        "ndb_version_info",
+        "The SQL node's @@version and the NDB version parsed from it.",
+        labels=["version", "ndb_version"],
+    )
+    family.add_metric([info.version, ".".join(str(part) for part in info.ndb_version)], 1)
+    return family
+
+
+def _collector_families(outcomes: Sequence[_Outcome], skipped: Sequence[Collector]) -> list[Metric]:
+    success = GaugeMetricFamily(
+        "ndb_exporter_collector_success",
+        "1 if the collector succeeded in this scrape.",
+        labels=["collector"],
+    )
+    duration = GaugeMetricFamily(
+        "ndb_exporter_collector_duration_seconds",
+        "Time the collector took in this scrape.",
+        labels=["collector"],
+    )
+    skip = GaugeMetricFamily(
+        "ndb_exporter_collector_skipped",
+        "1 if the SQL node lacks the collector's ndbinfo objects or NDB version.",
+        labels=["collector"],
+    )
+    for outcome in outcomes:
+        success.add_metric([outcome.collector.name], 1 if outcome.success else 0)
+        duration.add_metric([outcome.collector.name], outcome.duration)
+        skip.add_metric([outcome.collector.name], 0)
+    for collector in skipped:
+        skip.add_metric([collector.name], 1)
+    return [success, duration, skip]

@@ -1,0 +1,57 @@
+"""What a SQL node offers: its version and the ndbinfo tables and views it has."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from mysql.connector import errors
+from ndbinfo_exporter.collectors.base import TargetInfo, Version
+
+ER_UNKNOWN_SYSTEM_VARIABLE = 1193
+
+_NDB_IN_VERSION = re.compile(r"-ndb-(\d+)\.(\d+)\.(\d+)")
+_LEADING_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)")
+
+OBJECTS_SQL = "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'ndbinfo'"
+
+
+def ndb_version(version: str, ndbinfo_version: Any) -> Version:
+    """The NDB version from @@ndbinfo_version ((major<<16)|(minor<<8)|build), else from
+    @@version ("5.7.16-ndb-7.5.4-cluster-gpl", "8.4.3-cluster"); (0, 0, 0) when not NDB."""
+    if ndbinfo_version not in (None, "", 0):
+        number = int(ndbinfo_version)
+        return (number >> 16, (number >> 8) & 0xFF, number & 0xFF)
+    match = _NDB_IN_VERSION.search(version)
+    if match:
+        return (int(match[1]), int(match[2]), int(match[3]))
+    match = _LEADING_VERSION.match(version)
+    if match and "cluster" in version:
+        return (int(match[1]), int(match[2]), int(match[3]))
+    return (0, 0, 0)
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, (bytes, bytearray)) else str(value)
+
+
+def detect(connection: Any) -> TargetInfo:
+    """Blocking: two queries on ``connection`` (a mysql.connector connection)."""
+    cursor = connection.cursor()
+    try:
+        try:
+            cursor.execute("SELECT @@version, @@ndbinfo_version")
+            version, ndbinfo_version = cursor.fetchone()
+        except errors.DatabaseError as exc:
+            if exc.errno != ER_UNKNOWN_SYSTEM_VARIABLE:
+                raise
+            cursor.execute("SELECT @@version")
+            (version,), ndbinfo_version = cursor.fetchone(), None
+        cursor.execute(OBJECTS_SQL)
+        objects = frozenset(_text(row[0]).lower() for row in cursor.fetchall())
+    finally:
+        cursor.close()
+    version = _text(version)
+    return TargetInfo(
+        version=version, ndb_version=ndb_version(version, ndbinfo_version), objects=objects
+    )

@@ -1,0 +1,171 @@
+"""Which SQL nodes the exporter may scrape, and with which credentials."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ndbinfo_exporter import logs
+from ndbinfo_exporter.errors import ConfigError
+from ndbinfo_exporter.mycnf import ClientSection
+
+DEFAULT_PORT = 3306
+
+
+@dataclass(frozen=True)
+class TargetConfig:
+    """How to reach one SQL node. ``name`` is what appears in logs, metrics and the view."""
+
+    host: str
+    port: int
+    user: str
+    password: str = field(default="", repr=False)
+    socket: str | None = None
+    ssl_ca: str | None = None
+    ssl_cert: str | None = None
+    ssl_key: str | None = None
+    auth_module: str | None = None
+
+    @property
+    def name(self) -> str:
+        if self.socket:
+            return self.socket
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{host}:{self.port}"
+
+    @property
+    def key(self) -> tuple[str, str, str | None]:
+        """Identity for pooling and sharing in-flight scrapes (never holds the password)."""
+        return (self.name, self.user, self.auth_module)
+
+
+class ProbeRefused(Exception):
+    """A /probe request that must not be served; ``status`` is the HTTP status to answer."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def split_address(address: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
+    """ "host:port", "[v6]:port" or "host" -> (host, port); ValueError when malformed."""
+    address = address.strip()
+    if address.startswith("["):
+        host, sep, rest = address[1:].partition("]")
+        if not sep or (rest and not rest.startswith(":")):
+            raise ValueError(f"malformed address {address!r}")
+        port_text = rest[1:]
+    elif address.count(":") == 1:
+        host, port_text = address.split(":")
+    elif ":" in address:
+        raise ValueError(f"IPv6 address {address!r} needs brackets: [addr]:port")
+    else:
+        host, port_text = address, ""
+    if not host:
+        raise ValueError(f"address {address!r} has no host")
+    if not port_text:
+        return host, default_port
+    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise ValueError(f"address {address!r} has an invalid port")
+    return host, int(port_text)
+
+
+@functools.cache
+def pattern_regex(pattern: str) -> re.Pattern[str]:
+    """A host:port glob: ``*`` and ``?`` stay within one dot-separated part of the host (or
+    within the port), so "10.0.1.*:3306" cannot match "10.0.1.5.evil.example:3306"."""
+    parts = []
+    for char in pattern.lower():
+        if char == "*":
+            parts.append(r"[^.:\[\]]*")
+        elif char == "?":
+            parts.append(r"[^.:\[\]]")
+        else:
+            parts.append(re.escape(char))
+    return re.compile("".join(parts))
+
+
+def _normalise(host: str, port: int) -> str:
+    host = host.lower()
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+@dataclass(frozen=True)
+class Targets:
+    default: TargetConfig
+    auth_modules: Mapping[str, ClientSection]  # NAME of each [client.NAME]
+    allowed_patterns: tuple[str, ...] = ()
+
+    def allowed(self, host: str, port: int) -> bool:
+        address = _normalise(host, port)
+        if address == _normalise(self.default.host, self.default.port):
+            return True
+        for section in self.auth_modules.values():
+            if section.host and address == _normalise(section.host, section.port or DEFAULT_PORT):
+                return True
+        return any(pattern_regex(pattern).fullmatch(address) for pattern in self.allowed_patterns)
+
+    def for_probe(self, address: str, auth_module: str | None) -> TargetConfig:
+        try:
+            host, port = split_address(address)
+        except ValueError as exc:
+            raise ProbeRefused(400, str(exc)) from None
+        if auth_module is not None and auth_module not in self.auth_modules:
+            raise ProbeRefused(400, f"unknown auth_module {auth_module!r}")
+        if not self.allowed(host, port):
+            raise ProbeRefused(403, f"target {address!r} is not in the allowed probe targets")
+        base = self.default
+        section = self.auth_modules[auth_module] if auth_module else ClientSection()
+        return TargetConfig(
+            host=host,
+            port=port,
+            user=section.user or base.user,
+            password=section.password if section.password is not None else base.password,
+            ssl_ca=section.ssl_ca or base.ssl_ca,
+            ssl_cert=section.ssl_cert or base.ssl_cert,
+            ssl_key=section.ssl_key or base.ssl_key,
+            auth_module=auth_module,
+        )
+
+
+def build(
+    client: Mapping[str, ClientSection],
+    address: str | None,
+    username: str | None,
+    password: str | None,
+    allowed_patterns: tuple[str, ...],
+) -> Targets:
+    """The default target from [client] overridden by flags and the password from the environment."""
+    base = client.get("client", ClientSection())
+    if address:
+        try:
+            host, port = split_address(address)
+        except ValueError as exc:
+            raise ConfigError(f"--mysqld.address: {exc}") from None
+        socket = None
+    else:
+        host, port, socket = base.host or "localhost", base.port or DEFAULT_PORT, base.socket
+    user = username or base.user
+    if not user:
+        raise ConfigError("no MySQL user: set --mysqld.username or user in the [client] section")
+    password = password if password is not None else base.password or ""
+    for section in client.values():
+        logs.add_secret(section.password)
+    logs.add_secret(password)
+    for pattern in allowed_patterns:
+        if not pattern.strip():
+            raise ConfigError("--probe.allowed-targets: empty pattern")
+    default = TargetConfig(
+        host=host,
+        port=port,
+        user=user,
+        password=password,
+        socket=socket,
+        ssl_ca=base.ssl_ca,
+        ssl_cert=base.ssl_cert,
+        ssl_key=base.ssl_key,
+    )
+    modules = {name.split(".", 1)[1]: s for name, s in client.items() if name.startswith("client.")}
+    return Targets(default=default, auth_modules=modules, allowed_patterns=allowed_patterns)

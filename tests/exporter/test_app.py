@@ -1,0 +1,139 @@
+"""The HTTP endpoints, served in-process against a MySQL-protocol server."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
+from ndbinfo_exporter import logs
+from ndbinfo_exporter.app import create_app, scrape_timeout
+from ndbinfo_exporter.mycnf import ClientSection
+from ndbinfo_exporter.scrape import Scraper
+from ndbinfo_exporter.settings import Settings
+from ndbinfo_exporter.targets import build
+from prometheus_client.parser import text_string_to_metric_families
+from test_scrape import PASSWORD, gauge_collector
+
+
+@pytest.fixture
+def node():
+    fake = FakeSqlNode(
+        password=PASSWORD,
+        answers={"SELECT node_id FROM ndbinfo.nodes": Answer(["node_id"], [(1,), (2,)])},
+    )
+    with RunningFakeSqlNode(fake) as running:
+        yield running
+
+
+@pytest.fixture
+async def client(node):
+    settings = Settings(probe_allowed_targets=("127.0.0.*:*",))
+    client_sections = {
+        "client": ClientSection(user="exporter", password=PASSWORD),
+        "client.other": ClientSection(user="other", password=PASSWORD, host="db7", port=3307),
+    }
+    targets = build(
+        client_sections, f"127.0.0.1:{node.port}", None, None, settings.probe_allowed_targets
+    )
+    scraper = Scraper(
+        [gauge_collector("fast", "SELECT node_id FROM ndbinfo.nodes")],
+        {},
+        max_connections=2,
+        query_timeout=5,
+    )
+    app = create_app(settings, targets, scraper)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://exporter") as http:
+        yield http
+    scraper.close()
+
+
+def parse(text: str) -> dict[str, list]:
+    return {f.name: f.samples for f in text_string_to_metric_families(text)}
+
+
+async def test_metrics(client):
+    response = await client.get("/metrics")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/plain; version=0.0.4")
+    families = parse(response.text)
+    assert families["ndb_up"][0].value == 1
+    assert {s.labels["collector"]: s.value for s in families["ndb_exporter_collector_success"]} == {
+        "fast": 1
+    }
+    assert PASSWORD not in response.text
+
+
+async def test_openmetrics_when_asked(client):
+    response = await client.get(
+        "/metrics", headers={"Accept": "application/openmetrics-text; version=1.0.0"}
+    )
+    assert response.headers["content-type"].startswith("application/openmetrics-text")
+    assert response.text.rstrip().endswith("# EOF")
+
+
+async def test_probe_allowed_target(client, node):
+    response = await client.get("/probe", params={"target": f"127.0.0.1:{node.port}"})
+    assert response.status_code == 200
+    assert parse(response.text)["ndb_up"][0].value == 1
+
+
+async def test_probe_with_auth_module(client, node):
+    response = await client.get(
+        "/probe", params={"target": f"127.0.0.1:{node.port}", "auth_module": "other"}
+    )
+    assert response.status_code == 200
+    assert parse(response.text)["ndb_up"][0].value == 1
+
+
+@pytest.mark.parametrize(
+    "target", ["10.0.0.1:3306", "example.org:3306", "127.0.0.1.evil.example:3306", "db7:3306"]
+)
+async def test_probe_refuses_other_targets(client, target):
+    response = await client.get("/probe", params={"target": target})
+    assert response.status_code == 403
+    assert "not in the allowed probe targets" in response.text
+    assert len(response.text.splitlines()) == 1
+
+
+async def test_probe_of_an_auth_module_host_is_allowed(client):
+    # db7:3307 is the host:port of [client.other]; it does not resolve here, so the node is down.
+    response = await client.get("/probe", params={"target": "db7:3307", "auth_module": "other"})
+    assert response.status_code == 200
+    assert parse(response.text)["ndb_up"][0].value == 0
+
+
+async def test_probe_bad_requests(client):
+    assert (await client.get("/probe")).status_code == 400
+    unknown = await client.get("/probe", params={"target": "127.0.0.1:1", "auth_module": "nope"})
+    assert unknown.status_code == 400
+
+
+async def test_healthz_and_landing(client):
+    assert (await client.get("/healthz")).text == "ok\n"
+    landing = await client.get("/")
+    assert landing.status_code == 200
+    assert "/metrics" in landing.text
+
+
+def test_scrape_timeout_from_prometheus_header():
+    assert scrape_timeout("15", 0.5) == 14.5
+    assert scrape_timeout(None, 0.5) == 9.5
+    assert scrape_timeout("nonsense", 0.5) == 9.5
+    assert scrape_timeout("0.4", 0.5) == 0.4  # offset larger than the timeout: not applied
+
+
+async def test_down_target_error_is_redacted(node):
+    logs.add_secret(PASSWORD)
+    settings = Settings()
+    targets = build({}, "127.0.0.1:1", "exporter", PASSWORD, ())
+    scraper = Scraper([], {}, max_connections=1, query_timeout=2)
+    app = create_app(settings, targets, scraper)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://exporter"
+    ) as http:
+        response = await http.get("/metrics")
+    scraper.close()
+    assert parse(response.text)["ndb_up"][0].value == 0
+    assert PASSWORD not in response.text
+    assert PASSWORD not in (scraper.last("127.0.0.1:1").error or "")

@@ -1,0 +1,100 @@
+"""The connection pool: reuse, the limit across credential sets, abandoned connections."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
+from ndbinfo_exporter.pool import ConnectionPool
+from ndbinfo_exporter.targets import TargetConfig
+
+PASSWORD = "pool-pw-never-shown"
+SLOW = "SELECT 'slow'"
+FAST = "SELECT 'fast'"
+
+
+def query(sql):
+    def job(connection):
+        cursor = connection.raw.cursor()
+        try:
+            cursor.execute(sql)
+            return cursor.fetchall()
+        finally:
+            cursor.close()
+
+    return job
+
+
+@pytest.fixture
+def node():
+    fake = FakeSqlNode(
+        password=PASSWORD,
+        answers={FAST: Answer(["x"], [("fast",)]), SLOW: Answer(["x"], [("slow",)], delay=30)},
+    )
+    with RunningFakeSqlNode(fake) as running:
+        yield running
+
+
+def target(node, user="exporter", module=None):
+    return TargetConfig("127.0.0.1", node.port, user, PASSWORD, auth_module=module)
+
+
+async def test_connections_are_reused(node):
+    pool = ConnectionPool("n", max_connections=3, query_timeout=5)
+    try:
+        for _ in range(5):
+            assert await pool.run(target(node), query(FAST), 5) == [("fast",)]
+        assert node.max_open_connections == 1
+        assert pool.open_connections == 1
+    finally:
+        pool.close()
+
+
+async def test_capabilities_detected_once_per_connection(node):
+    pool = ConnectionPool("n", max_connections=1, query_timeout=5)
+    try:
+        infos = [await pool.run(target(node), lambda c: c.info, 5) for _ in range(3)]
+    finally:
+        pool.close()
+    assert infos[0].ndb_version == (8, 4, 3)
+    assert node.queries.count("SELECT @@version, @@ndbinfo_version") == 1
+
+
+async def test_limit_holds_across_credential_sets(node):
+    pool = ConnectionPool("n", max_connections=2, query_timeout=5)
+    node.answers[FAST].delay = 0.05
+    try:
+        await asyncio.gather(
+            *(pool.run(target(node, f"u{i % 5}", f"m{i % 5}"), query(FAST), 30) for i in range(30))
+        )
+    finally:
+        pool.close()
+    assert node.max_open_connections == 2
+
+
+async def test_timed_out_connection_is_discarded(node):
+    pool = ConnectionPool("n", max_connections=1, query_timeout=5)
+    try:
+        with pytest.raises(TimeoutError):
+            await pool.run(target(node), query(SLOW), 1)
+        # The only slot is free again once the abandoned query's connection is closed, and the
+        # next job gets a new connection.
+        assert await pool.run(target(node), query(FAST), 10) == [("fast",)]
+        assert pool.open_connections == 1
+        assert node.queries.count("SET SESSION max_execution_time = 5000") == 2
+    finally:
+        pool.close()
+
+
+async def test_wrong_password_is_not_in_the_error(node):
+    pool = ConnectionPool("n", max_connections=1, query_timeout=5)
+    wrong = TargetConfig("127.0.0.1", node.port, "exporter", "wrong-pw-Q1")
+    try:
+        with pytest.raises(Exception) as error:
+            await pool.run(wrong, query(FAST), 5)
+    finally:
+        pool.close()
+    assert "Access denied" in str(error.value)
+    assert "wrong-pw-Q1" not in str(error.value)
+    assert pool.open_connections == 0

@@ -1,0 +1,34 @@
+"""A full scrape of ndbsim passes `promtool check metrics` (Prometheus' own linter)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import httpx
+import pytest
+from exporter_process import running_exporter
+from ndbinfo_exporter.collectors.registry import all_collectors
+from ndbsim.testing import running_ndbsim
+
+pytestmark = pytest.mark.integration
+
+
+def test_full_scrape_passes_promtool():
+    promtool = shutil.which("promtool")
+    assert promtool, "promtool is missing: apt-get install prometheus"
+    every_collector = [f"--collector.{c.name}" for c in all_collectors()]
+    with running_ndbsim(password="promtool-pw") as sim:
+        args = [
+            f"--mysqld.address=127.0.0.1:{sim.port}",
+            f"--mysqld.username={sim.user}",
+            *every_collector,
+        ]
+        with running_exporter(args, env={"NDB_EXPORTER_PASSWORD": "promtool-pw"}) as exporter:
+            body = httpx.get(f"http://{exporter.address}/metrics", timeout=60).text
+    assert "ndb_up 1.0" in body
+    check = subprocess.run(
+        [promtool, "check", "metrics"], input=body, capture_output=True, text=True, timeout=60
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert check.stdout.strip() == "" and check.stderr.strip() == ""

@@ -1,0 +1,260 @@
+"""The scrape orchestration against a MySQL-protocol server, with collectors defined here."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import pytest
+from fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
+from ndbinfo_exporter.collectors.base import Collector, Option
+from ndbinfo_exporter.scrape import Scraper, ScrapeResult
+from ndbinfo_exporter.targets import TargetConfig
+from prometheus_client.core import GaugeMetricFamily
+
+PASSWORD = "pw-Zx81-never-shown"
+
+
+def gauge_collector(name: str, sql: str, reads=None, min_version=(7, 5, 0), **kwargs) -> Collector:
+    def collect(rows, context):
+        family = GaugeMetricFamily(f"test_{name}_rows", "Rows seen.", labels=["node_id"])
+        for row in rows:
+            family.add_metric([str(row["node_id"])], 1)
+        return [family]
+
+    return Collector(
+        name=name,
+        help=f"{name} test collector",
+        default_enabled=True,
+        reads=reads if reads is not None else {"nodes": ("node_id",)},
+        min_version=min_version,
+        sql=sql,
+        collect=collect,
+        **kwargs,
+    )
+
+
+def samples(result: ScrapeResult, metric: str) -> dict[tuple, float]:
+    out = {}
+    for family in result.families:
+        for sample in family.samples:
+            if sample.name == metric:
+                out[tuple(sorted(sample.labels.items()))] = sample.value
+    return out
+
+
+def by_collector(result: ScrapeResult, metric: str) -> dict[str, float]:
+    return {dict(k)["collector"]: v for k, v in samples(result, metric).items()}
+
+
+@pytest.fixture
+def node():
+    fake = FakeSqlNode(
+        password=PASSWORD,
+        answers={
+            "SELECT node_id FROM ndbinfo.nodes": Answer(["node_id"], [(1,), (2,)]),
+            "SELECT node_id FROM ndbinfo.nodes /* slow */": Answer(["node_id"], [(1,)], delay=30),
+        },
+    )
+    with RunningFakeSqlNode(fake) as running:
+        yield running
+
+
+@pytest.fixture
+def target(node):
+    return TargetConfig(host="127.0.0.1", port=node.port, user="exporter", password=PASSWORD)
+
+
+def make_scraper(collectors, max_connections=3, query_timeout=10.0, options=None):
+    return Scraper(
+        collectors, options or {}, max_connections=max_connections, query_timeout=query_timeout
+    )
+
+
+async def test_healthy_scrape_reports_every_collector(target):
+    scraper = make_scraper(
+        [
+            gauge_collector("fast", "SELECT node_id FROM ndbinfo.nodes"),
+            gauge_collector("absent_table", "SELECT 1", reads={"no_such_view": ("x",)}),
+            gauge_collector("too_new", "SELECT 1", min_version=(9, 9, 0)),
+        ]
+    )
+    try:
+        result = await scraper.scrape(target, timeout=5)
+    finally:
+        scraper.close()
+    assert result.up and result.error is None
+    assert samples(result, "ndb_up") == {(): 1}
+    assert by_collector(result, "ndb_exporter_collector_success") == {"fast": 1}
+    assert by_collector(result, "ndb_exporter_collector_skipped") == {
+        "fast": 0,
+        "absent_table": 1,
+        "too_new": 1,
+    }
+    assert set(by_collector(result, "ndb_exporter_collector_duration_seconds")) == {"fast"}
+    assert samples(result, "ndb_version_info") == {
+        (("ndb_version", "8.4.3"), ("version", "8.4.3-cluster")): 1
+    }
+    assert samples(result, "test_fast_rows") == {(("node_id", "1"),): 1, (("node_id", "2"),): 1}
+    assert result.rows == {"fast": [{"node_id": 1}, {"node_id": 2}]}
+    assert result.target_info.objects == frozenset({"nodes", "memoryusage"})
+    assert scraper.last(target.name) is result
+
+
+async def test_slow_collector_fails_alone_within_the_deadline(node, target):
+    slow = gauge_collector("slow", "SELECT node_id FROM ndbinfo.nodes /* slow */")
+    fast = gauge_collector("fast", "SELECT node_id FROM ndbinfo.nodes")
+    scraper = make_scraper([slow, fast])
+    try:
+        result = await scraper.scrape(target, timeout=1.5)
+        # The slow statement is still being answered by the server: the scrape did not wait for it.
+        assert node.open_connections >= 1
+        assert by_collector(result, "ndb_exporter_collector_success") == {"slow": 0, "fast": 1}
+        assert result.up
+        # The connection that timed out is not handed out again.
+        pool = scraper.pool(target)
+        again = await scraper.scrape(target, timeout=1.5)
+        assert by_collector(again, "ndb_exporter_collector_success") == {"slow": 0, "fast": 1}
+        assert pool.open_connections <= 3
+    finally:
+        scraper.close()
+
+
+async def test_query_timeout_bounds_a_collector(target):
+    scraper = make_scraper(
+        [gauge_collector("slow", "SELECT node_id FROM ndbinfo.nodes /* slow */")], query_timeout=1
+    )
+    try:
+        result = await scraper.scrape(target, timeout=20)
+    finally:
+        scraper.close()
+    assert by_collector(result, "ndb_exporter_collector_success") == {"slow": 0}
+
+
+async def test_failing_collect_gives_success_zero_and_one_log_line(target, caplog):
+    def broken(rows, context):
+        raise ValueError(f"cannot parse row (password {PASSWORD})")
+
+    failing = Collector(
+        name="broken",
+        help="raises",
+        default_enabled=True,
+        reads={},
+        min_version=(0, 0, 0),
+        sql="SELECT node_id FROM ndbinfo.nodes",
+        collect=broken,
+    )
+    scraper = make_scraper([failing, gauge_collector("fast", "SELECT node_id FROM ndbinfo.nodes")])
+    from ndbinfo_exporter import logs
+
+    logs.add_secret(PASSWORD)
+    try:
+        with caplog.at_level(logging.INFO):
+            result = await scraper.scrape(target, timeout=5)
+    finally:
+        scraper.close()
+    assert by_collector(result, "ndb_exporter_collector_success") == {"broken": 0, "fast": 1}
+    records = [r for r in caplog.records if getattr(r, "fields", {}).get("collector") == "broken"]
+    assert len(records) == 1
+    assert not records[0].exc_info
+    assert PASSWORD not in records[0].fields["err"]
+    assert "cannot parse row" in records[0].fields["err"]
+
+
+async def test_concurrent_scrapes_share_one_collection(node, target):
+    scraper = make_scraper([gauge_collector("fast", "SELECT node_id FROM ndbinfo.nodes")])
+    node.answers["SELECT node_id FROM ndbinfo.nodes"].delay = 0.5
+    try:
+        first, second = await asyncio.gather(
+            scraper.scrape(target, timeout=5), scraper.scrape(target, timeout=5)
+        )
+        assert first is second
+        assert node.queries.count("SELECT node_id FROM ndbinfo.nodes") == 1
+        third = await scraper.scrape(target, timeout=5)
+        assert third is not first
+    finally:
+        scraper.close()
+
+
+async def test_connection_limit_under_twenty_concurrent_scrapes(node, target):
+    for i in range(10):
+        node.answers[f"SELECT node_id FROM ndbinfo.nodes /* {i} */"] = Answer(
+            ["node_id"], [(1,)], delay=0.2
+        )
+    collectors = [
+        gauge_collector(f"c{i}", f"SELECT node_id FROM ndbinfo.nodes /* {i} */") for i in range(10)
+    ]
+    scraper = make_scraper(collectors, max_connections=3)
+    other_credentials = [
+        TargetConfig(target.host, target.port, f"user{i}", PASSWORD, auth_module=f"m{i}")
+        for i in range(3)
+    ]
+    try:
+        results = await asyncio.gather(
+            *(
+                scraper.scrape(other_credentials[i % 4] if i % 4 < 3 else target, 30)
+                for i in range(20)
+            )
+        )
+    finally:
+        scraper.close()
+    assert all(r.up for r in results)
+    assert all(
+        set(by_collector(r, "ndb_exporter_collector_success").values()) == {1} for r in results
+    )
+    assert 1 <= node.max_open_connections <= 3
+
+
+async def test_server_down_then_back(target):
+    fake = FakeSqlNode(password=PASSWORD)
+    scraper = make_scraper([gauge_collector("fast", "SELECT 1", reads={})])
+    try:
+        with RunningFakeSqlNode(fake) as running:
+            down_target = TargetConfig("127.0.0.1", running.port, "exporter", PASSWORD)
+            assert (await scraper.scrape(down_target, 5)).up
+        # The server is gone; the pooled connection is stale.
+        result = await scraper.scrape(down_target, 5)
+        assert not result.up
+        assert samples(result, "ndb_up") == {(): 0}
+        assert PASSWORD not in (result.error or "")
+    finally:
+        scraper.close()
+
+
+async def test_non_ndb_server_skips_ndb_collectors(node, target):
+    node.ndbinfo_version = None
+    node.version = "8.0.36"
+    node.objects = ()
+    scraper = make_scraper([gauge_collector("fast", "SELECT node_id FROM ndbinfo.nodes")])
+    try:
+        result = await scraper.scrape(target, 5)
+    finally:
+        scraper.close()
+    assert result.up
+    assert result.target_info.ndb_version == (0, 0, 0)
+    assert by_collector(result, "ndb_exporter_collector_skipped") == {"fast": 1}
+
+
+async def test_collector_params_come_from_options(node, target):
+    node.answers["SELECT node_id FROM ndbinfo.nodes WHERE node_id < 5"] = Answer(
+        ["node_id"], [(3,)]
+    )
+    seen = {}
+
+    def params(context):
+        seen.update(context.options)
+        return (context.options["limit"],)
+
+    collector = gauge_collector(
+        "limited",
+        "SELECT node_id FROM ndbinfo.nodes WHERE node_id < %s",
+        params=params,
+        options=(Option("limit", "upper bound", 9, int),),
+    )
+    scraper = make_scraper([collector], options={"limited": {"limit": 5}})
+    try:
+        result = await scraper.scrape(target, 5)
+    finally:
+        scraper.close()
+    assert seen == {"limit": 5}
+    assert samples(result, "test_limited_rows") == {(("node_id", "3"),): 1}

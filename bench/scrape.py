@@ -1,0 +1,288 @@
+"""Cost of a full scrape against ndbsim, compared with the floor of the same SQL.
+
+    python bench/scrape.py [--scrapes 20] [--data-nodes 8] [--tables 2000] [--ndb-version 8.4]
+    python bench/scrape.py --series
+
+The first form starts ndbsim and the exporter (as a real process), times N scrapes of
+/metrics, then times the floor: the same statements (the default collectors' SQL) executed by
+a separate process with mysql-connector alone, fetching every row, with the exporter's
+concurrency (one connection per worker, --exporter.max-connections workers). It prints the
+scrape time, the floor, their ratio, the series count, the rows and time of each collector's
+statement, and the resident memory of both processes. The second form prints the series
+count per collector for 2 and 8 data nodes with 20 and 2,000 tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from queue import Queue
+
+import httpx
+import mysql.connector
+from ndbinfo_exporter.collectors.base import Collector, Context
+from ndbinfo_exporter.collectors.registry import all_collectors
+from ndbinfo_exporter.target import detect
+from ndbsim.testing import running_ndbsim
+from prometheus_client.parser import text_string_to_metric_families
+
+MAX_CONNECTIONS = 3  # the exporter's default --exporter.max-connections
+EXPORTER = Path(sys.executable).with_name("ndbinfo-exporter")
+
+
+def rss_kib(pid: int) -> tuple[int, int]:
+    """(VmRSS, VmHWM) of a process in KiB."""
+    fields = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            fields[key] = int(value.split()[0])
+    return fields["VmRSS"], fields["VmHWM"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def running_exporter(sim):
+    port = free_port()
+    env = {**os.environ, "NDB_EXPORTER_PASSWORD": sim.password}
+    args = [
+        str(EXPORTER),
+        f"--web.listen-address=127.0.0.1:{port}",
+        f"--mysqld.address={sim.host}:{sim.port}",
+        f"--mysqld.username={sim.user}",
+        "--log.level=warn",
+    ]
+    process = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}/metrics"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5)
+                break
+            except httpx.TransportError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(
+                        f"exporter did not start: {process.stderr.read()!r}"
+                    ) from None
+                time.sleep(0.1)
+        yield process, url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def scrape(url: str) -> tuple[float, str]:
+    started = time.perf_counter()
+    response = httpx.get(url, timeout=60)
+    response.raise_for_status()
+    return time.perf_counter() - started, response.text
+
+
+def series_by_collector(exposition: str) -> dict[str, int]:
+    owner = {spec.name: c.name for c in all_collectors() for spec in c.metrics}
+    counts: dict[str, int] = {}
+    for family in text_string_to_metric_families(exposition):
+        name = owner.get(family.name, owner.get(family.name + "_total", "exporter"))
+        counts[name] = counts.get(name, 0) + len(family.samples)
+    return counts
+
+
+# --- the floor: a separate process running the same statements with mysql-connector --------
+
+
+def statements(connection, enabled_only: bool) -> list[tuple[Collector, str, tuple | None]]:
+    info = detect(connection)
+    chosen = []
+    for collector in all_collectors():
+        if (enabled_only and not collector.default_enabled) or not collector.available(info):
+            continue
+        context = Context(target=info, options={o.name: o.default for o in collector.options})
+        params = collector.params(context) if collector.params else None
+        chosen.append((collector, collector.sql, params))
+    return chosen
+
+
+def run(connection, sql: str, params) -> int:
+    cursor = connection.cursor(dictionary=True)
+    cursor.execute(sql, params)
+    rows = cursor.fetchall()
+    cursor.close()
+    return len(rows)
+
+
+def floor_worker(host: str, port: int, user: str) -> None:
+    """Answers commands on stdin with one JSON line each: "round" runs the default statements
+    once with the exporter's concurrency and gives its time; "collectors" gives the rows and
+    sequential time of every collector's statement; "memory" gives this process's RSS."""
+    password = os.environ["NDB_BENCH_PASSWORD"]
+    connections: Queue = Queue()
+    for _ in range(MAX_CONNECTIONS):
+        connections.put(mysql.connector.connect(host=host, port=port, user=user, password=password))
+    probe = connections.get()
+    default = statements(probe, enabled_only=True)
+    every = statements(probe, enabled_only=False)
+    connections.put(probe)
+
+    def job(statement):
+        connection = connections.get()
+        try:
+            return run(connection, statement[1], statement[2])
+        finally:
+            connections.put(connection)
+
+    def one_round() -> float:
+        started = time.perf_counter()
+        list(pool.map(job, default))
+        return time.perf_counter() - started
+
+    def per_collector() -> dict:
+        connection = connections.get()
+        stats = {}
+        for collector, sql, params in every:
+            times = []
+            for _ in range(5):
+                started = time.perf_counter()
+                rows = run(connection, sql, params)
+                times.append(time.perf_counter() - started)
+            stats[collector.name] = {
+                "rows": rows,
+                "seconds": statistics.median(times),
+                "default": collector.default_enabled,
+            }
+        connections.put(connection)
+        return stats
+
+    with ThreadPoolExecutor(MAX_CONNECTIONS) as pool:
+        for command in sys.stdin:
+            command = command.strip()
+            if command == "round":
+                answer = one_round()
+            elif command == "collectors":
+                answer = per_collector()
+            elif command == "memory":
+                answer = rss_kib(os.getpid())
+            else:
+                return
+            print(json.dumps(answer), flush=True)
+
+
+@contextmanager
+def floor(sim):
+    """A floor worker process; yields ask(command) -> its JSON answer."""
+    env = {**os.environ, "NDB_BENCH_PASSWORD": sim.password}
+    args = [sys.executable, __file__, "--floor-worker", sim.host, str(sim.port), sim.user]
+    process = subprocess.Popen(
+        args, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+
+    def ask(command: str):
+        process.stdin.write(command + "\n")
+        process.stdin.flush()
+        return json.loads(process.stdout.readline())
+
+    try:
+        yield ask
+    finally:
+        process.stdin.close()
+        process.wait(timeout=10)
+
+
+# --- modes ----------------------------------------------------------------------------------
+
+
+def cost(scrapes: int, data_nodes: int, tables: int, version: str) -> None:
+    with (
+        running_ndbsim(ndb_version=version, data_nodes=data_nodes, tables=tables) as sim,
+        running_exporter(sim) as (process, url),
+        floor(sim) as ask,
+    ):
+        scrape(url)  # warm-up: connections, target detection
+        ask("round")
+        # Alternate, so that both see the simulated cluster in the same state.
+        times, rounds, text = [], [], ""
+        for _ in range(scrapes):
+            seconds, text = scrape(url)
+            times.append(seconds)
+            rounds.append(ask("round"))
+        exporter_rss, exporter_hwm = rss_kib(process.pid)
+        floor_rss, floor_hwm = ask("memory")
+        collectors = ask("collectors")
+    series = series_by_collector(text)
+    scrape_median, floor_median = statistics.median(times), statistics.median(rounds)
+    print(f"ndbsim {version}: {data_nodes} data nodes, {tables} tables; {scrapes} scrapes")
+    print(f"full scrape (HTTP /metrics)  median {scrape_median * 1000:8.1f} ms")
+    print(f"floor (same SQL, connector)  median {floor_median * 1000:8.1f} ms")
+    print(f"scrape / floor               {scrape_median / floor_median:8.2f}x")
+    print(f"series                       {sum(series.values()):8d}")
+    print(
+        f"exporter RSS                 {exporter_rss / 1024:8.1f} MiB (peak {exporter_hwm / 1024:.1f});"
+        f" floor process {floor_rss / 1024:.1f} MiB (peak {floor_hwm / 1024:.1f});"
+        f" ratio {exporter_rss / floor_rss:.2f}x"
+    )
+    print()
+    print(f"{'collector':20s} {'default':>7s} {'rows':>6s} {'ms':>8s} {'series':>7s}")
+    for name, stats in sorted(collectors.items()):
+        print(
+            f"{name:20s} {'on' if stats['default'] else 'off':>7s} {stats['rows']:6d}"
+            f" {stats['seconds'] * 1000:8.1f} {series.get(name, 0):7d}"
+        )
+
+
+def series_table(version: str) -> None:
+    print(f"series per collector at default settings (ndbsim {version})")
+    columns = [(2, 20), (2, 2000), (8, 20), (8, 2000)]
+    counts = {}
+    for data_nodes, tables in columns:
+        with (
+            running_ndbsim(ndb_version=version, data_nodes=data_nodes, tables=tables) as sim,
+            running_exporter(sim) as (_, url),
+        ):
+            counts[data_nodes, tables] = series_by_collector(scrape(url)[1])
+    names = sorted({name for column in counts.values() for name in column})
+    header = "".join(f" {f'{n} nodes/{t} tables':>18s}" for n, t in columns)
+    print(f"{'collector':20s}{header}")
+    for name in [*names, "total"]:
+        cells = "".join(
+            f" {(sum(counts[c].values()) if name == 'total' else counts[c].get(name, 0)):18d}"
+            for c in columns
+        )
+        print(f"{name:20s}{cells}")
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--floor-worker":
+        host, port, user = sys.argv[2:5]
+        floor_worker(host, int(port), user)
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scrapes", type=int, default=20)
+    parser.add_argument("--data-nodes", type=int, default=8)
+    parser.add_argument("--tables", type=int, default=2000)
+    parser.add_argument("--ndb-version", default="8.4")
+    parser.add_argument(
+        "--series", action="store_true", help="series count for 2/8 data nodes, 20/2,000 tables"
+    )
+    args = parser.parse_args()
+    if args.series:
+        series_table(args.ndb_version)
+    else:
+        cost(args.scrapes, args.data_nodes, args.tables, args.ndb_version)
+
+
+if __name__ == "__main__":
+    main()

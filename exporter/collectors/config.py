@@ -1,0 +1,143 @@
+"""Data node configuration: config_params JOIN config_values.
+
+Exports the numeric (unsigned and bool) parameters of each data node, their defaults, which
+values differ from the default and which parameters differ between data nodes.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from .base import Collector, Context, Row, gauge, ident, number, text
+
+NUMERIC_TYPES = ("unsigned", "bool")
+BOOLEANS = {"true": 1.0, "false": 0.0, "yes": 1.0, "no": 0.0, "y": 1.0, "n": 0.0}
+
+# Parameters that name a node, a host, a directory or a port: they differ between data
+# nodes by design and their defaults say nothing.
+PER_NODE = frozenset(
+    {
+        "NodeId",
+        "HostName",
+        "ExecuteOnComputer",
+        "DataDir",
+        "FileSystemPath",
+        "FileSystemPathDD",
+        "FileSystemPathDataFiles",
+        "FileSystemPathUndoFiles",
+        "BackupDataDir",
+        "ServerPort",
+        "NodeGroup",
+        "LocationDomainId",
+    }
+)
+
+VALUE = gauge(
+    "ndb_config_value",
+    "Numeric (unsigned and bool) configuration parameters of each data node.",
+    ("node_id", "param"),
+)
+DEFAULT = gauge(
+    "ndb_config_default_value",
+    "Default of each numeric configuration parameter that has one.",
+    ("param",),
+)
+NON_DEFAULT = gauge(
+    "ndb_config_non_default",
+    "1 for each numeric parameter whose value on the data node differs from the default;"
+    " absent otherwise. Per-node parameters (NodeId, HostName, DataDir, ...) are left out.",
+    ("node_id", "param"),
+)
+INCONSISTENT = gauge(
+    "ndb_config_inconsistent",
+    "1 for each parameter whose value differs between data nodes; absent otherwise. Per-node"
+    " parameters (NodeId, HostName, DataDir, FileSystemPath, BackupDataDir, ServerPort,"
+    " NodeGroup, LocationDomainId, ...) are left out.",
+    ("param",),
+)
+NON_DEFAULT_COUNT = gauge(
+    "ndb_config_non_default_params",
+    "Numeric parameters of the data node that differ from their default.",
+    ("node_id",),
+)
+INCONSISTENT_COUNT = gauge(
+    "ndb_config_inconsistent_params", "Parameters that differ between data nodes."
+)
+
+SQL = (
+    "SELECT v.node_id, p.param_name, p.param_type, p.param_default, v.config_value"
+    " FROM ndbinfo.config_values v"
+    " JOIN ndbinfo.config_params p ON p.param_number = v.config_param"
+)
+
+
+def numeric(value: Any) -> float | None:
+    """A parameter value or default as a number, None when it is not one (text, empty)."""
+    raw = text(value).strip()
+    if raw.lower() in BOOLEANS:
+        return BOOLEANS[raw.lower()]
+    try:
+        return float(Decimal(raw)) if raw else None
+    except InvalidOperation:
+        return None
+
+
+def collect(rows: list[Row], ctx: Context) -> Iterable:
+    value_family, default_family = VALUE.family(), DEFAULT.family()
+    non_default_family, inconsistent_family = NON_DEFAULT.family(), INCONSISTENT.family()
+    defaults: dict[str, float] = {}
+    non_default: dict[str, list[str]] = defaultdict(list)
+    per_param: dict[str, set[str]] = defaultdict(set)
+    nodes = set()
+    key = lambda r: (number(r["node_id"]), text(r["param_name"]))  # noqa: E731
+    for row in sorted(rows, key=key):
+        node, param = ident(row["node_id"]), text(row["param_name"])
+        nodes.add(node)
+        if param not in PER_NODE:
+            per_param[param].add(text(row["config_value"]).strip())
+        if text(row["param_type"]) not in NUMERIC_TYPES:
+            continue
+        value, default = numeric(row["config_value"]), numeric(row["param_default"])
+        if value is None:
+            continue
+        value_family.add_metric([node, param], value)
+        if default is not None:
+            defaults[param] = default
+            if value != default and param not in PER_NODE:
+                non_default[node].append(param)
+                non_default_family.add_metric([node, param], 1.0)
+    for param in sorted(defaults):
+        default_family.add_metric([param], defaults[param])
+    inconsistent = sorted(param for param, values in per_param.items() if len(values) > 1)
+    for param in inconsistent:
+        inconsistent_family.add_metric([param], 1.0)
+    yield from (value_family, default_family, non_default_family, inconsistent_family)
+    count = NON_DEFAULT_COUNT.family()
+    for node in sorted(nodes, key=int):
+        count.add_metric([node], float(len(non_default[node])))
+    yield count
+    inconsistent_count = INCONSISTENT_COUNT.family()
+    inconsistent_count.add_metric([], float(len(inconsistent)))
+    yield inconsistent_count
+
+
+COLLECTOR = Collector(
+    name="config",
+    help="Numeric configuration parameters of each data node, their defaults, values that"
+    " differ from the default and parameters that differ between data nodes (config_params"
+    " JOIN config_values). On by default: the rows fetched are bounded by the data nodes and"
+    " parameters (about 200 per data node), never by the tables; it is the collector with"
+    " the most series.",
+    default_enabled=True,
+    reads={
+        "config_params": ("param_number", "param_name", "param_type", "param_default"),
+        "config_values": ("node_id", "config_param", "config_value"),
+    },
+    min_version=(7, 5, 0),
+    sql=SQL,
+    collect=collect,
+    metrics=(VALUE, DEFAULT, NON_DEFAULT, INCONSISTENT, NON_DEFAULT_COUNT, INCONSISTENT_COUNT),
+)

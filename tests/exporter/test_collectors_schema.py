@@ -1,0 +1,144 @@
+"""Collectors read only what ndbinfo has, in one statement, and export contract-conforming names."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import sqlglot
+from ndbinfo_exporter.collectors import (
+    membership,
+    nodes,
+    table_detail,
+    table_distribution,
+    transporters,
+)
+from ndbinfo_exporter.collectors.base import Context, TargetInfo
+from ndbinfo_exporter.collectors.registry import all_collectors
+from ndbsim.catalog import catalog_for
+from ndbsim.versions import SUPPORTED, parse_version
+from sqlglot import expressions as exp
+
+ROOT = Path(__file__).parents[2]
+NDBINFO = ROOT / "simulator" / "data" / "ndbinfo"
+SCHEMA = json.loads((NDBINFO / "schema-8.0.json").read_text())
+ENUMS = json.loads((NDBINFO / "enums.json").read_text())
+CONTRACT = (ROOT / "docs" / "metric-names.md").read_text()
+# Names in the contract that are not collector metrics: exported by the scrape itself, or a tool.
+NOT_COLLECTED = {"ndb_up", "ndb_version_info", "ndb_mgm"}
+
+COLLECTORS = all_collectors()
+VERSIONS = [parse_version(name) for name in SUPPORTED]
+
+
+def ids(collector):
+    return collector.name
+
+
+def parsed(collector) -> exp.Expression:
+    sql = collector.sql.replace("%s", "NULL")
+    statements = sqlglot.parse(sql, read="mysql")
+    assert len(statements) == 1, f"{collector.name}: one statement per scrape"
+    return statements[0]
+
+
+@pytest.mark.parametrize("collector", COLLECTORS, ids=ids)
+@pytest.mark.parametrize("version", VERSIONS, ids=lambda v: v.series)
+def test_reads_exist_in_every_version(collector, version):
+    if version.ndb < collector.min_version:
+        pytest.skip(f"{collector.name} needs {collector.min_version}")
+    catalog = catalog_for(version)
+    for obj, columns in collector.reads.items():
+        table = catalog.get(obj)
+        assert table is not None, f"ndbinfo.{obj} missing in {version.series}"
+        missing = set(columns) - set(table.column_names)
+        assert not missing, f"ndbinfo.{obj} lacks {sorted(missing)} in {version.series}"
+
+
+@pytest.mark.parametrize("collector", COLLECTORS, ids=ids)
+def test_reads_exist_in_the_8_0_schema(collector):
+    for obj, columns in collector.reads.items():
+        view = SCHEMA["views"].get(obj)
+        assert view is not None, obj
+        assert set(columns) <= {column[0] for column in view["columns"]}
+
+
+@pytest.mark.parametrize("collector", COLLECTORS, ids=ids)
+def test_sql_reads_only_what_it_declares(collector):
+    tree = parsed(collector)
+    tables = list(tree.find_all(exp.Table))
+    assert {table.name for table in tables} == set(collector.reads)
+    assert all(table.db == "ndbinfo" for table in tables), "qualify objects as ndbinfo.x"
+    declared = {column for columns in collector.reads.values() for column in columns}
+    aliases = {alias.alias for alias in tree.find_all(exp.Alias)}
+    used = {column.name for column in tree.find_all(exp.Column)}
+    if collector.reads:
+        assert used <= declared | aliases, sorted(used - declared - aliases)
+
+
+@pytest.mark.parametrize("collector", COLLECTORS, ids=ids)
+def test_metric_names_follow_the_conventions(collector):
+    assert collector.metrics, "declare the metric families"
+    for spec in collector.metrics:
+        assert re.fullmatch(r"ndb_[a-z0-9_]+", spec.name), spec.name
+        assert spec.type in ("gauge", "counter")
+        assert spec.name.endswith("_total") == (spec.type == "counter"), spec.name
+        assert "cluster" not in spec.labels
+        assert "percent" not in spec.name
+        assert spec.help.strip()
+
+
+def contract_names() -> set[str]:
+    names = set(re.findall(r"`(ndb_[a-z0-9_]+)`", CONTRACT))
+    return {name for name in names if not name.startswith("ndb_exporter_")} - NOT_COLLECTED
+
+
+def test_every_contract_name_is_produced():
+    produced = {spec.name for collector in COLLECTORS for spec in collector.metrics}
+    assert contract_names() <= produced, sorted(contract_names() - produced)
+
+
+def test_every_produced_name_is_in_the_contract():
+    produced = {spec.name for collector in COLLECTORS for spec in collector.metrics}
+    assert produced <= contract_names(), sorted(produced - contract_names())
+
+
+def test_names_are_unique_across_collectors():
+    names = [spec.name for collector in COLLECTORS for spec in collector.metrics]
+    assert len(names) == len(set(names))
+
+
+def test_only_table_detail_is_labelled_by_table():
+    for collector in COLLECTORS:
+        for spec in collector.metrics:
+            by_table = {"db", "table"} & set(spec.labels)
+            assert not by_table or (
+                collector.name == "table_detail" and not collector.default_enabled
+            )
+
+
+def test_enumerations_match_enums_json():
+    assert tuple(ENUMS["nodes.status"]["values"].values()) == nodes.STATES
+    assert tuple(ENUMS["membership.arb_state"]["values"].values()) == membership.ARBITRATION_STATES
+    assert tuple(ENUMS["transporters.connection_status"]["values"].values()) == transporters.STATES
+    dist = ENUMS["table_distribution_status"]
+    for _, column, values in table_distribution.DIMENSIONS:
+        view_texts = tuple(names[0] for key, names in dist[column].items() if key.isdigit())
+        assert values == view_texts, column
+
+
+def test_table_detail_options():
+    assert table_detail.parse_tables(" shop.orders, auth.users ,") == ("shop.orders", "auth.users")
+    for bad in ("orders", ".orders", "shop."):
+        with pytest.raises(ValueError):
+            table_detail.parse_tables(bad)
+    with pytest.raises(ValueError):
+        table_detail.positive("0")
+    target = TargetInfo(version="8.4.3-cluster", ndb_version=(8, 4, 3), objects=frozenset())
+    allowlist = Context(target=target, options={"tables": ("shop.orders", "auth.users")})
+    expected = ",shop/def/orders,auth/def/users,"
+    assert table_detail.params(allowlist) == (expected, expected, 2)
+    assert table_detail.params(Context(target=target)) == ("", "", 20)
+    assert table_detail.split_name("shop/def/orders") == ("shop", "orders")

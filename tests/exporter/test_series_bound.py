@@ -1,0 +1,56 @@
+"""At default settings the number of series does not grow with the number of tables."""
+
+from __future__ import annotations
+
+import mysql.connector
+import pytest
+from ndbinfo_exporter.collectors.base import Context
+from ndbinfo_exporter.collectors.registry import all_collectors
+from ndbinfo_exporter.target import detect
+from ndbsim.testing import running_ndbsim
+
+# Label values of table_info are table properties: bounded by their combinations, not by the
+# number of tables (2 read_backup x 2 fully_replicated x 2 storage types x 9 balances).
+TABLE_INFO_COMBINATIONS = 2 * 2 * 2 * 9
+
+# The same configuration for both sizes: ndbsim otherwise raises these limits to fit the
+# tables, which would change the config collector's non-default markers.
+FIXED_CONFIG = (
+    "MaxNoOfTables=20320",
+    "MaxNoOfOrderedIndexes=20000",
+    "MaxNoOfUniqueHashIndexes=20000",
+    "MaxNoOfAttributes=200000",
+    "MaxNoOfTriggers=200000",
+    "DataMemory=17179869184",
+)
+
+
+def series_per_collector(tables: int) -> dict[str, int]:
+    config = [arg for setting in FIXED_CONFIG for arg in ("--config", setting)]
+    with running_ndbsim(*config, data_nodes=2, tables=tables, seed=1) as sim:
+        connection = mysql.connector.connect(
+            host=sim.host, port=sim.port, user=sim.user, password=sim.password
+        )
+        try:
+            info = detect(connection)
+            counts = {}
+            for collector in all_collectors():
+                if not collector.default_enabled or not collector.available(info):
+                    continue
+                cursor = connection.cursor(dictionary=True)
+                cursor.execute(collector.sql)
+                rows = cursor.fetchall()
+                cursor.close()
+                families = collector.collect(rows, Context(target=info))
+                counts[collector.name] = sum(len(family.samples) for family in families)
+            return counts
+        finally:
+            connection.close()
+
+
+@pytest.mark.integration
+def test_default_series_do_not_grow_with_tables():
+    few, many = series_per_collector(20), series_per_collector(400)
+    assert many.pop("table_info") <= TABLE_INFO_COMBINATIONS
+    few.pop("table_info")
+    assert many == few

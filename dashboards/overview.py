@@ -221,7 +221,7 @@ def _checkpoint_row(layout: Layout) -> None:
 
 def _operations_row(layout: Layout) -> None:
     tc = rate(
-        "ndb_block_counter_total",
+        "ndb_block_events_total",
         'block="DBTC"',
         'counter=~"READS|SIMPLE_READS|WRITES|COMMITS|ABORTS|TABLE_SCANS|RANGE_SCANS"',
     )

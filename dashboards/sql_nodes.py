@@ -167,7 +167,7 @@ def _rows_row(layout: Layout) -> None:
 
 
 def _pushed_join_row(layout: Layout) -> None:
-    spj = rate("ndb_block_counter_total", 'block="DBSPJ"')
+    spj = rate("ndb_block_events_total", 'block="DBSPJ"')
     layout.row(
         "Pushed joins (data node side)",
         timeseries_panel(

@@ -135,11 +135,11 @@ def test_query_uses_rate_interval_and_known_names(uid, panel, target):
 
 def test_metric_name_extraction():
     expr = (
-        'sum by (node_id) (rate(ndb_block_counter_total{block="DBSPJ", counter=~"A|B"}[$__rate_interval]))'
+        'sum by (node_id) (rate(ndb_block_events_total{block="DBSPJ", counter=~"A|B"}[$__rate_interval]))'
         " / on () group_left () max(floor(ndb_sql_last_commit_epoch / 4294967296) > 0)"
         ' or label_replace(ndb_up, "x", "y", "", "") * 1e9'
     )
-    assert metric_names(expr) == {"ndb_block_counter_total", "ndb_sql_last_commit_epoch", "ndb_up"}
+    assert metric_names(expr) == {"ndb_block_events_total", "ndb_sql_last_commit_epoch", "ndb_up"}
     assert grouping_labels(expr) == {"node_id"}
     assert list(rate_ranges(expr)) == [("rate", "$__rate_interval")]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import logging
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from string import Template
@@ -26,6 +27,7 @@ from ndbinfo_exporter.view_models import (
 )
 from ndbinfo_exporter.view_source import Unavailable, ViewSource
 
+log = logging.getLogger(__name__)
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
 PAGE = Template((HERE / "templates" / "index.html").read_text(encoding="utf-8"))
@@ -69,6 +71,9 @@ class JsonErrorRoute(APIRoute):
                 return error(exc.status, str(exc))
             except Unavailable as exc:
                 return error(503, str(exc))
+            except Exception as exc:
+                log.exception("cluster view request failed")
+                return error(500, f"internal error ({type(exc).__name__}); see the exporter's log")
 
         return route
 

@@ -1,0 +1,51 @@
+"""Data node parameters that differ from their default or between data nodes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ndbinfo_exporter.view_metrics import Samples
+from ndbinfo_exporter.view_models import ConfigParam, ConfigView, NodeValue
+
+
+def config_params(samples: Samples) -> list[ConfigParam]:
+    non_default: dict[str, list[int]] = {}
+    for labels, value in samples.select("ndb_config_non_default"):
+        if value:
+            non_default.setdefault(labels["param"], []).append(int(labels["node_id"]))
+    inconsistent = {
+        labels["param"] for labels, value in samples.select("ndb_config_inconsistent") if value
+    }
+    defaults = samples.by("ndb_config_default_value", "param")
+    params = []
+    for param in sorted(set(non_default) | inconsistent):
+        values = sorted(
+            (
+                NodeValue(node_id=int(labels["node_id"]), value=value)
+                for labels, value in samples.select("ndb_config_value", param=param)
+            ),
+            key=lambda v: v.node_id,
+        )
+        params.append(
+            ConfigParam(
+                param=param,
+                default=defaults.get(param),
+                values=values,
+                non_default_nodes=sorted(non_default.get(param, [])),
+                inconsistent=param in inconsistent,
+            )
+        )
+    return params
+
+
+def config_view(result: Any) -> ConfigView:
+    params = config_params(Samples(result.families))
+    return ConfigView(
+        target=result.target,
+        up=result.up,
+        error=result.error,
+        scraped_at=result.finished_at,
+        params=params,
+        non_default_count=sum(1 for p in params if p.non_default_nodes),
+        inconsistent_count=sum(1 for p in params if p.inconsistent),
+    )

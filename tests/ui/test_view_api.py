@@ -1,0 +1,176 @@
+"""The view's HTTP side over a scraper that serves recorded data and counts what it is asked."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from types import SimpleNamespace
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from ndbinfo_exporter import view
+from scrape_data import Result, cluster, placement_rows
+
+
+class RecordedScraper:
+    """Stands in for ndbinfo_exporter.scrape.Scraper: same methods, answers from recorded data."""
+
+    def __init__(self, result: Result, rows: list[dict]):
+        self.result = result
+        self.rows = rows
+        self.scrapes = 0
+        self.queries: list[str] = []
+        self._last: Result | None = None
+
+    def last(self, target_name: str) -> Result | None:
+        return self._last
+
+    async def scrape(self, target, timeout: float) -> Result:
+        self.scrapes += 1
+        await asyncio.sleep(0.01)  # let concurrent viewers pile up
+        self._last = dataclasses.replace(self.result, finished_at=clock.now)
+        return self._last
+
+    async def query(self, target, sql: str, timeout: float) -> list[dict]:
+        self.queries.append(sql)
+        await asyncio.sleep(0.01)
+        return self.rows
+
+
+class Clock:
+    now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+clock = Clock()
+
+
+@pytest.fixture
+def scraper():
+    return RecordedScraper(cluster(), placement_rows(tables=5, dbs=("app", "shop")))
+
+
+@pytest.fixture
+def app(scraper, monkeypatch):
+    monkeypatch.setattr(clock, "now", 1000.0)
+    application = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+    application.state.settings = SimpleNamespace(telemetry_path="/metrics", query_timeout=5.0)
+    application.state.scraper = scraper
+    application.state.default_target = SimpleNamespace(name="127.0.0.1:3306")
+    application.include_router(view.make_router(application))
+    application.state.view_source.clock = clock
+    return application
+
+
+@pytest.fixture
+async def client(app):
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://view") as http:
+        yield http
+
+
+async def test_landing_page_keeps_the_links(client):
+    page = await client.get("/")
+    assert page.status_code == 200
+    for link in ('href="/metrics"', 'href="/healthz"', 'href="/docs"', "0.1.0"):
+        assert link in page.text
+    assert (await client.get("/static/view/view.js")).status_code == 200
+    missing = await client.get("/static/view/../view.py")
+    assert missing.status_code == 404
+
+
+async def test_openapi_describes_the_api(client):
+    schema = (await client.get("/openapi.json")).json()
+    for path in ("/api/v1/cluster", "/api/v1/placement", "/api/v1/findings", "/api/v1/config"):
+        assert path in schema["paths"]
+    assert "PlacementView" in schema["components"]["schemas"]
+    assert (await client.get("/docs")).status_code == 200
+
+
+async def test_concurrent_viewers_cause_one_collection_per_interval(client, scraper):
+    paths = ["/api/v1/cluster", "/api/v1/placement", "/api/v1/findings", "/api/v1/config"] * 10
+    answers = await asyncio.gather(*(client.get(p) for p in paths))
+    assert {a.status_code for a in answers} == {200}
+    assert (scraper.scrapes, len(scraper.queries)) == (1, 1)
+    clock.now += 5  # within the interval: served from the cache
+    await asyncio.gather(*(client.get(p) for p in paths))
+    assert (scraper.scrapes, len(scraper.queries)) == (1, 1)
+    clock.now += 10
+    await asyncio.gather(*(client.get(p) for p in paths))
+    assert (scraper.scrapes, len(scraper.queries)) == (2, 2)
+
+
+async def test_second_scrape_gives_a_window(client):
+    first = (await client.get("/api/v1/cluster")).json()
+    assert first["sql_efficiency"]["basis"] == "since SQL node start"
+    clock.now += 11
+    second = (await client.get("/api/v1/cluster")).json()
+    assert second["sql_efficiency"]["basis"] == "two scrapes"
+    assert second["sql_efficiency"]["window_seconds"] == 11
+
+
+async def test_placement_api_pages_and_filters(client):
+    body = (await client.get("/api/v1/placement", params={"db": "shop", "page_size": 2})).json()
+    assert (body["matched_tables"], body["pages"], len(body["tables"])) == (5, 3, 2)
+    assert body["tables"][0]["db"] == "shop"
+    assert [n["node_id"] for n in body["nodes"]] == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ({"page": "0"}, "page: Input should be greater than or equal to 1"),
+        ({"page_size": "100000"}, "page_size"),
+        ({"node": "x"}, "node: Input should be a valid integer"),
+        ({"page": "99"}, "page 99 is past the last page (1)"),
+    ],
+)
+async def test_bad_parameters_are_clear_json_errors(client, query, message):
+    answer = await client.get("/api/v1/placement", params=query)
+    assert answer.status_code == 400
+    assert message in answer.json()["error"]
+
+
+async def test_unknown_endpoint_is_a_json_404(client):
+    answer = await client.get("/api/v1/nothing")
+    assert answer.status_code == 404
+    assert answer.json() == {"error": "no API endpoint /api/v1/nothing"}
+
+
+async def test_unreachable_sql_node(client, scraper):
+    scraper.result = Result(
+        up=False, error="Can't connect to MySQL server on '127.0.0.1:3306' (111)"
+    )
+    cluster_answer = await client.get("/api/v1/cluster")
+    assert cluster_answer.status_code == 200
+    assert cluster_answer.json()["up"] is False
+    for path in ("/api/v1/placement", "/api/v1/findings", "/api/v1/config"):
+        answer = await client.get(path)
+        assert answer.status_code == 503
+        assert answer.json()["error"].startswith(
+            "SQL node 127.0.0.1:3306 is unreachable: Can't connect"
+        )
+
+
+async def test_failed_placement_query_is_reported_once_per_interval(client, scraper):
+    async def refuse(target, sql, timeout):
+        scraper.queries.append(sql)
+        raise RuntimeError("1296 (HY000): Got error 157 'Connection to NDB failed' from NDBINFO")
+
+    scraper.query = refuse
+    for _ in range(3):
+        answer = await client.get("/api/v1/placement")
+        assert answer.status_code == 503
+        assert "Connection to NDB failed" in answer.json()["error"]
+    assert len(scraper.queries) == 1
+    assert (await client.get("/api/v1/findings")).status_code == 200
+
+
+async def test_a_failure_inside_the_view_is_a_json_500(client, scraper):
+    scraper.result = dataclasses.replace(scraper.result, families=None)
+    answer = await client.get("/api/v1/config")
+    assert answer.status_code == 500
+    assert answer.json() == {"error": "internal error (TypeError); see the exporter's log"}

@@ -1,0 +1,235 @@
+"""The view's models, placement and findings from ScrapeResult-shaped data."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+import yaml
+from ndbinfo_exporter import findings, placement
+from ndbinfo_exporter.view_cluster import cluster_view
+from ndbinfo_exporter.view_config import config_view
+from ndbinfo_exporter.view_metrics import Samples
+from scrape_data import cluster, later, placement_rows
+
+
+def evaluate(result, previous=None, rows=None, groups=None):
+    data = placement.build(rows, 1, result.finished_at) if rows is not None else None
+    view = cluster_view(result, previous, groups or {})
+    inputs = findings.Inputs(view, Samples(result.families), config_view(result), data)
+    return {f.id: f for f in findings.evaluate(inputs)}
+
+
+def test_topology_lists_node_groups_and_other_nodes():
+    view = cluster_view(cluster(), None, {})
+    groups = view.topology.node_groups
+    assert [(g.nodegroup, [n.node_id for n in g.nodes], g.running) for g in groups] == [
+        (0, [1, 2], 2),
+        (1, [3, 4], 2),
+    ]
+    assert all(n.state == "STARTED" for g in groups for n in g.nodes)
+    assert [(n.node_id, n.connected) for n in view.topology.management_nodes] == [(49, True)]
+    assert [(n.node_id, n.connected, n.process_name) for n in view.topology.api_nodes] == [
+        (51, True, "mysqld"),
+        (52, False, None),
+    ]
+    assert view.sql_node.system_name == "demo_cluster"
+    assert view.sql_node.version == "8.4.3-cluster"
+
+
+def test_stopped_node_keeps_its_node_group_when_known():
+    view = cluster_view(cluster(stopped=(2,)), None, {2: 0})
+    node2 = view.topology.node_groups[0].nodes[1]
+    assert (node2.node_id, node2.state, node2.running) == (2, "STOPPED", False)
+    assert view.topology.node_groups[0].running == 1
+    assert view.topology.unassigned_data_nodes == []
+
+
+def test_stopped_node_without_known_group_is_unassigned():
+    view = cluster_view(cluster(stopped=(2,)), None, {})
+    assert [n.node_id for n in view.topology.unassigned_data_nodes] == [2]
+
+
+def test_lcp_age_in_gcis_and_seconds():
+    lcp = cluster_view(cluster(lcp_completed_gci=5000, current_gci=5010), None, {}).lcp
+    assert (lcp.lcp_id, lcp.completed_gci, lcp.current_gci, lcp.age_gcis) == (42, 5000, 5010, 10)
+    assert lcp.age_seconds == pytest.approx(20.0)  # TimeBetweenGlobalCheckpoints 2000 ms
+    assert lcp.replicas_lcp_ongoing == 8
+
+
+def test_resources_per_node():
+    resources = cluster_view(cluster(data_memory={1: 0.5}), None, {}).resources
+    first = resources[0]
+    assert first.node_id == 1
+    assert first.data_memory_ratio == pytest.approx(0.5)
+    assert first.redo_ratio == pytest.approx((10 + 20 + 30 + 40) / (4 * 256))
+    assert first.redo_worst_part_ratio == pytest.approx(40 / 256)
+
+
+def test_sql_efficiency_uses_two_scrapes_when_there_are_two():
+    first = cluster()
+    second = later(
+        first,
+        15,
+        ndb_sql_api_scans_total=1100,
+        ndb_sql_api_pruned_scans_total=820,
+        ndb_sql_api_round_trips_total=3500,
+        ndb_sql_api_transactions_committed_total=1050,
+    )
+    efficiency = cluster_view(second, first, {}).sql_efficiency
+    assert efficiency.basis == "two scrapes"
+    assert efficiency.window_seconds == 15
+    assert efficiency.pruned_scan_ratio == pytest.approx(20 / 100)
+    assert efficiency.round_trips_per_commit == pytest.approx(500 / 50)
+
+
+def test_sql_efficiency_since_start_with_one_scrape_or_after_a_restart():
+    first = cluster()
+    assert cluster_view(first, None, {}).sql_efficiency.basis == "since SQL node start"
+    restarted = later(first, 15, ndb_sql_api_scans_total=10)
+    efficiency = cluster_view(restarted, first, {}).sql_efficiency
+    assert efficiency.basis == "since SQL node start"
+    assert efficiency.scans == 10
+
+
+def test_config_lists_non_default_and_inconsistent_parameters():
+    view = config_view(cluster(inconsistent={"MaxNoOfConcurrentOperations": {1: 32768, 2: 65536}}))
+    params = {p.param: p for p in view.params}
+    assert params["DataMemory"].non_default_nodes == [1, 2, 3, 4]
+    assert not params["DataMemory"].inconsistent
+    assert params["MaxNoOfConcurrentOperations"].inconsistent
+    assert "TimeBetweenGlobalCheckpoints" not in params
+    assert view.inconsistent_count == 1
+
+
+def test_placement_marks_dead_replicas_and_primaries():
+    data = placement.build(placement_rows(stopped=(2,)), 1, 0.0)
+    table = data.tables[0]
+    assert (table.db, table.table) == ("app", "t0")
+    fragment0 = table.fragments[0]
+    assert (fragment0.primary, fragment0.backups, fragment0.dead) == (1, [], [2])
+    fragment2 = table.fragments[2]
+    assert (fragment2.primary, fragment2.preferred_primary, fragment2.dead) == (1, 2, [2])
+    assert table.dead_replicas == 2
+    assert sorted(map(sorted, data.node_sets())) == [[1, 2], [3, 4]]
+
+
+def test_placement_filter_paging_and_summary():
+    data = placement.build(placement_rows(tables=30, dbs=("app", "shop")), 1, 0.0)
+    nodes = {1: (0, True), 2: (0, True), 3: (1, True), 4: (1, True)}
+    page = placement.page_view(data, "t", nodes, db="shop", page=2, page_size=20)
+    assert (page.total_tables, page.matched_tables, page.pages, len(page.tables)) == (60, 30, 2, 10)
+    assert [d.db for d in page.databases] == ["shop"]
+    assert sum(n.primaries for n in page.nodes) == 30 * 4
+    assert {n.node_id: n.replicas for n in page.nodes} == {1: 60, 2: 60, 3: 60, 4: 60}
+    named = placement.page_view(data, "t", nodes, table="T2")
+    assert {t.table for t in named.tables} == {
+        "t2",
+        "t20",
+        "t21",
+        "t22",
+        "t23",
+        "t24",
+        "t25",
+        "t26",
+        "t27",
+        "t28",
+        "t29",
+    }
+    assert placement.page_view(data, "t", nodes, node=7).matched_tables == 0
+
+
+def test_placement_sql_reads_one_node_and_only_schema_columns():
+    sql = placement.sql_for(3)
+    assert "f.node_id = 3 AND r.node_id = 3" in sql
+    assert "o.type = 2" in sql
+
+
+def test_healthy_cluster_has_only_read_backup_problem():
+    found = evaluate(cluster(), rows=placement_rows())
+    problems = {k for k, f in found.items() if f.status == "problem"}
+    assert problems == {"read_backup_off"}
+    names = {e.label: e.value for e in found["read_backup_off"].evidence}
+    assert names["tables"] == "app.t0"
+    assert found["dead_replicas"].status == "ok"
+
+
+def test_dead_replicas_finding_names_the_stopped_node():
+    result = cluster(stopped=(2,))
+    found = evaluate(result, rows=placement_rows(stopped=(2,)), groups={2: 0})
+    dead = found["dead_replicas"]
+    assert (dead.status, dead.severity) == ("problem", "critical")
+    evidence = {e.label: e.value for e in dead.evidence}
+    assert evidence["stopped data nodes"] == "2"
+    assert evidence["node group 0"] == "1 of 2 running"
+    # the survivor holds every primary of its group: that is not reported as imbalance
+    assert found["unbalanced_primaries"].status == "ok"
+
+
+def test_efficiency_findings_fire_on_low_pruning_and_many_round_trips():
+    first = cluster()
+    second = later(
+        first,
+        30,
+        ndb_sql_api_scans_total=1200,
+        ndb_sql_api_pruned_scans_total=820,
+        ndb_sql_api_round_trips_total=4000,
+        ndb_sql_api_transactions_committed_total=1100,
+    )
+    found = evaluate(second, previous=first)
+    assert found["low_partition_pruning"].status == "problem"
+    assert found["many_round_trips"].status == "problem"
+    assert (
+        "30 s apart" in {e.label: e.value for e in found["many_round_trips"].evidence}["measured"]
+    )
+
+
+def test_thresholds_for_memory_primaries_config_and_lcp():
+    found = evaluate(
+        cluster(
+            data_memory={1: 0.95},
+            primaries={1: 60, 2: 20, 3: 40, 4: 40},
+            inconsistent={"MaxNoOfConcurrentOperations": {1: 1, 2: 2}},
+            lcp_completed_gci=1000,
+            current_gci=5000,
+        )
+    )
+    assert (found["data_memory_full"].status, found["data_memory_full"].severity) == (
+        "problem",
+        "critical",
+    )
+    assert found["unbalanced_primaries"].status == "problem"
+    assert found["config_inconsistent"].status == "problem"
+    assert found["lcp_old"].status == "problem"
+    assert list(found)[0] == "data_memory_full"  # critical problems first
+
+
+def test_missing_collectors_give_no_data_not_errors():
+    from scrape_data import Result, gauge
+
+    found = evaluate(Result(families=[gauge("ndb_up")]))
+    assert {f.status for f in found.values()} == {"no_data"}
+
+
+@pytest.mark.skipif(
+    shutil.which("promtool") is None, reason="promtool (Debian package prometheus) is missing"
+)
+def test_every_findings_promql_parses(tmp_path):
+    expressions = {f.id: f.promql for f in evaluate(cluster()).values()}
+    rules = {
+        "groups": [
+            {
+                "name": "findings",
+                "rules": [
+                    {"record": f"view:{name}", "expr": expr} for name, expr in expressions.items()
+                ],
+            }
+        ]
+    }
+    path = tmp_path / "findings.yml"
+    path.write_text(yaml.safe_dump(rules))
+    checked = subprocess.run(
+        ["promtool", "check", "rules", str(path)], capture_output=True, text=True
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr

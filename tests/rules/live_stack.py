@@ -1,0 +1,160 @@
+"""Real processes for the end-to-end alert test: the exporter and a Prometheus server that
+loads the NDB rules, each on a free 127.0.0.1 port and stopped when the test is done."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+from rules_model import ROOT, RULE_FILES, tool
+
+STARTUP_SECONDS = 30.0
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_until(check: Callable[[], Any], timeout: float, what: str, interval: float = 0.5) -> Any:
+    """Poll `check` until it returns something truthy; AssertionError naming `what` on timeout."""
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        last = check()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"timed out waiting for {what} (last result: {last!r})")
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=2.0).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+@contextmanager
+def _process(
+    args: list[str], log: Path, env: dict[str, str] | None = None
+) -> Iterator[subprocess.Popen]:
+    with log.open("wb") as out:
+        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+class Exporter:
+    """A running exporter: its host:port, and a way to stop it early."""
+
+    def __init__(self, address: str, process: subprocess.Popen):
+        self.address = address
+        self._process = process
+
+    def stop(self) -> None:
+        self._process.terminate()
+        self._process.wait(timeout=10)
+
+
+@contextmanager
+def running_exporter(
+    mysqld_port: int, username: str, password: str, workdir: Path, *extra: str
+) -> Iterator[Exporter]:
+    """The exporter for the SQL node on `mysqld_port`."""
+    address = f"127.0.0.1:{free_port()}"
+    args = [
+        sys.executable,
+        "-m",
+        "ndbinfo_exporter.cli",
+        "--mysqld.address",
+        f"127.0.0.1:{mysqld_port}",
+        "--mysqld.username",
+        username,
+        "--web.listen-address",
+        address,
+        *extra,
+    ]
+    env = {**os.environ, "NDB_EXPORTER_PASSWORD": password}
+    log = workdir / f"exporter-{mysqld_port}.log"
+    with _process(args, log, env) as proc:
+        wait_until(
+            lambda: proc.poll() is not None or _answers(f"http://{address}/healthz"),
+            STARTUP_SECONDS,
+            f"the exporter on {address}",
+        )
+        assert proc.poll() is None, log.read_text()
+        yield Exporter(address, proc)
+
+
+class Prometheus:
+    """A running Prometheus server, queried through its HTTP API."""
+
+    def __init__(self, url: str):
+        self.url = url
+
+    def query(self, expr: str) -> list[dict]:
+        response = httpx.get(f"{self.url}/api/v1/query", params={"query": expr}, timeout=10.0)
+        body = response.json()
+        assert body.get("status") == "success", f"{expr}: {body}"
+        return body["data"]["result"]
+
+
+@contextmanager
+def running_prometheus(
+    targets: dict[str, dict[str, str]], workdir: Path, scrape_interval: str
+) -> Iterator[Prometheus]:
+    """Prometheus scraping `targets` (host:port -> extra labels) in job "ndb", with the NDB rules
+    evaluated every second."""
+    config = {
+        "global": {
+            "scrape_interval": scrape_interval,
+            "scrape_timeout": scrape_interval,
+            "evaluation_interval": "1s",
+        },
+        "rule_files": [str(path) for path in RULE_FILES],
+        "scrape_configs": [
+            {
+                "job_name": "ndb",
+                "static_configs": [
+                    {"targets": [target], "labels": labels} for target, labels in targets.items()
+                ],
+            }
+        ],
+    }
+    config_file = workdir / "prometheus.yml"
+    config_file.write_text(yaml.safe_dump(config))
+    address = f"127.0.0.1:{free_port()}"
+    args = [
+        tool("prometheus"),
+        f"--config.file={config_file}",
+        f"--storage.tsdb.path={workdir / 'tsdb'}",
+        f"--web.listen-address={address}",
+        "--log.level=warn",
+    ]
+    with _process(args, workdir / "prometheus.log") as proc:
+        wait_until(
+            lambda: proc.poll() is not None or _answers(f"http://{address}/-/ready"),
+            STARTUP_SECONDS,
+            "Prometheus to be ready",
+        )
+        assert proc.poll() is None, (workdir / "prometheus.log").read_text()
+        yield Prometheus(f"http://{address}")

@@ -1,0 +1,48 @@
+"""The rule files and the Alertmanager config pass Prometheus' own tools and unit tests."""
+
+import subprocess
+
+import pytest
+from rules_model import ALERTMANAGER_FILE, RULE_FILES, RULES_DIR, UNIT_TEST_FILES, tool
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(args, capture_output=True, text=True, cwd=RULES_DIR, timeout=120)
+
+
+def test_promtool_check_rules():
+    result = run(
+        tool("promtool"), "check", "rules", "--lint=all", "--lint-fatal", *map(str, RULE_FILES)
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_promtool_unit_tests():
+    assert UNIT_TEST_FILES, "no promtool unit tests found"
+    result = run(tool("promtool"), "test", "rules", *map(str, UNIT_TEST_FILES))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_amtool_check_config():
+    result = run(tool("amtool"), "check-config", str(ALERTMANAGER_FILE))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("severity", "receiver"),
+    [("critical", "ndb-critical"), ("warning", "ndb-warning"), ("info", "ndb-info")],
+)
+def test_alertmanager_routes_by_severity(severity, receiver):
+    result = run(
+        tool("amtool"),
+        "config",
+        "routes",
+        "test",
+        f"--config.file={ALERTMANAGER_FILE}",
+        f"--verify.receivers={receiver}",
+        "alertname=NdbDataNodeDown",
+        "cluster=c1",
+        f"severity={severity}",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip() == receiver

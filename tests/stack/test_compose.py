@@ -467,3 +467,17 @@ def test_loadgen_command_is_accepted_by_the_load_generator():
 
     plan = _plan(_parser().parse_args(_command(SERVICES["loadgen"])))
     assert plan.workloads and plan.duration
+
+
+def test_alertmanager_webhooks_reach_the_alert_sink():
+    config = yaml.safe_load((ROOT / "provisioning/alertmanager/alertmanager.yml").read_text())
+    urls = [
+        hook["url"]
+        for receiver in config["receivers"]
+        for hook in receiver.get("webhook_configs", [])
+    ]
+    assert urls
+    for url in urls:
+        host, _, port = url.split("/")[2].partition(":")
+        assert host in SERVICES, url
+        assert SERVICES[host]["entrypoint"][-1] == port, url

@@ -10,26 +10,16 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, Request
 from fastapi.responses import PlainTextResponse, Response
 from ndbinfo_exporter import view
-from ndbinfo_exporter.scrape import Scraper, ScrapeResult
+from ndbinfo_exporter.scrape import Scraper, ScrapeResult, registry_of
 from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import ProbeRefused, TargetConfig, Targets
 from ndbinfo_exporter.webconfig import WebConfig
-from prometheus_client import CollectorRegistry
-from prometheus_client.exposition import choose_encoder
-from prometheus_client.registry import Collector as RegistryCollector
+from prometheus_client.exposition import CONTENT_TYPE_LATEST, choose_encoder
 
 log = logging.getLogger(__name__)
 
 DEFAULT_SCRAPE_TIMEOUT = 10.0
 TIMEOUT_HEADER = "X-Prometheus-Scrape-Timeout-Seconds"
-
-
-class _Families(RegistryCollector):
-    def __init__(self, result: ScrapeResult):
-        self._result = result
-
-    def collect(self):
-        return iter(self._result.families)
 
 
 def scrape_timeout(header: str | None, offset: float) -> float:
@@ -44,13 +34,14 @@ def scrape_timeout(header: str | None, offset: float) -> float:
 
 
 def render(result: ScrapeResult, accept: str | None) -> Response:
-    """The exposition of one scrape, from a registry that lives only for this response."""
-    registry = CollectorRegistry(auto_describe=False)
-    registry.register(_Families(result))
+    """The exposition of one scrape: the text format rendered during the scrape, or the
+    format the client asked for (OpenMetrics) rendered now."""
     encoder, content_type = choose_encoder(accept or "")
-    return Response(
-        content=encoder(registry), media_type=None, headers={"Content-Type": content_type}
-    )
+    if content_type == CONTENT_TYPE_LATEST and result.text is not None:
+        content = result.text
+    else:
+        content = encoder(registry_of(result.families))
+    return Response(content=content, media_type=None, headers={"Content-Type": content_type})
 
 
 def create_app(

@@ -14,7 +14,9 @@ from ndbinfo_exporter import __version__, logs
 from ndbinfo_exporter.collectors.base import Collector, Context, Row, TargetInfo
 from ndbinfo_exporter.pool import ConnectionPool, PooledConnection
 from ndbinfo_exporter.targets import TargetConfig
+from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector as RegistryCollector
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +30,8 @@ class ScrapeResult:
     target_info: TargetInfo | None
     error: str | None  # one line, never credentials
     finished_at: float  # time.time()
+    # The text-format exposition of ``families``, rendered piece by piece while the scrape ran.
+    text: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,35 @@ class _Outcome:
     duration: float
     families: list[Metric]
     rows: list[Row] | None
+    text: bytes = b""
+
+
+class _Families(RegistryCollector):
+    def __init__(self, families: Sequence[Metric]):
+        self._families = families
+
+    def collect(self):
+        return iter(self._families)
+
+
+def registry_of(families: Sequence[Metric]) -> CollectorRegistry:
+    """A registry that lives for one rendering of these families."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_Families(families))
+    return registry
+
+
+def text_exposition(families: Sequence[Metric]) -> bytes:
+    return generate_latest(registry_of(families))
+
+
+def _collect_and_render(
+    collector: Collector, rows: list[Row], context: Context
+) -> tuple[list[Metric], bytes]:
+    """Runs in a worker thread as soon as the collector's rows arrive, so that rendering
+    overlaps with the queries still in flight instead of following the last one."""
+    families = list(collector.collect(rows, context))
+    return families, text_exposition(families)
 
 
 def _fetch(sql: str, params: tuple[Any, ...] | None):
@@ -140,17 +173,16 @@ class Scraper:
                 "timed out connecting" if isinstance(exc, TimeoutError) else _one_line_error(exc)
             )
             log.warning("scrape failed", extra={"fields": {"target": target.name, "err": error}})
+            down = [_gauge("ndb_up", "1 if the SQL node answered this scrape.", 0), _build_info()]
             result = ScrapeResult(
                 target=target.name,
                 up=False,
-                families=[
-                    _gauge("ndb_up", "1 if the SQL node answered this scrape.", 0),
-                    _build_info(),
-                ],
+                families=down,
                 rows={},
                 target_info=None,
                 error=error,
                 finished_at=time.time(),
+                text=text_exposition(down),
             )
             self._last[target.name] = result
             return result
@@ -166,8 +198,10 @@ class Scraper:
             _version_info(info),
         ]
         families.extend(_collector_families(outcomes, skipped))
+        text = [text_exposition(families)]
         for outcome in outcomes:
             families.extend(outcome.families)
+            text.append(outcome.text)
         result = ScrapeResult(
             target=target.name,
             up=True,
@@ -176,6 +210,7 @@ class Scraper:
             target_info=info,
             error=None,
             finished_at=time.time(),
+            text=b"".join(text),
         )
         self._last[target.name] = result
         return result
@@ -196,8 +231,8 @@ class Scraper:
             context = Context(target=info, options=self._options.get(collector.name, {}))
             params = collector.params(context) if collector.params else None
             rows = await pool.run(target, _fetch(collector.sql, params), timeout)
-            families = await asyncio.wait_for(
-                asyncio.to_thread(lambda: list(collector.collect(rows, context))),
+            families, text = await asyncio.wait_for(
+                asyncio.to_thread(_collect_and_render, collector, rows, context),
                 max(0.0, deadline - loop.time()),
             )
         except Exception as exc:
@@ -214,7 +249,7 @@ class Scraper:
                 exc_info=log.isEnabledFor(logging.DEBUG),
             )
             return _Outcome(collector, False, time.perf_counter() - started, [], rows)
-        return _Outcome(collector, True, time.perf_counter() - started, families, rows)
+        return _Outcome(collector, True, time.perf_counter() - started, families, rows, text)
 
 
 def _gauge(name: str, help_text: str, value: float) -> GaugeMetricFamily:

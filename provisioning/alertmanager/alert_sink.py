@@ -42,7 +42,9 @@ class Handler(BaseHTTPRequestHandler):
 
 def main() -> None:
     port = int(sys.argv[1]) if len(sys.argv) > 1 else 8080
-    ThreadingHTTPServer(("0.0.0.0", port), Handler).serve_forever()  # all interfaces: it runs in a container
+    ThreadingHTTPServer(
+        ("0.0.0.0", port), Handler
+    ).serve_forever()  # all interfaces: it runs in a container
 
 
 if __name__ == "__main__":

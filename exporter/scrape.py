@@ -63,13 +63,24 @@ def text_exposition(families: Sequence[Metric]) -> bytes:
     return generate_latest(registry_of(families))
 
 
+@dataclass(frozen=True)
+class _Rendered:
+    rows: list[Row]
+    target_info: TargetInfo
+    families: list[Metric]
+    text: bytes
+
+
 def _collect_and_render(
-    collector: Collector, rows: list[Row], context: Context
-) -> tuple[list[Metric], bytes]:
+    collector: Collector, rows: list[Row], context: Context, previous: _Rendered | None
+) -> _Rendered:
     """Runs in a worker thread as soon as the collector's rows arrive, so that rendering
-    overlaps with the queries still in flight instead of following the last one."""
+    overlaps with the queries still in flight instead of following the last one. Rows equal
+    to the previous scrape's (configuration, dictionary, layout) reuse its families and text."""
+    if previous is not None and previous.rows == rows and previous.target_info == context.target:
+        return previous
     families = list(collector.collect(rows, context))
-    return families, text_exposition(families)
+    return _Rendered(rows, context.target, families, text_exposition(families))
 
 
 def _fetch(sql: str, params: tuple[Any, ...] | None):
@@ -129,6 +140,7 @@ class Scraper:
         self._pools: dict[str, ConnectionPool] = {}
         self._in_flight: dict[tuple, asyncio.Task[ScrapeResult]] = {}
         self._last: dict[str, ScrapeResult] = {}
+        self._rendered: dict[tuple[str, str], _Rendered] = {}
 
     def pool(self, target: TargetConfig) -> ConnectionPool:
         pool = self._pools.get(target.name)
@@ -231,10 +243,14 @@ class Scraper:
             context = Context(target=info, options=self._options.get(collector.name, {}))
             params = collector.params(context) if collector.params else None
             rows = await pool.run(target, _fetch(collector.sql, params), timeout)
-            families, text = await asyncio.wait_for(
-                asyncio.to_thread(_collect_and_render, collector, rows, context),
+            key = (target.name, collector.name)
+            rendered = await asyncio.wait_for(
+                asyncio.to_thread(
+                    _collect_and_render, collector, rows, context, self._rendered.get(key)
+                ),
                 max(0.0, deadline - loop.time()),
             )
+            self._rendered[key] = rendered
         except Exception as exc:
             error = (
                 f"timed out after {timeout:.1f}s"
@@ -249,7 +265,9 @@ class Scraper:
                 exc_info=log.isEnabledFor(logging.DEBUG),
             )
             return _Outcome(collector, False, time.perf_counter() - started, [], rows)
-        return _Outcome(collector, True, time.perf_counter() - started, families, rows, text)
+        return _Outcome(
+            collector, True, time.perf_counter() - started, rendered.families, rows, rendered.text
+        )
 
 
 def _gauge(name: str, help_text: str, value: float) -> GaugeMetricFamily:

@@ -258,3 +258,33 @@ async def test_collector_params_come_from_options(node, target):
         scraper.close()
     assert seen == {"limit": 5}
     assert samples(result, "test_limited_rows") == {(("node_id", "3"),): 1}
+
+
+async def test_unchanged_rows_reuse_the_previous_rendering(node, target):
+    calls = []
+
+    def collect(rows, context):
+        calls.append(len(rows))
+        family = GaugeMetricFamily("test_memo_rows", "Rows seen.", value=len(rows))
+        return [family]
+
+    collector = Collector(
+        name="memo",
+        help="memo test collector",
+        default_enabled=True,
+        reads={"nodes": ("node_id",)},
+        min_version=(7, 5, 0),
+        sql="SELECT node_id FROM ndbinfo.nodes",
+        collect=collect,
+    )
+    scraper = make_scraper([collector])
+    first = await scraper.scrape(target, 5)
+    second = await scraper.scrape(target, 5)
+    assert calls == [2]
+    assert first.families[-1] is second.families[-1]
+    assert b"test_memo_rows 2.0" in second.text
+
+    node.answers["SELECT node_id FROM ndbinfo.nodes"] = Answer(["node_id"], [(1,)])
+    third = await scraper.scrape(target, 5)
+    assert calls == [2, 1]
+    assert b"test_memo_rows 1.0" in third.text

@@ -3,7 +3,8 @@
     python bench/scrape.py [--scrapes 20] [--data-nodes 8] [--tables 2000] [--ndb-version 8.4]
     python bench/scrape.py --series
 
-The first form starts ndbsim and the exporter (as a real process), times N scrapes of
+The first form starts ndbsim and the exporter (as a real process; ndbsim on one CPU, the
+exporter and the floor on the other, as if the cluster ran elsewhere), times N scrapes of
 /metrics, then times the floor: the same statements (the default collectors' SQL) executed by
 a separate process with mysql-connector alone, fetching every row, with the exporter's
 concurrency (one connection per worker, --exporter.max-connections workers). It prints the
@@ -36,6 +37,7 @@ from ndbsim.testing import running_ndbsim
 from prometheus_client.parser import text_string_to_metric_families
 
 MAX_CONNECTIONS = 3  # the exporter's default --exporter.max-connections
+SERVER_CPU, CLIENT_CPU = 0, 1
 EXPORTER = Path(sys.executable).with_name("ndbinfo-exporter")
 
 
@@ -47,6 +49,21 @@ def rss_kib(pid: int) -> tuple[int, int]:
         if key in ("VmRSS", "VmHWM"):
             fields[key] = int(value.split()[0])
     return fields["VmRSS"], fields["VmHWM"]
+
+
+def pin(pid: int, cpu: int) -> None:
+    """Keep a process (and its threads) on one CPU. ndbsim gets one core and the client being
+    measured (exporter or floor) the other, as in a deployment where the cluster runs on
+    other machines: otherwise the client's own CPU use would slow the simulated SQL node
+    down and count twice."""
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        os.sched_setaffinity(int(task.name), {cpu})
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time a process has used."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def free_port() -> int:
@@ -67,6 +84,7 @@ def running_exporter(sim):
         "--log.level=warn",
     ]
     process = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    pin(process.pid, CLIENT_CPU)
     url = f"http://127.0.0.1:{port}/metrics"
     try:
         deadline = time.monotonic() + 30
@@ -194,6 +212,7 @@ def floor(sim):
     process = subprocess.Popen(
         args, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )
+    pin(process.pid, CLIENT_CPU)
 
     def ask(command: str):
         process.stdin.write(command + "\n")
@@ -216,12 +235,15 @@ def cost(scrapes: int, data_nodes: int, tables: int, version: str) -> None:
         running_exporter(sim) as (process, url),
         floor(sim) as ask,
     ):
+        pin(sim.process.pid, SERVER_CPU)
         scrape(url)  # warm-up: connections, target detection
         ask("round")
         # Alternate, so that both see the simulated cluster in the same state.
-        times, rounds, text = [], [], ""
+        times, rounds, text, cpu = [], [], "", 0.0
         for _ in range(scrapes):
+            before = cpu_seconds(process.pid)
             seconds, text = scrape(url)
+            cpu += cpu_seconds(process.pid) - before
             times.append(seconds)
             rounds.append(ask("round"))
         exporter_rss, exporter_hwm = rss_kib(process.pid)
@@ -234,6 +256,7 @@ def cost(scrapes: int, data_nodes: int, tables: int, version: str) -> None:
     print(f"floor (same SQL, connector)  median {floor_median * 1000:8.1f} ms")
     print(f"scrape / floor               {scrape_median / floor_median:8.2f}x")
     print(f"series                       {sum(series.values()):8d}")
+    print(f"exporter CPU per scrape      {cpu / scrapes * 1000:8.1f} ms")
     print(
         f"exporter RSS                 {exporter_rss / 1024:8.1f} MiB (peak {exporter_hwm / 1024:.1f});"
         f" floor process {floor_rss / 1024:.1f} MiB (peak {floor_hwm / 1024:.1f});"

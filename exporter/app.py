@@ -10,7 +10,8 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, Request
 from fastapi.responses import PlainTextResponse, Response
 from ndbinfo_exporter import view
-from ndbinfo_exporter.scrape import Scraper, ScrapeResult, registry_of
+from ndbinfo_exporter.exposition import registry_of
+from ndbinfo_exporter.scrape import Scraper, ScrapeResult
 from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import ProbeRefused, TargetConfig, Targets
 from ndbinfo_exporter.webconfig import WebConfig

@@ -12,11 +12,10 @@ from typing import Any
 
 from ndbinfo_exporter import __version__, logs
 from ndbinfo_exporter.collectors.base import Collector, Context, Row, TargetInfo
+from ndbinfo_exporter.exposition import text_exposition
 from ndbinfo_exporter.pool import ConnectionPool, PooledConnection
 from ndbinfo_exporter.targets import TargetConfig
-from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
-from prometheus_client.registry import Collector as RegistryCollector
 
 log = logging.getLogger(__name__)
 
@@ -42,25 +41,6 @@ class _Outcome:
     families: list[Metric]
     rows: list[Row] | None
     text: bytes = b""
-
-
-class _Families(RegistryCollector):
-    def __init__(self, families: Sequence[Metric]):
-        self._families = families
-
-    def collect(self):
-        return iter(self._families)
-
-
-def registry_of(families: Sequence[Metric]) -> CollectorRegistry:
-    """A registry that lives for one rendering of these families."""
-    registry = CollectorRegistry(auto_describe=False)
-    registry.register(_Families(families))
-    return registry
-
-
-def text_exposition(families: Sequence[Metric]) -> bytes:
-    return generate_latest(registry_of(families))
 
 
 @dataclass(frozen=True)

@@ -168,20 +168,29 @@ class Cluster:
         groups = self.topology.nodegroups.values()
         return all(any(self.nodes[n].state != STOPPED for n in members) for members in groups)
 
+    def _mark_started(self, s) -> bool:
+        """Put a data node in STARTED now; True if that brought the cluster back up (the SQL
+        node then reconnects, as Ndb_connect_count shows)."""
+        was_down = not self.is_up()
+        s.state = STARTED
+        s.started_at = self.now
+        s.ops = 0.0
+        s.start_gci = self.checkpoints.gci
+        s.lcp_frozen = None
+        if was_down:
+            self.connect_count += 1
+        return was_down
+
     def _finish_restarts(self) -> None:
         if not self._can_finish_start():
             return
         for node_id, s in self.nodes.items():
-            if s.state == STARTING and self.now >= s.restart_begin + self.spec.restart_seconds:
-                was_down = not self.is_up()
-                s.state = STARTED
-                s.started_at = self.now
-                s.ops = 0.0
-                s.start_gci = self.checkpoints.gci
-                s.lcp_frozen = None
-                if was_down:
-                    self.connect_count += 1
-                    self.president = node_id
+            if (
+                s.state == STARTING
+                and self.now >= s.restart_begin + self.spec.restart_seconds
+                and self._mark_started(s)
+            ):
+                self.president = node_id
         if self.is_up() and self.president not in self.started_ids():
             self.president = min(self.started_ids())
 
@@ -284,14 +293,7 @@ class Cluster:
             self.faults.clear_all()
             for s in self.nodes.values():
                 if s.state != STARTED:
-                    was_down = not self.is_up()
-                    s.state = STARTED
-                    s.started_at = self.now
-                    s.ops = 0.0
-                    s.start_gci = self.checkpoints.gci
-                    s.lcp_frozen = None
-                    if was_down:
-                        self.connect_count += 1
+                    self._mark_started(s)
             for n in self.other_up:
                 self.other_up[n] = self.topology.node(n).connected_by_default
             if self.president not in self.started_ids():

@@ -133,6 +133,11 @@ def _replace(engine: Any, name: str, columns: tuple[str, ...], values: list[tupl
         _insert_values(engine.db, f'ndbinfo."{name}"', list(columns), values)
 
 
+def _count(expr: str) -> str:
+    """A per-fragment counter column from a floating-point expression."""
+    return f"coalesce(floor({expr}), 0)::UBIGINT"
+
+
 class _EngineState:
     def __init__(self) -> None:
         self.last_rows: dict[str, list[tuple]] = {}
@@ -587,6 +592,15 @@ class Writer:
     def _instance(self) -> str:
         return f"(r.log_part_id % {self.c.ldm}) + 1"
 
+    def _fragment_key(self) -> dict[str, str]:
+        """The leading columns of the per-fragment-replica tables."""
+        return {
+            "node_id": "r.node_id",
+            "block_instance": self._instance(),
+            "table_id": "r.table_id",
+            "fragment_num": "r.fragment_id",
+        }
+
     def _frag_mem_use(self, master: int, lcp: tuple[bool, float]) -> dict[str, Any]:
         frag_rows = "ceil(d.rows_ / d.partitions)::UBIGINT"
         fixed = "(d.row_bytes + 24)"
@@ -599,10 +613,7 @@ class Writer:
 
         return self._select(
             {
-                "node_id": "r.node_id",
-                "block_instance": self._instance(),
-                "table_id": "r.table_id",
-                "fragment_num": "r.fragment_id",
+                **self._fragment_key(),
                 "rows": frag_rows,
                 "fixed_elem_alloc_bytes": alloc(fixed),
                 "fixed_elem_free_bytes": f"{alloc(fixed)} - {frag_rows} * {fixed}",
@@ -632,39 +643,33 @@ class Writer:
         scans = f"({ops} * {1 - w.KEY_SHARE})"
         key = f"({ops} * {w.KEY_SHARE})"
 
-        def n(expr: str) -> str:
-            return f"coalesce(floor({expr}), 0)::UBIGINT"
-
         return self._select(
             {
-                "node_id": "r.node_id",
-                "block_instance": self._instance(),
-                "table_id": "r.table_id",
-                "fragment_num": "r.fragment_id",
-                "tot_key_reads": n(reads),
-                "tot_key_inserts": n(f"{key} * {w.INSERT_SHARE}"),
-                "tot_key_updates": n(f"{key} * {w.UPDATE_SHARE}"),
-                "tot_key_writes": n(f"{key} * 0.01"),
-                "tot_key_deletes": n(f"{key} * {w.DELETE_SHARE}"),
-                "tot_key_refs": n(f"{reads} * 0.01"),
-                "tot_key_attrinfo_bytes": n(f"{key} * 64"),
-                "tot_key_keyinfo_bytes": n(f"{key} * 12"),
+                **self._fragment_key(),
+                "tot_key_reads": _count(reads),
+                "tot_key_inserts": _count(f"{key} * {w.INSERT_SHARE}"),
+                "tot_key_updates": _count(f"{key} * {w.UPDATE_SHARE}"),
+                "tot_key_writes": _count(f"{key} * 0.01"),
+                "tot_key_deletes": _count(f"{key} * {w.DELETE_SHARE}"),
+                "tot_key_refs": _count(f"{reads} * 0.01"),
+                "tot_key_attrinfo_bytes": _count(f"{key} * 64"),
+                "tot_key_keyinfo_bytes": _count(f"{key} * 12"),
                 "tot_key_prog_bytes": "0",
                 "tot_key_inst_exec": "0",
-                "tot_key_bytes_returned": n(f"{reads} * 96"),
-                "tot_frag_scans": n(scans),
-                "tot_scan_rows_examined": n(f"{scans} * 40"),
-                "tot_scan_rows_returned": n(f"{scans} * 12"),
-                "tot_scan_bytes_returned": n(f"{scans} * 12 * 96"),
-                "tot_scan_prog_bytes": n(f"{scans} * 40"),
-                "tot_scan_bound_bytes": n(f"{scans} * 16"),
-                "tot_scan_inst_exec": n(f"{scans} * 120"),
-                "tot_qd_frag_scans": n(f"{scans} * 0.001"),
+                "tot_key_bytes_returned": _count(f"{reads} * 96"),
+                "tot_frag_scans": _count(scans),
+                "tot_scan_rows_examined": _count(f"{scans} * 40"),
+                "tot_scan_rows_returned": _count(f"{scans} * 12"),
+                "tot_scan_bytes_returned": _count(f"{scans} * 12 * 96"),
+                "tot_scan_prog_bytes": _count(f"{scans} * 40"),
+                "tot_scan_bound_bytes": _count(f"{scans} * 16"),
+                "tot_scan_inst_exec": _count(f"{scans} * 120"),
+                "tot_qd_frag_scans": _count(f"{scans} * 0.001"),
                 "conc_frag_scans": "0",
                 "conc_qd_plain_frag_scans": "0",
                 "conc_qd_tup_frag_scans": "0",
                 "conc_qd_acc_frag_scans": "0",
-                "tot_commits": n(f"{key} * 0.3"),
+                "tot_commits": _count(f"{key} * 0.3"),
             },
             self._HOSTED + " ORDER BY r.node_id, r.table_id, r.fragment_id",
         )
@@ -672,24 +677,18 @@ class Writer:
     def _frag_locks(self, master: int, lcp: tuple[bool, float]) -> dict[str, Any]:
         ops = f"(s.ops * {self._share()})"
 
-        def n(expr: str) -> str:
-            return f"coalesce(floor({expr}), 0)::UBIGINT"
-
         return self._select(
             {
-                "node_id": "r.node_id",
-                "block_instance": self._instance(),
-                "table_id": "r.table_id",
-                "fragment_num": "r.fragment_id",
-                "ex_req": n(f"{ops} * 0.26"),
-                "ex_imm_ok": n(f"{ops} * 0.2595"),
-                "ex_wait_ok": n(f"{ops} * 0.0005"),
+                **self._fragment_key(),
+                "ex_req": _count(f"{ops} * 0.26"),
+                "ex_imm_ok": _count(f"{ops} * 0.2595"),
+                "ex_wait_ok": _count(f"{ops} * 0.0005"),
                 "ex_wait_fail": "0",
-                "sh_req": n(f"{ops} * 0.1"),
-                "sh_imm_ok": n(f"{ops} * 0.0999"),
-                "sh_wait_ok": n(f"{ops} * 0.0001"),
+                "sh_req": _count(f"{ops} * 0.1"),
+                "sh_imm_ok": _count(f"{ops} * 0.0999"),
+                "sh_wait_ok": _count(f"{ops} * 0.0001"),
                 "sh_wait_fail": "0",
-                "wait_ok_millis": n(f"{ops} * 0.0003"),
+                "wait_ok_millis": _count(f"{ops} * 0.0003"),
                 "wait_fail_millis": "0",
             },
             self._HOSTED + " ORDER BY r.node_id, r.table_id, r.fragment_id",

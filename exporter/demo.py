@@ -190,7 +190,17 @@ def running_exporter(
         yield Exporter(process, url)
 
 
+def ndbsim_command() -> str:
+    """How to call the ndbsim CLI from the demo's shell: `make demo` does not put the
+    virtualenv on PATH."""
+    script = Path(sys.executable).with_name("ndbsim")
+    if not script.exists() or shutil.which("ndbsim") == str(script):
+        return "ndbsim"
+    return os.path.relpath(script)
+
+
 def banner(sim: Ndbsim, exporter: Exporter, logs: Path) -> str:
+    fault = f"{ndbsim_command()} fault --control-url {sim.control_url}"
     return "\n".join(
         [
             "",
@@ -201,8 +211,8 @@ def banner(sim: Ndbsim, exporter: Exporter, logs: Path) -> str:
             f"  ndbsim control  {sim.control_url}",
             f"  Logs            {logs}",
             "",
-            f"  Stop a data node:  ndbsim fault --control-url {sim.control_url} stop-node 2",
-            f"  and start it:      ndbsim fault --control-url {sim.control_url} start-node 2",
+            f"  Stop a data node:  {fault} stop-node 2",
+            f"  and start it:      {fault} start-node 2",
             "",
             "  Ctrl-C stops both.",
             "",

@@ -317,26 +317,14 @@ def data_memory(inputs: Inputs) -> Finding:
         for r in inputs.cluster.resources
         if r.data_memory_ratio is not None
     }
-    if not ratios:
-        return Finding(status="no_data", summary="The memoryusage collector gave no data.", **base)
-    evidence = [
-        Evidence(label=f"node {node}", value=percent(value))
-        for node, value in sorted(ratios.items())
-    ]
-    worst = max(ratios.values())
-    if worst <= DATA_MEMORY_WARNING:
-        return Finding(
-            status="ok",
-            summary=f"Fullest node uses {percent(worst)} of DataMemory.",
-            evidence=evidence,
-            **base,
-        )
-    base["severity"] = "critical" if worst > DATA_MEMORY_CRITICAL else "warning"
-    return Finding(
-        status="problem",
-        summary=f"A data node uses {percent(worst)} of its DataMemory.",
-        evidence=evidence,
-        **base,
+    return _fullest_node(
+        base,
+        ratios,
+        collector="memoryusage",
+        label="node {node}",
+        ok="Fullest node uses {worst} of DataMemory.",
+        problem="A data node uses {worst} of its DataMemory.",
+        thresholds=(DATA_MEMORY_WARNING, DATA_MEMORY_CRITICAL),
     )
 
 
@@ -353,29 +341,49 @@ def redo(inputs: Inputs) -> Finding:
             "complete; size NoOfFragmentLogFiles × FragmentLogFileSize for the write rate."
         ),
     }
-    worst = {
+    ratios = {
         r.node_id: r.redo_worst_part_ratio
         for r in inputs.cluster.resources
         if r.redo_worst_part_ratio is not None
     }
-    if not worst:
-        return Finding(status="no_data", summary="The logspaces collector gave no data.", **base)
+    return _fullest_node(
+        base,
+        ratios,
+        collector="logspaces",
+        label="node {node}, fullest part",
+        ok="Fullest REDO log part is at {worst}.",
+        problem="A REDO log part is {worst} full.",
+        thresholds=(REDO_WARNING, REDO_CRITICAL),
+    )
+
+
+def _fullest_node(
+    base: dict,
+    ratios: dict[int, float],
+    collector: str,
+    label: str,
+    ok: str,
+    problem: str,
+    thresholds: tuple[float, float],
+) -> Finding:
+    """A finding on a used/total ratio per data node: every node is evidence, the fullest one
+    decides (warning above the first threshold, critical above the second)."""
+    if not ratios:
+        return Finding(status="no_data", summary=f"The {collector} collector gave no data.", **base)
     evidence = [
-        Evidence(label=f"node {node}, fullest part", value=percent(v))
-        for node, v in sorted(worst.items())
+        Evidence(label=label.format(node=node), value=percent(value))
+        for node, value in sorted(ratios.items())
     ]
-    top = max(worst.values())
-    if top <= REDO_WARNING:
+    worst = max(ratios.values())
+    warning, critical = thresholds
+    if worst <= warning:
         return Finding(
-            status="ok",
-            summary=f"Fullest REDO log part is at {percent(top)}.",
-            evidence=evidence,
-            **base,
+            status="ok", summary=ok.format(worst=percent(worst)), evidence=evidence, **base
         )
-    base["severity"] = "critical" if top > REDO_CRITICAL else "warning"
+    base["severity"] = "critical" if worst > critical else "warning"
     return Finding(
         status="problem",
-        summary=f"A REDO log part is {percent(top)} full.",
+        summary=problem.format(worst=percent(worst)),
         evidence=evidence,
         **base,
     )

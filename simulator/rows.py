@@ -1003,24 +1003,26 @@ def _cpu_util(c: Cluster, n: int) -> float:
     return sum(_thread_util(c, n, name) for _, name, _ in thread_layout(c.ldm)) / 16
 
 
+def _cpu_times(util: float, cpu: int, window_us: int) -> dict:
+    """One CPU's times over a window: the first ten CPUs carry the data node's threads."""
+    busy = int(window_us * min(0.98, util * (1.2 if cpu < 10 else 0.4)))
+    return {
+        "cpu_no": cpu,
+        "cpu_online": 1,
+        "cpu_userspace_time": int(busy * 0.85),
+        "cpu_idle_time": window_us - busy,
+        "cpu_system_time": int(busy * 0.12),
+        "cpu_interrupt_time": int(busy * 0.03),
+        "cpu_exec_vm_time": 0,
+    }
+
+
 def cpudata(c: Cluster) -> list[dict]:
     out = []
     for n in c.started_ids():
         util = _cpu_util(c, n)
         for cpu in range(16):
-            busy = int(1_000_000 * min(0.98, util * (1.2 if cpu < 10 else 0.4)))
-            out.append(
-                {
-                    "node_id": n,
-                    "cpu_no": cpu,
-                    "cpu_online": 1,
-                    "cpu_userspace_time": int(busy * 0.85),
-                    "cpu_idle_time": 1_000_000 - busy,
-                    "cpu_system_time": int(busy * 0.12),
-                    "cpu_interrupt_time": int(busy * 0.03),
-                    "cpu_exec_vm_time": 0,
-                }
-            )
+            out.append({"node_id": n, **_cpu_times(util, cpu, 1_000_000)})
     return out
 
 
@@ -1030,18 +1032,11 @@ def _cpudata_history(c: Cluster, window_us: int) -> list[dict]:
         util = _cpu_util(c, n)
         for m in range(20):
             for cpu in range(16):
-                busy = int(window_us * min(0.98, util * (1.2 if cpu < 10 else 0.4)))
                 out.append(
                     {
                         "node_id": n,
                         "measurement_id": m,
-                        "cpu_no": cpu,
-                        "cpu_online": 1,
-                        "cpu_userspace_time": int(busy * 0.85),
-                        "cpu_idle_time": window_us - busy,
-                        "cpu_system_time": int(busy * 0.12),
-                        "cpu_interrupt_time": int(busy * 0.03),
-                        "cpu_exec_vm_time": 0,
+                        **_cpu_times(util, cpu, window_us),
                         "elapsed_time": window_us,
                     }
                 )

@@ -6,6 +6,7 @@ import asyncio
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import mysql.connector
 from ndbsim import server
@@ -16,6 +17,14 @@ from ndbsim.versions import parse_version
 
 USER = "ndbsim"
 PASSWORD = "ndbsim"
+# Real 7.5.4 output, copied from ../shared/seed-captures.
+CAPTURES = (
+    Path(__file__).resolve().parents[2]
+    / "simulator"
+    / "data"
+    / "seed-captures"
+    / "ndb-7.5.4-ndbinfo.json"
+)
 
 
 @dataclass

@@ -5,18 +5,9 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
-from sqlnode_helpers import PASSWORD, USER
-
-CAPTURES = (
-    Path(__file__).resolve().parents[2]
-    / "simulator"
-    / "data"
-    / "seed-captures"
-    / "ndb-7.5.4-ndbinfo.json"
-)
+from sqlnode_helpers import CAPTURES, PASSWORD, USER
 
 pytestmark = pytest.mark.skipif(
     shutil.which("mariadb") is None, reason="mariadb client not installed (Debian mariadb-client)"

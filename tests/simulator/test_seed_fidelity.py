@@ -4,17 +4,10 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
+from sqlnode_helpers import CAPTURES
 
-CAPTURES = (
-    Path(__file__).resolve().parents[2]
-    / "simulator"
-    / "data"
-    / "seed-captures"
-    / "ndb-7.5.4-ndbinfo.json"
-)
 SEED = json.loads(CAPTURES.read_text())
 
 

@@ -8,14 +8,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
+from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import PlainTextResponse, Response
 from ndbinfo_exporter import view
-from ndbinfo_exporter.exposition import registry_of
+from ndbinfo_exporter.exposition import encode
 from ndbinfo_exporter.scrape import Scraper, ScrapeResult
 from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import ProbeRefused, TargetConfig, Targets
 from ndbinfo_exporter.webconfig import WebConfig
-from prometheus_client.exposition import CONTENT_TYPE_LATEST, choose_encoder
 
 log = logging.getLogger(__name__)
 
@@ -35,13 +35,9 @@ def scrape_timeout(header: str | None, offset: float) -> float:
 
 
 def render(result: ScrapeResult, accept: str | None) -> Response:
-    """The exposition of one scrape: the text format rendered during the scrape, or the
-    format the client asked for (OpenMetrics) rendered now."""
-    encoder, content_type = choose_encoder(accept or "")
-    if content_type == CONTENT_TYPE_LATEST and result.text is not None:
-        content = result.text
-    else:
-        content = encoder(registry_of(result.families))
+    """The exposition of one scrape in the format the client asked for: rendered during the
+    scrape for the text format and OpenMetrics 1.0, now for any other."""
+    content, content_type = encode(result.exposition, result.families, accept or "")
     return Response(content=content, media_type=None, headers={"Content-Type": content_type})
 
 
@@ -56,6 +52,9 @@ def create_app(
     app = FastAPI(
         title="ndbinfo-exporter", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
     )
+    # Prometheus asks for gzip. Level 1 makes a scrape of 8 data nodes (300 kB) ten times
+    # smaller in about 1 ms; level 9 would take ten times longer for a fifth less.
+    app.add_middleware(GZipMiddleware, compresslevel=1)
     app.state.settings = settings
     app.state.scraper = scraper
     app.state.default_target = targets.default

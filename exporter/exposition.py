@@ -1,22 +1,30 @@
-"""Text exposition of the exporter's metric families.
+"""Exposition of the exporter's metric families, rendered once per scrape in both formats.
 
 prometheus_client renders every sample through its UTF-8 name validation and escaping,
 which is most of the exporter's CPU time at a few thousand series (bench/scrape.py). The
-families here are gauges and counters with valid legacy names, so they are written directly;
-anything else is left to prometheus_client. The output is byte-for-byte the library's
-(tests/exporter/test_exposition.py checks it on every golden fixture).
+families here are gauges and counters with valid legacy names, so they are written directly:
+the sample lines once, and the HELP/TYPE lines of the Prometheus text format and of
+OpenMetrics around them. Anything else is left to prometheus_client. The output is
+byte-for-byte the library's (tests/exporter/test_exposition.py checks it on every golden
+fixture), and content negotiation stays the library's (``choose_encoder``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import Metric
+from prometheus_client.exposition import choose_encoder
+from prometheus_client.openmetrics.exposition import generate_latest as generate_openmetrics
 from prometheus_client.registry import Collector as RegistryCollector
 from prometheus_client.utils import floatToGoString
 
 _DIRECT_TYPES = {"gauge", "counter"}
+_OPENMETRICS_EOF = b"# EOF\n"
+# Name escapings that leave valid legacy metric and label names as they are.
+_NAMES_UNCHANGED = {"", "underscores", "allow-utf-8", "values"}
 
 
 class _Families(RegistryCollector):
@@ -34,18 +42,31 @@ def registry_of(families: Sequence[Metric]) -> CollectorRegistry:
     return registry
 
 
-def _label_value(value: str) -> str:
+@dataclass(frozen=True)
+class Exposition:
+    """Families rendered in the Prometheus text format and as an OpenMetrics body (without
+    the closing ``# EOF``, so that bodies can be concatenated)."""
+
+    text: bytes
+    openmetrics: bytes
+
+    @staticmethod
+    def join(parts: Sequence[Exposition]) -> Exposition:
+        return Exposition(
+            b"".join(part.text for part in parts), b"".join(part.openmetrics for part in parts)
+        )
+
+
+def _escape(value: str) -> str:
     return value.replace("\\", r"\\").replace("\n", r"\n").replace('"', r"\"")
 
 
-def _family_text(family: Metric) -> str:
-    name = family.name + "_total" if family.type == "counter" else family.name
-    help_text = family.documentation.replace("\\", r"\\").replace("\n", r"\n")
-    lines = [f"# HELP {name} {help_text}\n# TYPE {name} {family.type}\n"]
+def _sample_lines(family: Metric) -> str:
+    lines = []
     for sample in family.samples:
         if sample.labels:
             labels = ",".join(
-                f'{key}="{_label_value(value)}"' for key, value in sorted(sample.labels.items())
+                f'{key}="{_escape(value)}"' for key, value in sorted(sample.labels.items())
             )
             lines.append(f"{sample.name}{{{labels}}} {floatToGoString(sample.value)}\n")
         else:
@@ -54,16 +75,48 @@ def _family_text(family: Metric) -> str:
 
 
 def _direct(family: Metric) -> bool:
-    return family.type in _DIRECT_TYPES and all(
-        sample.timestamp is None
-        and sample.name.startswith(family.name)
-        and not sample.name.endswith("_created")
-        for sample in family.samples
+    return (
+        family.type in _DIRECT_TYPES
+        and not family.unit
+        and all(
+            sample.timestamp is None
+            and sample.exemplar is None
+            and sample.name.startswith(family.name)
+            and not sample.name.endswith("_created")
+            for sample in family.samples
+        )
     )
 
 
-def text_exposition(families: Sequence[Metric]) -> bytes:
-    """The Prometheus text format (0.0.4) of these families, in their order."""
-    if all(_direct(family) for family in families):
-        return "".join(_family_text(family) for family in families).encode()
-    return generate_latest(registry_of(families))
+def render(families: Sequence[Metric]) -> Exposition:
+    """Both formats of these families, in their order."""
+    if not all(_direct(family) for family in families):
+        registry = registry_of(families)
+        return Exposition(
+            generate_latest(registry), generate_openmetrics(registry)[: -len(_OPENMETRICS_EOF)]
+        )
+    text, openmetrics = [], []
+    for family in families:
+        samples = _sample_lines(family)
+        name, kind = family.name, family.type
+        text_name = name + "_total" if kind == "counter" else name
+        text_help = family.documentation.replace("\\", r"\\").replace("\n", r"\n")
+        text.append(f"# HELP {text_name} {text_help}\n# TYPE {text_name} {kind}\n{samples}")
+        openmetrics.append(
+            f"# HELP {name} {_escape(family.documentation)}\n# TYPE {name} {kind}\n{samples}"
+        )
+    return Exposition("".join(text).encode(), "".join(openmetrics).encode())
+
+
+def encode(exposition: Exposition, families: Sequence[Metric], accept: str) -> tuple[bytes, str]:
+    """The body and content type for a request's Accept header: the pre-rendered text when
+    the negotiated format is one of the two above, else the library's encoder."""
+    encoder, content_type = choose_encoder(accept)
+    media_type, *params = (part.strip() for part in content_type.split(";"))
+    options = dict(param.partition("=")[::2] for param in params)
+    if options.get("escaping", "") in _NAMES_UNCHANGED:
+        if media_type == "text/plain":
+            return exposition.text, content_type
+        if media_type == "application/openmetrics-text" and options.get("version") == "1.0.0":
+            return exposition.openmetrics + _OPENMETRICS_EOF, content_type
+    return encoder(registry_of(families)), content_type

@@ -12,7 +12,7 @@ from typing import Any
 
 from ndbinfo_exporter import __version__, logs
 from ndbinfo_exporter.collectors.base import Collector, Context, Row, TargetInfo
-from ndbinfo_exporter.exposition import text_exposition
+from ndbinfo_exporter.exposition import Exposition, render
 from ndbinfo_exporter.pool import ConnectionPool, PooledConnection
 from ndbinfo_exporter.targets import TargetConfig
 from prometheus_client.core import GaugeMetricFamily, Metric
@@ -29,8 +29,8 @@ class ScrapeResult:
     target_info: TargetInfo | None
     error: str | None  # one line, never credentials
     finished_at: float  # time.time()
-    # The text-format exposition of ``families``, rendered piece by piece while the scrape ran.
-    text: bytes | None = None
+    # ``families`` rendered piece by piece while the scrape ran.
+    exposition: Exposition
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class _Outcome:
     duration: float
     families: list[Metric]
     rows: list[Row] | None
-    text: bytes = b""
+    exposition: Exposition | None = None
 
 
 @dataclass(frozen=True)
@@ -48,29 +48,54 @@ class _Rendered:
     rows: list[Row]
     target_info: TargetInfo
     families: list[Metric]
-    text: bytes
+    exposition: Exposition
 
 
 def _collect_and_render(
     collector: Collector, rows: list[Row], context: Context, previous: _Rendered | None
 ) -> _Rendered:
-    """Runs in a worker thread as soon as the collector's rows arrive, so that rendering
-    overlaps with the queries still in flight instead of following the last one. Rows equal
-    to the previous scrape's (configuration, dictionary, layout) reuse its families and text."""
+    """Rows equal to the previous scrape's (configuration, dictionary, layout) reuse its
+    families and text."""
     if previous is not None and previous.rows == rows and previous.target_info == context.target:
         return previous
     families = list(collector.collect(rows, context))
-    return _Rendered(rows, context.target, families, text_exposition(families))
+    return _Rendered(rows, context.target, families, render(families))
 
 
 def _fetch(sql: str, params: tuple[Any, ...] | None):
     def job(connection: PooledConnection) -> list[Row]:
-        cursor = connection.raw.cursor(dictionary=True)
+        # The plain cursor, zipped with the column names once: the connector's dictionary
+        # cursor works the names out again for every row.
+        cursor = connection.raw.cursor()
         try:
             cursor.execute(sql, params)
-            return list(cursor.fetchall())
+            rows = cursor.fetchall()
+            names = cursor.column_names
+            return [dict(zip(names, row, strict=True)) for row in rows]
         finally:
             cursor.close()
+
+    return job
+
+
+def _fetch_and_render(
+    collector: Collector,
+    params: tuple[Any, ...] | None,
+    context: Context,
+    previous: _Rendered | None,
+):
+    """A pool job that renders on the thread that fetched the rows, as soon as they arrive:
+    rendering overlaps with the other collectors' queries, and costs no second hand-off to
+    a thread. A failing ``collect`` is returned rather than raised, so that the pool does not
+    take it for a broken connection."""
+    fetch = _fetch(collector.sql, params)
+
+    def job(connection: PooledConnection) -> tuple[list[Row], _Rendered | Exception]:
+        rows = fetch(connection)
+        try:
+            return rows, _collect_and_render(collector, rows, context, previous)
+        except Exception as exc:
+            return rows, exc
 
     return job
 
@@ -174,7 +199,7 @@ class Scraper:
                 target_info=None,
                 error=error,
                 finished_at=time.time(),
-                text=text_exposition(down),
+                exposition=render(down),
             )
             self._last[target.name] = result
             return result
@@ -190,10 +215,11 @@ class Scraper:
             _version_info(info),
         ]
         families.extend(_collector_families(outcomes, skipped))
-        text = [text_exposition(families)]
+        parts = [render(families)]
         for outcome in outcomes:
             families.extend(outcome.families)
-            text.append(outcome.text)
+            if outcome.exposition is not None:
+                parts.append(outcome.exposition)
         result = ScrapeResult(
             target=target.name,
             up=True,
@@ -202,7 +228,7 @@ class Scraper:
             target_info=info,
             error=None,
             finished_at=time.time(),
-            text=b"".join(text),
+            exposition=Exposition.join(parts),
         )
         self._last[target.name] = result
         return result
@@ -222,14 +248,14 @@ class Scraper:
         try:
             context = Context(target=info, options=self._options.get(collector.name, {}))
             params = collector.params(context) if collector.params else None
-            rows = await pool.run(target, _fetch(collector.sql, params), timeout)
             key = (target.name, collector.name)
-            rendered = await asyncio.wait_for(
-                asyncio.to_thread(
-                    _collect_and_render, collector, rows, context, self._rendered.get(key)
-                ),
-                max(0.0, deadline - loop.time()),
+            rows, rendered = await pool.run(
+                target,
+                _fetch_and_render(collector, params, context, self._rendered.get(key)),
+                timeout,
             )
+            if isinstance(rendered, Exception):
+                raise rendered
             self._rendered[key] = rendered
         except Exception as exc:
             error = (
@@ -246,7 +272,12 @@ class Scraper:
             )
             return _Outcome(collector, False, time.perf_counter() - started, [], rows)
         return _Outcome(
-            collector, True, time.perf_counter() - started, rendered.families, rows, rendered.text
+            collector,
+            True,
+            time.perf_counter() - started,
+            rendered.families,
+            rows,
+            rendered.exposition,
         )
 
 

@@ -72,6 +72,15 @@ async def test_openmetrics_when_asked(client):
     assert response.text.rstrip().endswith("# EOF")
 
 
+async def test_gzip_when_asked(client):
+    """Prometheus sends Accept-Encoding: gzip; curl without --compressed does not."""
+    zipped = await client.get("/metrics", headers={"Accept-Encoding": "gzip"})
+    plain = await client.get("/metrics", headers={"Accept-Encoding": "identity"})
+    assert zipped.headers["content-encoding"] == "gzip"
+    assert "content-encoding" not in plain.headers
+    assert "ndb_up 1.0" in zipped.text and "ndb_up 1.0" in plain.text
+
+
 async def test_probe_allowed_target(client, node):
     response = await client.get("/probe", params={"target": f"127.0.0.1:{node.port}"})
     assert response.status_code == 200

@@ -131,11 +131,11 @@ async def test_query_timeout_bounds_a_collector(target):
     assert by_collector(result, "ndb_exporter_collector_success") == {"slow": 0}
 
 
-async def test_failing_collect_gives_success_zero_and_one_log_line(target, caplog):
+def broken_collector() -> Collector:
     def broken(rows, context):
         raise ValueError(f"cannot parse row (password {PASSWORD})")
 
-    failing = Collector(
+    return Collector(
         name="broken",
         help="raises",
         default_enabled=True,
@@ -144,6 +144,10 @@ async def test_failing_collect_gives_success_zero_and_one_log_line(target, caplo
         sql="SELECT node_id FROM ndbinfo.nodes",
         collect=broken,
     )
+
+
+async def test_failing_collect_gives_success_zero_and_one_log_line(target, caplog):
+    failing = broken_collector()
     scraper = make_scraper([failing, gauge_collector("fast", "SELECT node_id FROM ndbinfo.nodes")])
     from ndbinfo_exporter import logs
 
@@ -159,6 +163,18 @@ async def test_failing_collect_gives_success_zero_and_one_log_line(target, caplo
     assert not records[0].exc_info
     assert PASSWORD not in records[0].fields["err"]
     assert "cannot parse row" in records[0].fields["err"]
+
+
+async def test_failing_collect_keeps_its_connection(node, target):
+    """A collector's bug is not a broken connection: the pool keeps and reuses it."""
+    scraper = make_scraper([broken_collector()], max_connections=1)
+    try:
+        for _ in range(3):
+            result = await scraper.scrape(target, timeout=5)
+            assert by_collector(result, "ndb_exporter_collector_success") == {"broken": 0}
+    finally:
+        scraper.close()
+    assert sum(query.startswith("SELECT @@version") for query in node.queries) == 1
 
 
 async def test_concurrent_scrapes_share_one_collection(node, target):
@@ -282,9 +298,9 @@ async def test_unchanged_rows_reuse_the_previous_rendering(node, target):
     second = await scraper.scrape(target, 5)
     assert calls == [2]
     assert first.families[-1] is second.families[-1]
-    assert b"test_memo_rows 2.0" in second.text
+    assert b"test_memo_rows 2.0" in second.exposition.text
 
     node.answers["SELECT node_id FROM ndbinfo.nodes"] = Answer(["node_id"], [(1,)])
     third = await scraper.scrape(target, 5)
     assert calls == [2, 1]
-    assert b"test_memo_rows 1.0" in third.text
+    assert b"test_memo_rows 1.0" in third.exposition.text

@@ -58,17 +58,18 @@ class Exposition:
 
 
 def _escape(value: str) -> str:
-    return value.replace("\\", r"\\").replace("\n", r"\n").replace('"', r"\"")
+    if "\\" in value or "\n" in value or '"' in value:
+        return value.replace("\\", r"\\").replace("\n", r"\n").replace('"', r"\"")
+    return value
 
 
 def _sample_lines(family: Metric) -> str:
     lines = []
     for sample in family.samples:
-        if sample.labels:
-            labels = ",".join(
-                f'{key}="{_escape(value)}"' for key, value in sorted(sample.labels.items())
-            )
-            lines.append(f"{sample.name}{{{labels}}} {floatToGoString(sample.value)}\n")
+        labels = sample.labels
+        if labels:
+            pairs = ",".join([f'{key}="{_escape(labels[key])}"' for key in sorted(labels)])
+            lines.append(f"{sample.name}{{{pairs}}} {floatToGoString(sample.value)}\n")
         else:
             lines.append(f"{sample.name} {floatToGoString(sample.value)}\n")
     return "".join(lines)

@@ -11,12 +11,13 @@ of another credential set is closed to make room when the limit is reached.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -90,6 +91,67 @@ class ConnectionPool:
         except (TimeoutError, asyncio.CancelledError):
             abandoned.set()
             raise
+
+    async def run_each(
+        self,
+        target: TargetConfig,
+        jobs: Sequence[Callable[[PooledConnection], T]],
+        timeout: float,
+    ) -> list[tuple[T | Exception, float]]:
+        """Run every job on a connection for ``target``; each job's result (or the exception it
+        raised) and the seconds it took. Up to ``max_connections`` worker threads take the jobs
+        in order from one shared list, so a batch costs a few hand-offs between the event loop
+        and the threads rather than one per job, and a slow job holds up only its own thread.
+        A job not finished ``timeout`` seconds after the call gets TimeoutError; one still
+        running then has its connection closed when it returns."""
+        loop = asyncio.get_running_loop()
+        started = time.perf_counter()
+        deadline = time.monotonic() + timeout
+        queue = collections.deque(enumerate(jobs))
+        outcomes: list[tuple[T | Exception, float] | None] = [None] * len(jobs)
+        abandoned = threading.Event()
+
+        def take_jobs() -> None:
+            while not abandoned.is_set():
+                try:
+                    index, job = queue.popleft()
+                except IndexError:
+                    return
+                job_started = time.perf_counter()
+                try:
+                    outcome: T | Exception = self._work(target, job, deadline, abandoned)
+                except Exception as exc:
+                    outcome = exc
+                outcomes[index] = (outcome, time.perf_counter() - job_started)
+
+        async def worker() -> None:
+            await self._slots.acquire()
+            try:
+                future = self._executor.submit(take_jobs)
+            except RuntimeError:  # the pool was closed at shutdown
+                self._slots.release()
+                raise
+            future.add_done_callback(lambda _: self._release(loop))
+            await asyncio.wrap_future(future)
+
+        workers = [
+            asyncio.ensure_future(worker()) for _ in range(min(len(jobs), self.max_connections))
+        ]
+        try:
+            if workers:
+                await asyncio.wait(workers, timeout=max(0.0, timeout))
+        finally:  # also when the caller is cancelled
+            late = [task for task in workers if not task.done()]
+            if late:
+                abandoned.set()
+                for task in late:
+                    task.cancel()
+        failed = [task.exception() for task in workers if task.done() and not task.cancelled()]
+        unfinished: Exception = next((exc for exc in failed if exc is not None), TimeoutError())
+        gave_up = time.perf_counter() - started
+        return [
+            outcome if outcome is not None else (unfinished, gave_up) for outcome in list(outcomes)
+        ]
 
     def _release(self, loop: asyncio.AbstractEventLoop) -> None:
         if not loop.is_closed():

@@ -78,20 +78,14 @@ def _fetch(sql: str, params: tuple[Any, ...] | None):
     return job
 
 
-def _fetch_and_render(
-    collector: Collector,
-    params: tuple[Any, ...] | None,
-    context: Context,
-    previous: _Rendered | None,
-):
-    """A pool job that renders on the thread that fetched the rows, as soon as they arrive:
-    rendering overlaps with the other collectors' queries, and costs no second hand-off to
-    a thread. A failing ``collect`` is returned rather than raised, so that the pool does not
-    take it for a broken connection."""
-    fetch = _fetch(collector.sql, params)
+def _fetch_and_render(collector: Collector, context: Context, previous: _Rendered | None):
+    """A pool job that renders on the thread that fetched the rows, as soon as they arrive,
+    so that rendering overlaps with the other collectors' queries. A failing ``collect`` is
+    returned rather than raised, so that the pool does not take it for a broken connection."""
 
     def job(connection: PooledConnection) -> tuple[list[Row], _Rendered | Exception]:
-        rows = fetch(connection)
+        params = collector.params(context) if collector.params else None
+        rows = _fetch(collector.sql, params)(connection)
         try:
             return rows, _collect_and_render(collector, rows, context, previous)
         except Exception as exc:
@@ -206,9 +200,13 @@ class Scraper:
 
         runnable = [c for c in self.collectors if c.available(info)]
         skipped = [c for c in self.collectors if not c.available(info)]
-        outcomes = await asyncio.gather(
-            *(self._run(collector, target, info, pool, deadline) for collector in runnable)
-        )
+        timeout = min(self._query_timeout, deadline - loop.time())
+        jobs = [self._job(target, collector, info) for collector in runnable]
+        results = await pool.run_each(target, jobs, timeout)
+        outcomes = [
+            self._outcome(target, collector, result, seconds, timeout)
+            for collector, (result, seconds) in zip(runnable, results, strict=True)
+        ]
         families: list[Metric] = [
             _gauge("ndb_up", "1 if the SQL node answered this scrape.", 1),
             _build_info(),
@@ -233,52 +231,35 @@ class Scraper:
         self._last[target.name] = result
         return result
 
-    async def _run(
-        self,
-        collector: Collector,
-        target: TargetConfig,
-        info: TargetInfo,
-        pool: ConnectionPool,
-        deadline: float,
-    ) -> _Outcome:
-        loop = asyncio.get_running_loop()
-        started = time.perf_counter()
-        rows: list[Row] | None = None
-        timeout = min(self._query_timeout, deadline - loop.time())
-        try:
-            context = Context(target=info, options=self._options.get(collector.name, {}))
-            params = collector.params(context) if collector.params else None
-            key = (target.name, collector.name)
-            rows, rendered = await pool.run(
-                target,
-                _fetch_and_render(collector, params, context, self._rendered.get(key)),
-                timeout,
-            )
-            if isinstance(rendered, Exception):
-                raise rendered
-            self._rendered[key] = rendered
-        except Exception as exc:
-            error = (
-                f"timed out after {timeout:.1f}s"
-                if isinstance(exc, TimeoutError)
-                else _one_line_error(exc)
-            )
-            log.warning(
-                "collector failed",
-                extra={
-                    "fields": {"target": target.name, "collector": collector.name, "err": error}
-                },
-                exc_info=log.isEnabledFor(logging.DEBUG),
-            )
-            return _Outcome(collector, False, time.perf_counter() - started, [], rows)
-        return _Outcome(
-            collector,
-            True,
-            time.perf_counter() - started,
-            rendered.families,
-            rows,
-            rendered.exposition,
+    def _job(self, target: TargetConfig, collector: Collector, info: TargetInfo):
+        context = Context(target=info, options=self._options.get(collector.name, {}))
+        return _fetch_and_render(
+            collector, context, self._rendered.get((target.name, collector.name))
         )
+
+    def _outcome(
+        self,
+        target: TargetConfig,
+        collector: Collector,
+        result: tuple[list[Row], _Rendered | Exception] | Exception,
+        seconds: float,
+        timeout: float,
+    ) -> _Outcome:
+        rows, rendered = result if isinstance(result, tuple) else (None, result)
+        if isinstance(rendered, _Rendered):
+            self._rendered[target.name, collector.name] = rendered
+            return _Outcome(collector, True, seconds, rendered.families, rows, rendered.exposition)
+        error = (
+            f"timed out after {timeout:.1f}s"
+            if isinstance(rendered, TimeoutError)
+            else _one_line_error(rendered)
+        )
+        log.warning(
+            "collector failed",
+            extra={"fields": {"target": target.name, "collector": collector.name, "err": error}},
+            exc_info=rendered if log.isEnabledFor(logging.DEBUG) else None,
+        )
+        return _Outcome(collector, False, seconds, [], rows)
 
 
 def _gauge(name: str, help_text: str, value: float) -> GaugeMetricFamily:

@@ -98,3 +98,36 @@ async def test_wrong_password_is_not_in_the_error(node):
     assert "Access denied" in str(error.value)
     assert "wrong-pw-Q1" not in str(error.value)
     assert pool.open_connections == 0
+
+
+async def test_run_each_shares_the_jobs_among_the_connections(node):
+    pool = ConnectionPool("n", max_connections=3, query_timeout=5)
+    node.answers[FAST].delay = 0.02
+
+    def failing(connection):
+        raise ValueError("bad job")
+
+    jobs = [query(FAST)] * 10 + [failing] + [query(FAST)] * 10
+    try:
+        results = await pool.run_each(target(node), jobs, 10)
+    finally:
+        pool.close()
+    values = [value for value, _ in results]
+    assert values[:10] == values[11:] == [[("fast",)]] * 10
+    assert isinstance(values[10], ValueError)
+    assert all(seconds > 0 for _, seconds in results)
+    assert node.max_open_connections == 3
+
+
+async def test_run_each_gives_up_on_a_slow_job_alone(node):
+    pool = ConnectionPool("n", max_connections=2, query_timeout=5)
+    try:
+        results = await pool.run_each(target(node), [query(SLOW)] + [query(FAST)] * 5, 1)
+        assert isinstance(results[0][0], TimeoutError)
+        assert [value for value, _ in results[1:]] == [[("fast",)]] * 5
+        # The abandoned query's connection is closed, not reused.
+        assert await pool.run(target(node), query(FAST), 10) == [("fast",)]
+        assert node.max_open_connections == 2
+    finally:
+        pool.close()
+    assert node.queries.count(SLOW) == 1

@@ -284,7 +284,8 @@ def _collector_families(outcomes: Sequence[_Outcome], skipped: Sequence[Collecto
     )
     duration = GaugeMetricFamily(
         "ndb_exporter_collector_duration_seconds",
-        "Time the collector took in this scrape.",
+        "Seconds the collector's statement and rendering took in this scrape; for one that ran "
+        "out of time, the seconds until it was given up.",
         labels=["collector"],
     )
     skip = GaugeMetricFamily(

@@ -22,7 +22,6 @@ import argparse
 import contextlib
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -37,12 +36,12 @@ import mysql.connector
 from ndbinfo_exporter.collectors.base import Collector, Context
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.target import detect
+from ndbinfo_exporter.testing import running_exporter
 from ndbsim.testing import running_ndbsim
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
 MAX_CONNECTIONS = 3  # the exporter's default --exporter.max-connections
 SERVER_CPU, CLIENT_CPU = 0, 1
-EXPORTER = Path(sys.executable).with_name("ndbinfo-exporter")
 
 
 def rss_kib(pid: int) -> tuple[int, int]:
@@ -74,42 +73,13 @@ def cpu_seconds(pid: int) -> float:
     return total / 1e9
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @contextmanager
-def running_exporter(sim):
-    port = free_port()
-    env = {**os.environ, "NDB_EXPORTER_PASSWORD": sim.password}
-    args = [
-        str(EXPORTER),
-        f"--web.listen-address=127.0.0.1:{port}",
-        f"--mysqld.address={sim.host}:{sim.port}",
-        f"--mysqld.username={sim.user}",
-        "--log.level=warn",
-    ]
-    process = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    pin(process.pid, CLIENT_CPU)
-    url = f"http://127.0.0.1:{port}/metrics"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5)
-                break
-            except httpx.TransportError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(
-                        f"exporter did not start: {process.stderr.read()!r}"
-                    ) from None
-                time.sleep(0.1)
-        yield process, url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+def exporter_process(sim):
+    """The exporter in front of ``sim``, pinned to the client CPU; yields (process, url)."""
+    args = [f"--mysqld.address={sim.host}:{sim.port}", f"--mysqld.username={sim.user}"]
+    with running_exporter(args, {"NDB_EXPORTER_PASSWORD": sim.password}) as exporter:
+        pin(exporter.process.pid, CLIENT_CPU)
+        yield exporter.process, f"http://{exporter.address}/metrics"
 
 
 # One keep-alive client, as Prometheus keeps its connection to a target: creating a client per
@@ -247,7 +217,7 @@ def floor(sim):
 def cost(scrapes: int, data_nodes: int, tables: int, version: str) -> None:
     with (
         running_ndbsim(ndb_version=version, data_nodes=data_nodes, tables=tables) as sim,
-        running_exporter(sim) as (process, url),
+        exporter_process(sim) as (process, url),
         floor(sim) as ask,
     ):
         pin(sim.process.pid, SERVER_CPU)
@@ -294,7 +264,7 @@ def series_table(version: str) -> None:
     for data_nodes, tables in columns:
         with (
             running_ndbsim(ndb_version=version, data_nodes=data_nodes, tables=tables) as sim,
-            running_exporter(sim) as (_, url),
+            exporter_process(sim) as (_, url),
         ):
             counts[data_nodes, tables] = series_by_collector(scrape(url)[1])
     names = sorted({name for column in counts.values() for name in column})

@@ -9,20 +9,15 @@ return nothing there and data in the faulty one.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import shutil
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
+from contextlib import ExitStack, contextmanager
 
 import httpx
 import pytest
-import yaml
-from dashboard_queries import RULES, load_dashboards, queries
+from dashboard_queries import load_dashboards, queries
+from live_stack import running_exporter, running_prometheus, wait_until
 from ndb_dashboards import build
 
 pytestmark = [
@@ -33,101 +28,20 @@ pytestmark = [
 RATE_WINDOW = "10s"
 SETTLE_TIMEOUT = 75.0
 PASSWORD = "ndbsim"
+EXPORTER_FLAGS = (
+    "--collector.table_detail",
+    # Prometheus scrapes every second here: leave the collectors most of that second.
+    "--exporter.scrape-timeout-offset=0.1",
+)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait(check, timeout: float, what: str, process: subprocess.Popen) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"{what} exited with {process.returncode}")
-        with contextlib.suppress(httpx.HTTPError):
-            if check():
-                return
-        time.sleep(0.2)
-    raise RuntimeError(f"{what} not ready within {timeout}s")
-
-
-@contextlib.contextmanager
-def _process(
-    args: list[str], log: Path, env: dict[str, str] | None = None
-) -> Iterator[subprocess.Popen]:
-    with log.open("w") as out:
-        process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env)
-        try:
-            yield process
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-
-@contextlib.contextmanager
-def _exporter(sim, log: Path) -> Iterator[str]:
-    address = f"127.0.0.1:{_free_port()}"
-    args = [
-        sys.executable, "-m", "ndbinfo_exporter.cli",
-        "--mysqld.address", f"{sim.host}:{sim.port}",
-        "--mysqld.username", sim.user,
-        "--web.listen-address", address,
-        "--collector.table_detail",
-        # Prometheus scrapes every second here: leave the collectors most of that second.
-        "--exporter.scrape-timeout-offset", "0.1",
-        "--log.level", "warn",
-    ]  # fmt: skip
-    env = {**os.environ, "NDB_EXPORTER_PASSWORD": sim.password}
-    with _process(args, log, env) as process:
-        url = f"http://{address}/metrics"
-        _wait(lambda: "\nndb_up 1" in httpx.get(url, timeout=10).text, 30, "exporter", process)
-        yield address
-
-
-@contextlib.contextmanager
-def _prometheus(targets: dict[str, str], workdir: Path) -> Iterator[str]:
-    """Prometheus scraping ``{cluster name: exporter address}`` every second."""
-    config = {
-        "global": {"scrape_interval": "1s", "scrape_timeout": "1s", "evaluation_interval": "1s"},
-        "rule_files": [str(path) for path in sorted(RULES.glob("*.y*ml"))],
-        "scrape_configs": [
-            {
-                "job_name": "ndb",
-                "static_configs": [
-                    {
-                        "targets": [address],
-                        "labels": {"cluster": name, "instance": f"mysqld-{name}"},
-                    }
-                    for name, address in targets.items()
-                ],
-            }
-        ],
-    }
-    config_file = workdir / "prometheus.yml"
-    config_file.write_text(yaml.safe_dump(config))
-    address = f"127.0.0.1:{_free_port()}"
-    args = [
-        "prometheus",
-        f"--config.file={config_file}",
-        f"--storage.tsdb.path={workdir / 'data'}",
-        f"--web.listen-address={address}",
-        "--log.level=warn",
-    ]
-    with _process(args, workdir / "prometheus.log") as process:
-        url = f"http://{address}"
-        _wait(
-            lambda: httpx.get(f"{url}/-/ready", timeout=5).status_code == 200,
-            30,
-            "prometheus",
-            process,
-        )
-        yield url
+@contextmanager
+def _exporter(sim, workdir) -> Iterator[str]:
+    """The exporter for ``sim``, once it reports the node up; yields its address."""
+    with running_exporter(sim.port, sim.user, sim.password, workdir, *EXPORTER_FLAGS) as exporter:
+        url = f"http://{exporter.address}/metrics"
+        wait_until(lambda: "\nndb_up 1" in httpx.get(url, timeout=10).text, 30, "ndb_up 1")
+        yield exporter.address
 
 
 def _concrete(expr: str, cluster: str) -> str:
@@ -201,16 +115,20 @@ def stack(tmp_path_factory):
     for condition in sorted(set(conditions.values())):
         if condition.startswith("config:"):
             config_args += ["--config", condition.removeprefix("config:")]
-    with (
-        running_ndbsim(password=PASSWORD) as healthy_sim,
-        running_ndbsim(*config_args, password=PASSWORD, seed=2) as faulty_sim,
-        _exporter(healthy_sim, workdir / "exporter-healthy.log") as healthy,
-        _exporter(faulty_sim, workdir / "exporter-faulty.log") as faulty,
-        _prometheus({"healthy": healthy, "faulty": faulty}, workdir) as prometheus,
-    ):
+    with ExitStack() as running:
+        healthy_sim = running.enter_context(running_ndbsim(password=PASSWORD))
+        faulty_sim = running.enter_context(running_ndbsim(*config_args, password=PASSWORD, seed=2))
+        targets = {
+            running.enter_context(_exporter(sim, workdir)): {
+                "cluster": name,
+                "instance": f"mysqld-{name}",
+            }
+            for name, sim in (("healthy", healthy_sim), ("faulty", faulty_sim))
+        }
+        prometheus = running.enter_context(running_prometheus(targets, workdir, "1s"))
         for condition in sorted(set(conditions.values())):
             _apply(faulty_sim, condition)
-        yield prometheus, conditions
+        yield prometheus.url, conditions
 
 
 def test_every_healthy_query_returns_data(stack):

@@ -6,8 +6,8 @@ import concurrent.futures
 
 import httpx
 import pytest
-from exporter_process import running_exporter
 from ndbinfo_exporter.collectors.registry import all_collectors
+from ndbinfo_exporter.testing import running_exporter
 from ndbsim.testing import running_ndbsim
 from prometheus_client.parser import text_string_to_metric_families
 from tcp_counter import CountingRelay

@@ -7,8 +7,8 @@ import subprocess
 
 import httpx
 import pytest
-from exporter_process import running_exporter
 from ndbinfo_exporter.collectors.registry import all_collectors
+from ndbinfo_exporter.testing import running_exporter
 from ndbsim.testing import running_ndbsim
 
 pytestmark = pytest.mark.integration

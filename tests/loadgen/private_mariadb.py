@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import mysql.connector
+from live_stack import free_port
 
 # The account the load generator tests use (created by the mariadb_server fixture).
 USER, PASSWORD, DATABASE = "lg_test", "loadgen-test-pw", "loadgen"
@@ -21,12 +21,6 @@ def _binary(name: str) -> str | None:
 
 def available() -> bool:
     return bool(_binary("mariadbd") and _binary("mariadb-install-db"))
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass
@@ -68,7 +62,7 @@ def start(datadir: Path) -> MariaDB:
         capture_output=True,
         timeout=120,
     )
-    port, sock = _free_port(), datadir / "mysqld.sock"
+    port, sock = free_port(), datadir / "mysqld.sock"
     process = subprocess.Popen(
         [
             _binary("mariadbd"),

@@ -1,21 +1,15 @@
 """The compose stack's webhook receiver logs one line per alert with its severity route."""
 
 import json
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 
 from compose_model import ROOT
+from live_stack import free_port
 
 SINK = ROOT / "provisioning/alertmanager/alert_sink.py"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _post(port: int, path: str, body: bytes) -> int:
@@ -28,7 +22,7 @@ def _post(port: int, path: str, body: bytes) -> int:
 
 
 def test_sink_logs_each_alert_of_a_notification():
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         [sys.executable, str(SINK), str(port)], stdout=subprocess.PIPE, text=True
     )

@@ -1,4 +1,10 @@
-"""Start ``ndbinfo-exporter`` as a subprocess on a free port and collect its log lines."""
+"""Start a real ``ndbinfo-exporter`` process for tests and benchmarks: it listens on a free
+port (``127.0.0.1:0``), its address is read from its start-up log line, its log lines are
+kept, and it is stopped on exit.
+
+    with running_exporter(["--mysqld.address=127.0.0.1:3306"], env) as exporter:
+        httpx.get(f"http://{exporter.address}/metrics")
+"""
 
 from __future__ import annotations
 
@@ -16,7 +22,7 @@ _ADDRESS = re.compile(r'msg="starting ndbinfo-exporter" .*address=(\S+)')
 
 
 @dataclass
-class ExporterProcess:
+class RunningExporter:
     process: subprocess.Popen
     address: str = ""
     lines: list[str] = field(default_factory=list)
@@ -25,11 +31,22 @@ class ExporterProcess:
     def log(self) -> str:
         return "\n".join(self.lines)
 
+    def stop(self) -> None:
+        """Stop the exporter before the end of the ``with`` block."""
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(10)
+
 
 @contextmanager
 def running_exporter(
     args: Sequence[str], env: dict[str, str] | None = None, timeout: float = 30
-) -> Iterator[ExporterProcess]:
+) -> Iterator[RunningExporter]:
+    """The exporter with these command-line arguments, on a free 127.0.0.1 port; ``env`` is
+    added to this process's environment."""
     process = subprocess.Popen(
         [sys.executable, "-m", "ndbinfo_exporter.cli", "--web.listen-address=127.0.0.1:0", *args],
         stdout=subprocess.DEVNULL,
@@ -37,7 +54,7 @@ def running_exporter(
         text=True,
         env={**os.environ, **(env or {})},
     )
-    exporter = ExporterProcess(process)
+    exporter = RunningExporter(process)
     started = threading.Event()
 
     def read() -> None:
@@ -57,10 +74,5 @@ def running_exporter(
                 raise RuntimeError(f"exporter did not start:\n{exporter.log}")
         yield exporter
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
+        exporter.stop()
         reader.join(5)

@@ -1,12 +1,11 @@
-"""Real processes for the end-to-end alert test: the exporter and a Prometheus server that
-loads the NDB rules, each on a free 127.0.0.1 port and stopped when the test is done."""
+"""Real processes for the end-to-end tests: the exporter and a Prometheus server that loads
+the NDB rules, each on a free 127.0.0.1 port and stopped when the test is done."""
 
 from __future__ import annotations
 
-import os
+import shutil
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -14,9 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import yaml
-from rules_model import ROOT, RULE_FILES, tool
+from ndbinfo_exporter.testing import RunningExporter as Exporter
+from ndbinfo_exporter.testing import running_exporter as _running_exporter
 
+ROOT = Path(__file__).resolve().parents[1]
+RULE_FILES = tuple(sorted((ROOT / "provisioning" / "prometheus" / "rules").glob("*.yml")))
 STARTUP_SECONDS = 30.0
 
 
@@ -46,11 +49,9 @@ def _answers(url: str) -> bool:
 
 
 @contextmanager
-def _process(
-    args: list[str], log: Path, env: dict[str, str] | None = None
-) -> Iterator[subprocess.Popen]:
+def _process(args: list[str], log: Path) -> Iterator[subprocess.Popen]:
     with log.open("wb") as out:
-        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
     try:
         yield proc
     finally:
@@ -63,46 +64,19 @@ def _process(
             proc.wait()
 
 
-class Exporter:
-    """A running exporter: its host:port, and a way to stop it early."""
-
-    def __init__(self, address: str, process: subprocess.Popen):
-        self.address = address
-        self._process = process
-
-    def stop(self) -> None:
-        self._process.terminate()
-        self._process.wait(timeout=10)
-
-
 @contextmanager
 def running_exporter(
     mysqld_port: int, username: str, password: str, workdir: Path, *extra: str
 ) -> Iterator[Exporter]:
-    """The exporter for the SQL node on `mysqld_port`."""
-    address = f"127.0.0.1:{free_port()}"
-    args = [
-        sys.executable,
-        "-m",
-        "ndbinfo_exporter.cli",
-        "--mysqld.address",
-        f"127.0.0.1:{mysqld_port}",
-        "--mysqld.username",
-        username,
-        "--web.listen-address",
-        address,
-        *extra,
-    ]
-    env = {**os.environ, "NDB_EXPORTER_PASSWORD": password}
-    log = workdir / f"exporter-{mysqld_port}.log"
-    with _process(args, log, env) as proc:
-        wait_until(
-            lambda: proc.poll() is not None or _answers(f"http://{address}/healthz"),
-            STARTUP_SECONDS,
-            f"the exporter on {address}",
-        )
-        assert proc.poll() is None, log.read_text()
-        yield Exporter(address, proc)
+    """The exporter for the SQL node on 127.0.0.1:`mysqld_port`; its log is written to
+    `workdir` when it stops."""
+    args = [f"--mysqld.address=127.0.0.1:{mysqld_port}", f"--mysqld.username={username}", *extra]
+    env = {"NDB_EXPORTER_PASSWORD": password}
+    with _running_exporter(args, env, STARTUP_SECONDS) as exporter:
+        try:
+            yield exporter
+        finally:
+            (workdir / f"exporter-{mysqld_port}.log").write_text(exporter.log)
 
 
 class Prometheus:
@@ -144,7 +118,7 @@ def running_prometheus(
     config_file.write_text(yaml.safe_dump(config))
     address = f"127.0.0.1:{free_port()}"
     args = [
-        tool("prometheus"),
+        _prometheus_binary(),
         f"--config.file={config_file}",
         f"--storage.tsdb.path={workdir / 'tsdb'}",
         f"--web.listen-address={address}",
@@ -158,3 +132,10 @@ def running_prometheus(
         )
         assert proc.poll() is None, (workdir / "prometheus.log").read_text()
         yield Prometheus(f"http://{address}")
+
+
+def _prometheus_binary() -> str:
+    path = shutil.which("prometheus")
+    if path is None:
+        pytest.fail("prometheus not found: run `make system-packages` (Debian prometheus package)")
+    return path

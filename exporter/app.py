@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import PlainTextResponse, Response
 from ndbinfo_exporter import view
-from ndbinfo_exporter.exposition import encode
+from ndbinfo_exporter.exposition import Exposition, encode
+from ndbinfo_exporter.exposition import render as render_families
 from ndbinfo_exporter.scrape import Scraper, ScrapeResult
 from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import ProbeRefused, TargetConfig, Targets
 from ndbinfo_exporter.webconfig import WebConfig
+from prometheus_client import CollectorRegistry, GCCollector, PlatformCollector, ProcessCollector
+from prometheus_client.core import Metric
 
 log = logging.getLogger(__name__)
 
@@ -34,10 +37,26 @@ def scrape_timeout(header: str | None, offset: float) -> float:
     return timeout - offset if offset < timeout else timeout
 
 
-def render(result: ScrapeResult, accept: str | None) -> Response:
-    """The exposition of one scrape in the format the client asked for: rendered during the
-    scrape for the text format and OpenMetrics 1.0, now for any other."""
-    content, content_type = encode(result.exposition, result.families, accept or "")
+# The exporter process's own metrics (CPU, memory, file descriptors, Python's garbage
+# collector), served on /metrics as every Prometheus exporter does, and not on /probe.
+_PROCESS = CollectorRegistry()
+for _collector in (ProcessCollector, PlatformCollector, GCCollector):
+    _collector(registry=_PROCESS)
+
+
+def process_families() -> list[Metric]:
+    return list(_PROCESS.collect())
+
+
+def render(result: ScrapeResult, accept: str | None, extra: Sequence[Metric] = ()) -> Response:
+    """The exposition of one scrape (and ``extra`` families) in the format the client asked
+    for: rendered during the scrape for the text format and OpenMetrics 1.0, now for any
+    other."""
+    exposition, families = result.exposition, result.families
+    if extra:
+        exposition = Exposition.join([exposition, render_families(extra)])
+        families = [*families, *extra]
+    content, content_type = encode(exposition, families, accept or "")
     return Response(content=content, media_type=None, headers={"Content-Type": content_type})
 
 
@@ -73,16 +92,18 @@ def create_app(
                 )
             return await call_next(request)
 
-    async def serve(target: TargetConfig, request: Request) -> Response:
+    async def serve(
+        target: TargetConfig, request: Request, extra: Callable[[], Sequence[Metric]] = list
+    ) -> Response:
         timeout = scrape_timeout(
             request.headers.get(TIMEOUT_HEADER), settings.scrape_timeout_offset
         )
         result = await scraper.scrape(target, timeout)
-        return render(result, request.headers.get("accept"))
+        return render(result, request.headers.get("accept"), extra())
 
     @app.get(settings.telemetry_path, include_in_schema=False)
     async def metrics(request: Request) -> Response:
-        return await serve(targets.default, request)
+        return await serve(targets.default, request, process_families)
 
     @app.get("/probe", include_in_schema=False)
     async def probe(

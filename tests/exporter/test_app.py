@@ -87,6 +87,18 @@ async def test_probe_allowed_target(client, node):
     assert parse(response.text)["ndb_up"][0].value == 1
 
 
+@pytest.mark.parametrize("accept", ["text/plain", "application/openmetrics-text"])
+async def test_process_metrics_on_metrics_only(client, node, accept):
+    """The exporter's own process metrics, as every exporter serves them, but not in a probe
+    of another target."""
+    own = ("process_cpu_seconds", "process_resident_memory_bytes", "python_info")
+    metrics = await client.get("/metrics", headers={"Accept": accept})
+    probe = await client.get("/probe", params={"target": f"127.0.0.1:{node.port}"})
+    assert all(name in parse(metrics.text) for name in own)
+    assert not any(name in parse(probe.text) for name in own)
+    assert metrics.text.count("# EOF") == (1 if "openmetrics" in accept else 0)
+
+
 async def test_probe_with_auth_module(client, node):
     response = await client.get(
         "/probe", params={"target": f"127.0.0.1:{node.port}", "auth_module": "other"}

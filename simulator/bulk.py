@@ -188,6 +188,17 @@ class Writer:
             c.president,
         )
 
+    def _bulk_signature(self) -> tuple:
+        """What the DIH tables and sim.node_state follow besides time and LCPs: node states,
+        the master and the primaries-away fault (other faults do not touch them, so setting
+        one does not rewrite the big tables)."""
+        c = self.c
+        return (
+            tuple((n, s.state, s.crashes) for n, s in sorted(c.nodes.items())),
+            c.president,
+            c.primaries_away_from(),
+        )
+
     def _lcp_view(self) -> tuple[bool, float]:
         cp = self.c.checkpoints
         if not cp.in_round:
@@ -384,7 +395,7 @@ class Writer:
 
     def _write_bulk(self, engine: Any, st: _EngineState) -> None:
         c = self.c
-        state = self._state_signature()
+        state = self._bulk_signature()
         lcp = self._lcp_view()
         marks = tuple(c.lcp_marks(n) for n in sorted(c.nodes))
         master = c.president if c.is_up() else None
@@ -473,6 +484,15 @@ class Writer:
 
     def _table_fragments(self, master: int, lcp: tuple[bool, float]) -> dict[str, Any]:
         running = "TRUE" if lcp[0] else "FALSE"
+        # The replica order of a fragment: its preferred primary first, unless primaries-away
+        # puts that node last, so the next alive replica is the current primary.
+        away = self.c.primaries_away_from()
+        order = (
+            "r.pos"
+            if away is None
+            else f"CASE WHEN r.pos = 0 AND r.node_id = {away} THEN {self.c.spec.replicas} "
+            "ELSE r.pos END"
+        )
         return self._select(
             {
                 "node_id": str(master),
@@ -491,9 +511,10 @@ class Writer:
                 "num_dead_replicas": "a.n_dead",
                 "num_lcp_replicas": f"CASE WHEN {running} AND d.logged THEN a.n_alive ELSE 0 END",
             },
-            """FROM sim.frag f
+            f"""FROM sim.frag f
                JOIN (SELECT r.table_id, r.fragment_id,
-                            list(r.node_id ORDER BY r.pos) FILTER (WHERE s.alive) AS alive_list,
+                            list(r.node_id ORDER BY {order}) FILTER (WHERE s.alive)
+                                AS alive_list,
                             min(r.node_id) FILTER (WHERE r.pos = 0) AS preferred,
                             count(*) FILTER (WHERE s.alive) AS n_alive,
                             count(*) FILTER (WHERE NOT s.alive) AS n_dead

@@ -16,6 +16,7 @@ import httpx
 from ndbsim import versions
 from ndbsim.cluster import ClusterSpec, build_config
 from ndbsim.config_params import parse_override
+from ndbsim.faults import DEFAULT_STUCK_PHASE, START_PHASES
 
 DEFAULT_CONTROL_URL = "http://127.0.0.1:8081"
 log = logging.getLogger("ndbsim")
@@ -166,6 +167,18 @@ def fault_parser() -> argparse.ArgumentParser:
     s.add_argument("--table", help="only queries reading this ndbinfo table")
     sub.add_parser("refuse-connections", help="refuse new MySQL connections")
     sub.add_parser("drop-connections", help="drop connections when they send a query")
+    s = sub.add_parser("send-overload", help="overload the send buffers of a data node's links")
+    s.add_argument("node", type=_positive_int(1, 255), help="data node id")
+    s.add_argument("--remote", type=_positive_int(1, 255), help="only the link to this node")
+    s = sub.add_parser("stuck-start", help="hold a data node's next start in a start phase")
+    s.add_argument("node", type=_positive_int(1, 255), help="data node id")
+    s.add_argument(
+        "--phase",
+        type=_positive_int(1, START_PHASES),
+        help=f"start phase 1..{START_PHASES} (default {DEFAULT_STUCK_PHASE})",
+    )
+    s = sub.add_parser("primaries-away", help="move primaries off their preferred data node")
+    s.add_argument("node", type=_positive_int(1, 255), help="data node id")
     s = sub.add_parser("clear", help="clear one fault")
     s.add_argument("name")
     sub.add_parser("list", help="active faults")
@@ -184,6 +197,10 @@ def run_fault(args: argparse.Namespace) -> int:
     elif action == "slow-ndbinfo":
         body = {"seconds": args.seconds, **({"table": args.table} if args.table else {})}
         method, path = "PUT", "/faults/slow-ndbinfo"
+    elif action in ("send-overload", "stuck-start", "primaries-away"):
+        keys = ("node", "remote", "phase")
+        body = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
+        method, path = "PUT", f"/faults/{action}"
     elif action == "clear":
         method, path, body = "DELETE", f"/faults/{args.name}", None
     elif action == "list":

@@ -14,7 +14,7 @@ from typing import Any
 from ndbsim import bulk, config_params, rows
 from ndbsim.checkpoints import Checkpoints
 from ndbsim.dictionary import Dictionary, build_dictionary
-from ndbsim.faults import Faults
+from ndbsim.faults import START_PHASES, Faults
 from ndbsim.topology import MGM, NDB, Topology, build_topology
 from ndbsim.versions import NdbVersion
 from ndbsim.workload import REDO_BYTES_PER_WRITE, Workload, writes
@@ -22,6 +22,9 @@ from ndbsim.workload import REDO_BYTES_PER_WRITE, Workload, writes
 STARTED, STARTING, STOPPED = "STARTED", "STARTING", "STOPPED"
 PAGE = 32768
 SYSTEM_NAME = "MC_20240115093012"
+# An overloaded link enters overload every 2 and slowdown every cluster second.
+OVERLOADS_PER_SECOND = 0.5
+SLOWDOWNS_PER_SECOND = 1.0
 
 
 class NodeError(LookupError):
@@ -75,6 +78,9 @@ class DataNodeState:
     connect_count: int = 1
     lcp_frozen: tuple[int, int, int, int, int, int] | None = None  # LCP marks when stopped
     restarted: bool = False  # has a restart_info row
+    held: bool = False  # started while stuck-start was set for it
+    # cluster seconds each link (by remote node id) has been overloaded since the node started
+    overloaded_seconds: dict[int, float] = field(default_factory=dict)
 
 
 class Cluster:
@@ -94,7 +100,7 @@ class Cluster:
         self.sql_node_id = self.topology.api_nodes[0].node_id
         self.ldm = spec.ldm_threads
         self.config = build_config(spec, version)
-        self.faults = Faults()
+        self.faults = Faults(self.topology)
         self.faults.before_change = self.advance
         self.workload = Workload(
             spec.ops_per_second, spec.pruned_scan_share, spec.batching, spec.seed
@@ -142,8 +148,10 @@ class Cluster:
                     [target]
                     + [
                         s.restart_begin + self.spec.restart_seconds
-                        for s in self.nodes.values()
-                        if s.state == STARTING and self._can_finish_start()
+                        for n, s in self.nodes.items()
+                        if s.state == STARTING
+                        and self._can_finish_start()
+                        and self.held_phase(n) is None
                     ]
                 )
                 step_end = max(next_event, self.now)
@@ -162,6 +170,9 @@ class Cluster:
         ready = self.started_ids()
         for node_id in ready:
             self.nodes[node_id].ops += ops / len(ready)
+        for node_id, remote in self.overloaded_links():
+            seconds = self.nodes[node_id].overloaded_seconds
+            seconds[remote] = seconds.get(remote, 0.0) + dt
         self.checkpoints.advance(dt, self.faults.is_active("lcp-stall"))
 
     def _can_finish_start(self) -> bool:
@@ -177,6 +188,8 @@ class Cluster:
         s.ops = 0.0
         s.start_gci = self.checkpoints.gci
         s.lcp_frozen = None
+        s.held = False
+        s.overloaded_seconds = {}
         if was_down:
             self.connect_count += 1
         return was_down
@@ -188,6 +201,7 @@ class Cluster:
             if (
                 s.state == STARTING
                 and self.now >= s.restart_begin + self.spec.restart_seconds
+                and self.held_phase(node_id) is None
                 and self._mark_started(s)
             ):
                 self.president = node_id
@@ -231,6 +245,50 @@ class Cluster:
             cp.prev.gci_started,
             cp.prev.gci_completed,
         )
+
+    def held_phase(self, node_id: int) -> int | None:
+        """The start phase a starting data node is held in by stuck-start, if it is."""
+        params = self.faults.get("stuck-start")
+        s = self.nodes[node_id]
+        if params is None or params["node"] != node_id or not s.held or s.state != STARTING:
+            return None
+        return params["phase"]
+
+    def restart_progress(self, node_id: int) -> float:
+        """Share (0..1) of its restart a starting data node has done; a held start stays in
+        the middle of its start phase."""
+        s = self.nodes[node_id]
+        done = (self.now - s.restart_begin) / max(self.spec.restart_seconds, 1e-9)
+        phase = self.held_phase(node_id)
+        if phase is not None:
+            done = min(done, (phase - 0.5) / START_PHASES)
+        return min(1.0, done)
+
+    def overloaded_links(self) -> list[tuple[int, int]]:
+        """(data node, remote node) of the connected links send-overload keeps overloaded."""
+        params = self.faults.get("send-overload")
+        if params is None:
+            return []
+        node_id, remote = params["node"], params.get("remote")
+        if node_id not in self.started_ids():
+            return []
+        return [
+            (node_id, r.node_id)
+            for r in self.topology.all_nodes
+            if r.node_id != node_id
+            and remote in (None, r.node_id)
+            and rows.transporter_connected(self, r.node_id)
+        ]
+
+    def link_overloads(self, node_id: int, remote: int) -> tuple[int, int]:
+        """(overload_count, slowdown_count) of a link since its data node started."""
+        seconds = self.nodes[node_id].overloaded_seconds.get(remote, 0.0)
+        return int(seconds * OVERLOADS_PER_SECOND), int(seconds * SLOWDOWNS_PER_SECOND)
+
+    def primaries_away_from(self) -> int | None:
+        """The data node whose preferred fragments keep their primary elsewhere, if any."""
+        params = self.faults.get("primaries-away")
+        return None if params is None else params["node"]
 
     # --- control ------------------------------------------------------------------------------
 
@@ -276,6 +334,8 @@ class Cluster:
                     s.restart_begin = self.now
                     s.restarted = True
                     s.connect_count += 1
+                    held = self.faults.get("stuck-start")
+                    s.held = held is not None and held["node"] == node_id
                     self.advance()
                 return self.node_status(node_id)
             if node_id not in self.other_up and node_id != self.sql_node_id:

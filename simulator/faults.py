@@ -6,9 +6,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ndbsim.topology import Topology
 
 PREFIX = "ndb$"
+START_PHASES = 9  # a starting data node shows start phases 1..9 in ndbinfo.nodes
+DEFAULT_STUCK_PHASE = 5  # node restart: copying fragments from the live nodes
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,21 @@ FAULTS: dict[str, FaultSpec] = {
         ),
         FaultSpec("refuse-connections", "new MySQL connections are refused", {}),
         FaultSpec("drop-connections", "connections are dropped when they send a query", {}),
+        FaultSpec(
+            "send-overload",
+            "send buffers of a data node's links (or one link) stay overloaded",
+            {"node": (int, True), "remote": (int, False)},
+        ),
+        FaultSpec(
+            "stuck-start",
+            "a data node started while this is set stays in a start phase",
+            {"node": (int, True), "phase": (int, False)},
+        ),
+        FaultSpec(
+            "primaries-away",
+            "fragments preferring a data node keep their primary on another replica",
+            {"node": (int, True)},
+        ),
     )
 }
 
@@ -48,8 +68,9 @@ class FaultError(ValueError):
     """A fault name or parameter that is not valid; the message is one line."""
 
 
-def validate(name: str, params: dict[str, Any]) -> dict[str, Any]:
-    """Checked and typed parameters of a fault; FaultError when something is wrong."""
+def validate(name: str, params: dict[str, Any], topology: Topology | None = None) -> dict[str, Any]:
+    """Checked and typed parameters of a fault; FaultError when something is wrong. Node ids
+    are checked against `topology` (without one, no node id is valid)."""
     spec = FAULTS.get(name)
     if spec is None:
         raise FaultError(f"unknown fault {name!r}; known: {', '.join(FAULTS)}")
@@ -63,10 +84,7 @@ def validate(name: str, params: dict[str, Any]) -> dict[str, Any]:
             if required:
                 raise FaultError(f"{name}: parameter {key!r} is required")
             continue
-        try:
-            clean[key] = kind(value)
-        except (TypeError, ValueError):
-            raise FaultError(f"{name}: {key} must be a {kind.__name__}, got {value!r}") from None
+        clean[key] = _convert(name, key, kind, value)
     if "share" in clean and not 0.0 <= clean["share"] <= 1.0:
         raise FaultError(f"{name}: share must be between 0 and 1, got {clean['share']}")
     if "seconds" in clean and not 0.0 <= clean["seconds"] <= 600.0:
@@ -75,7 +93,44 @@ def validate(name: str, params: dict[str, Any]) -> dict[str, Any]:
         clean["table"] = _base_name(clean["table"])
         if not clean["table"]:
             raise FaultError(f"{name}: table must not be empty")
+    if "node" in clean:
+        _check_nodes(name, clean, topology)
+    if name == "stuck-start":
+        clean.setdefault("phase", DEFAULT_STUCK_PHASE)
+        if not 1 <= clean["phase"] <= START_PHASES:
+            raise FaultError(f"{name}: phase must be 1..{START_PHASES}, got {clean['phase']}")
     return clean
+
+
+def _convert(name: str, key: str, kind: type, value: Any) -> Any:
+    noun = "whole number" if kind is int else kind.__name__
+    wrong = FaultError(f"{name}: {key} must be a {noun}, got {value!r}")
+    if kind is int and (isinstance(value, bool) or (isinstance(value, float) and value % 1)):
+        raise wrong
+    try:
+        return kind(value)
+    except (TypeError, ValueError):
+        raise wrong from None
+
+
+def _check_nodes(name: str, clean: dict[str, Any], topology: Topology | None) -> None:
+    data_nodes = topology.data_node_ids if topology else []
+    node = clean["node"]
+    if node not in data_nodes:
+        raise FaultError(f"{name}: node {node} is not a data node (data nodes: {_ids(data_nodes)})")
+    if name == "primaries-away" and topology.replicas < 2:
+        raise FaultError(f"{name}: needs NoOfReplicas >= 2, the cluster has 1")
+    if "remote" in clean:
+        remote = clean["remote"]
+        if remote == node:
+            raise FaultError(f"{name}: remote must be another node than {node}")
+        if topology.node(remote) is None:
+            others = [n.node_id for n in topology.all_nodes if n.node_id != node]
+            raise FaultError(f"{name}: remote {remote} is not a node (nodes: {_ids(others)})")
+
+
+def _ids(ids: list[int]) -> str:
+    return ", ".join(str(i) for i in ids) or "none"
 
 
 def _base_name(table: str) -> str:
@@ -84,13 +139,14 @@ def _base_name(table: str) -> str:
 
 
 class Faults:
-    def __init__(self) -> None:
+    def __init__(self, topology: Topology | None = None) -> None:
+        self.topology = topology
         self._active: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
         self.before_change: Callable[[], None] = lambda: None
 
     def set(self, name: str, **params: Any) -> dict[str, Any]:
-        clean = validate(name, params)
+        clean = validate(name, params, self.topology)
         self.before_change()
         with self._lock:
             self._active[name] = clean

@@ -9,12 +9,14 @@ import random
 from typing import TYPE_CHECKING
 
 from ndbsim import config_params, workload
+from ndbsim.faults import START_PHASES
 from ndbsim.topology import API, MGM, NDB
 
 if TYPE_CHECKING:
     from ndbsim.cluster import Cluster
 
 EPOCH_BASE_MS = 1_717_000_000_000  # os_now origin (ms since 1970) of the simulated hosts
+SEND_BUFFER_BYTES = 1048576  # send buffer memory of one transporter
 
 # block numbers (ndb$blocks)
 BACKUP, DBTC, DBDIH, DBLQH, DBACC, DBTUP, DBDICT, NDBCNTR, QMGR, NDBFS, CMVMI = (
@@ -331,9 +333,7 @@ def cpustat_20sec(c: Cluster) -> list[dict]:
 
 
 def start_phase(c: Cluster, node_id: int) -> int:
-    s = c.nodes[node_id]
-    duration = max(c.spec.restart_seconds, 1e-9)
-    return min(9, 1 + int(9 * (c.now - s.restart_begin) / duration))
+    return min(START_PHASES, 1 + int(START_PHASES * c.restart_progress(node_id)))
 
 
 def nodes(c: Cluster) -> list[dict]:
@@ -475,8 +475,14 @@ def _transporter_state(c: Cluster, remote: int) -> int:
     return 0 if c.node_up(remote) else 2
 
 
+def transporter_connected(c: Cluster, remote: int) -> bool:
+    """Whether the started data nodes' links to `remote` are CONNECTED."""
+    return _transporter_state(c, remote) == 0
+
+
 def _transporter_rows(c: Cluster) -> list[dict]:
     out = []
+    overloaded = set(c.overloaded_links())
     for n in c.started_ids():
         ops = c.nodes[n].ops
         for remote_node in c.topology.all_nodes:
@@ -489,6 +495,8 @@ def _transporter_rows(c: Cluster) -> list[dict]:
                 weight = 0.0
             sent = int(ops * 180 * weight + _uptime(c, n) * 64 * (weight > 0))
             connects = c.nodes[remote].connect_count if remote in c.nodes else 1
+            overloads, slowdowns = c.link_overloads(n, remote)
+            now_overloaded = int((n, remote) in overloaded)
             out.append(
                 {
                     "node_id": n,
@@ -498,10 +506,10 @@ def _transporter_rows(c: Cluster) -> list[dict]:
                     "bytes_sent": sent,
                     "bytes_received": int(sent * 0.93),
                     "connect_count": connects if remote_node.process_name else 0,
-                    "overloaded": 0,
-                    "overload_count": 0,
-                    "slowdown": 0,
-                    "slowdown_count": 0,
+                    "overloaded": now_overloaded,
+                    "overload_count": overloads,
+                    "slowdown": now_overloaded,
+                    "slowdown_count": slowdowns,
                     "encrypted": 0,
                 }
             )
@@ -514,17 +522,20 @@ def transporters(c: Cluster) -> list[dict]:
 
 def transporter_details(c: Cluster) -> list[dict]:
     out = []
+    full = SEND_BUFFER_BYTES * 15 // 16  # above the overload level of the send buffer
     for trp_id, row in enumerate(_transporter_rows(c), start=1):
         used = 0 if row["connection_status"] else 2048
+        if row["overloaded"]:
+            used = full
         out.append(
             {
                 **row,
                 "block_instance": 0,
                 "trp_id": trp_id,
                 "sendbuffer_used_bytes": used,
-                "sendbuffer_max_used_bytes": used * 40,
-                "sendbuffer_alloc_bytes": 65536,
-                "sendbuffer_max_alloc_bytes": 1048576,
+                "sendbuffer_max_used_bytes": full if row["slowdown_count"] else used * 40,
+                "sendbuffer_alloc_bytes": SEND_BUFFER_BYTES if row["overloaded"] else 65536,
+                "sendbuffer_max_alloc_bytes": SEND_BUFFER_BYTES,
                 "type": 1,
             }
         )
@@ -933,7 +944,7 @@ def restart_info(c: Cluster) -> list[dict]:
             continue
         row = {"node_id": n}
         if s.state == "STARTING":
-            frac = (c.now - s.restart_begin) / max(duration, 1e-9)
+            frac = c.restart_progress(n)
             status_int, text = RESTART_STAGES[
                 min(len(RESTART_STAGES) - 1, int(frac * len(RESTART_STAGES)))
             ]

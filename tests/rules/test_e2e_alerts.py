@@ -6,7 +6,7 @@ durations are covered by the promtool unit tests).
 
 Two simulated SQL nodes of one cluster (label cluster="e2e") are scraped:
 - A, at a low speed so that its ndbinfo answers stay fast, takes the node, memory, log,
-  arbitration and connection faults;
+  arbitration, connection, transporter overload, stuck start and moved primaries faults;
 - B, whose data node 2 runs with a different MaxNoOfConcurrentOperations, runs at a high
   speed so that 300 global checkpoints pass within seconds for the LCP stall.
 Stopping a data node of A also makes A see fewer ready data nodes than B
@@ -34,6 +34,9 @@ MGM_NODE = 49
 SPEED_A = 5
 SPEED_B = 60  # 300 GCIs of 2 cluster seconds in 10 s
 DRIFT = ("MaxNoOfConcurrentOperations", "65536", 2)
+STUCK_NODE, STUCK_PHASE = 4, 4  # node 4: its restart does not add to node 2's reconnects
+RESTART_SECONDS = 12  # cluster seconds of ndbsim's node restart
+OVERLOADED_LINK = ("3", "4")
 # A scrape of a simulated SQL node takes up to about a second on a busy 2-core machine.
 SCRAPE_INTERVAL = "2s"
 FAULT_SECONDS = 45.0
@@ -220,6 +223,42 @@ def test_lost_arbitrator_makes_no_arbitrator_true(healthy: Stack):
     assert healthy.wait_for_alert("NdbNoArbitrator", healthy.exporter_a)
 
 
+def test_primaries_away_makes_primaries_not_on_preferred_node_true(healthy: Stack):
+    healthy.sim_a.fault("primaries-away", node=2)
+    found = healthy.wait_for_alert("NdbPrimariesNotOnPreferredNode", healthy.exporter_a)
+    assert {metric["node_id"] for metric in found} == {"2"}
+    healthy.sim_a.clear("primaries-away")
+    healthy.wait_healthy_a()
+
+
+def test_stuck_start_makes_data_node_not_started_true(healthy: Stack):
+    sim = healthy.sim_a
+    sim.stop_node(STUCK_NODE)
+    sim.fault("stuck-start", node=STUCK_NODE, phase=STUCK_PHASE)
+    begin = sim.status()["cluster_time"]
+    sim.start_node(STUCK_NODE)
+    found = healthy.wait_for_alert("NdbDataNodeNotStarted", healthy.exporter_a)
+    assert {(metric["node_id"], metric["state"]) for metric in found} == {
+        (str(STUCK_NODE), "STARTING")
+    }
+    # the start runs through the earlier phases, then stays in STUCK_PHASE beyond its
+    # normal restart time
+    selector = f'instance="{healthy.exporter_a.address}",node_id="{STUCK_NODE}"'
+    wait_until(
+        lambda: healthy.prometheus.query(
+            f"ndb_data_node_start_phase{{{selector}}} == {STUCK_PHASE}"
+        ),
+        FAULT_SECONDS,
+        f"data node {STUCK_NODE} to reach start phase {STUCK_PHASE}",
+        interval=1.0,
+    )
+    status = sim.wait_for(lambda s: s["cluster_time"] > begin + RESTART_SECONDS + 2)
+    assert {n["node_id"]: n["state"] for n in status["nodes"]}[STUCK_NODE] == "STARTING"
+    assert healthy.matches("NdbDataNodeNotStarted", healthy.exporter_a, node_id=str(STUCK_NODE))
+    sim.clear("stuck-start")
+    healthy.wait_healthy_a()
+
+
 def test_stopped_management_node_makes_management_node_down_true(healthy: Stack):
     healthy.sim_a.stop_node(MGM_NODE)
     assert healthy.wait_for_alert(
@@ -248,6 +287,38 @@ def test_restarted_node_makes_transporter_flapping_true(healthy: Stack):
     assert healthy.wait_for_alert(
         "NdbTransporterFlapping", healthy.exporter_a, node_id="1", remote_node_id="2"
     )
+
+
+def test_send_overload_makes_transporter_overloaded_true(stack: Stack):
+    """After the flapping test, which leaves A's NdbTransporterFlapping true. The overload
+    counters only ever go up: once the fault is cleared the link is no longer `overloaded`,
+    while `rate(...[5m]) > 0` keeps the expression true for the rule's 5 minutes."""
+    sim, exporter = stack.sim_a, stack.exporter_a
+    sim.reset()
+    node, remote = OVERLOADED_LINK
+    sim.fault("send-overload", node=int(node), remote=int(remote))
+    found = stack.wait_for_alert("NdbTransporterOverloaded", exporter)
+    assert {(metric["node_id"], metric["remote_node_id"]) for metric in found} == {OVERLOADED_LINK}
+    link = f'instance="{exporter.address}",node_id="{node}",remote_node_id="{remote}"'
+    overloads = wait_until(
+        lambda: stack.prometheus.query(f"ndb_transporter_overloads_total{{{link}}} > 0"),
+        FAULT_SECONDS,
+        "the overload counter of the link to rise",
+        interval=1.0,
+    )
+    sim.clear("send-overload")
+    wait_until(
+        lambda: stack.prometheus.query(f"ndb_transporter_overloaded{{{link}}} == 0"),
+        RECOVERY_SECONDS,
+        "the link to leave overload",
+        interval=1.0,
+    )
+    assert not stack.prometheus.query(
+        f'ndb_transporter_overloaded{{instance="{exporter.address}"}} == 1'
+    )
+    after = stack.prometheus.query(f"ndb_transporter_overloads_total{{{link}}}")
+    assert float(after[0]["value"][1]) >= float(overloads[0]["value"][1])
+    assert stack.prometheus.query(f"resets(ndb_transporter_overloads_total{{{link}}}[5m]) == 0")
 
 
 def test_stopped_exporter_makes_exporter_down_true(stack: Stack):

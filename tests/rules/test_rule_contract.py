@@ -2,6 +2,7 @@
 links, metric names from the contract, and promtool cases on both sides of each alert."""
 
 import re
+from pathlib import Path
 
 import pytest
 from rules_model import (
@@ -107,3 +108,9 @@ def test_every_severity_of_an_alert_fires_in_a_promtool_case():
     }
     declared = {(rule["alert"], rule["labels"]["severity"]) for rule in alert_rules()}
     assert declared <= fired, sorted(declared - fired)
+
+
+def test_every_alert_has_an_end_to_end_case():
+    """Each alert is made true by an ndbsim fault in test_e2e_alerts.py."""
+    source = (Path(__file__).parent / "test_e2e_alerts.py").read_text()
+    assert [name for name in alert_names() if f'"{name}"' not in source] == []

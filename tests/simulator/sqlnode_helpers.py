@@ -49,9 +49,13 @@ class RunningSqlNode:
             conn.close()
 
 
-def start_sql_node(version: str, **spec) -> tuple[RunningSqlNode, Callable[[], None]]:
+def start_sql_node(
+    version: str, clock: Callable[[], float] | None = None, **spec
+) -> tuple[RunningSqlNode, Callable[[], None]]:
+    """An in-process SQL node of a cluster built from ``spec``, on the real clock or on
+    ``clock``; returns it and the function that stops it."""
     ndb = parse_version(version)
-    cluster = Cluster(ClusterSpec(**spec), ndb)
+    cluster = Cluster(ClusterSpec(**spec), ndb, *([clock] if clock else []))
     engine = Engine(catalog_for(ndb))
     loop = asyncio.new_event_loop()
     srv = loop.run_until_complete(server.start(engine, cluster, "127.0.0.1", 0, USER, PASSWORD))

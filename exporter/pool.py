@@ -18,7 +18,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -69,28 +69,10 @@ class ConnectionPool:
     ) -> T:
         """Run ``job`` on a connection for ``target`` in a worker thread; TimeoutError after
         ``timeout`` seconds, counting the wait for a free slot."""
-        loop = asyncio.get_running_loop()
-        deadline = time.monotonic() + timeout
-        async with asyncio.timeout(timeout):
-            await self._slots.acquire()
-        abandoned = threading.Event()
-        try:
-            future: Future[T] = self._executor.submit(self._work, target, job, deadline, abandoned)
-        except RuntimeError:  # the pool was closed at shutdown
-            self._slots.release()
-            raise
-        future.add_done_callback(lambda _: self._release(loop))
-        result = asyncio.wrap_future(future)
-        # An abandoned job's error is expected; retrieve it so asyncio does not report it.
-        result.add_done_callback(lambda done: done.cancelled() or done.exception())
-        try:
-            return await asyncio.wait_for(
-                asyncio.shield(result),
-                max(0.0, deadline - time.monotonic()),
-            )
-        except (TimeoutError, asyncio.CancelledError):
-            abandoned.set()
-            raise
+        [(outcome, _)] = await self.run_each(target, [job], timeout)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
 
     async def run_each(
         self,

@@ -180,12 +180,13 @@ class Writer:
     # --- state -----------------------------------------------------------------------------
 
     def _state_signature(self) -> tuple:
+        """Everything the rows follow besides time: the big tables' signature, the other
+        nodes and every active fault."""
         c = self.c
         return (
-            tuple((n, s.state, s.crashes) for n, s in sorted(c.nodes.items())),
+            self._bulk_signature(),
             tuple(sorted(c.other_up.items())),
             tuple(sorted((k, tuple(sorted(v.items()))) for k, v in c.faults.active().items())),
-            c.president,
         )
 
     def _bulk_signature(self) -> tuple:

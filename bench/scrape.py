@@ -12,8 +12,8 @@ floor rounds alternate, and the ratio is the median of each scrape's time over t
 round that follows it: the simulated cluster's own work (checkpoint rounds rewriting its
 tables) drifts over a run, and pairing cancels that drift. It prints the scrape time, the
 floor, their ratio, the series count, the exporter's CPU time per scrape, the rows and time
-of each collector's statement, and the resident memory of both processes. The second form prints the series
-count per collector for 2 and 8 data nodes with 20 and 2,000 tables.
+of each collector's statement, and the resident memory of both processes. The second form
+prints the series count per collector for 2 and 8 data nodes with 20 and 2,000 tables.
 """
 
 from __future__ import annotations

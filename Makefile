@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 SYSTEM_STAMP := .ci/.system-packages-done
 DEMO_ARGS ?=
 
-.PHONY: demo test lint fmt dashboards golden bench up down load image clean system-packages
+.PHONY: demo test lint fmt dashboards golden bench up down load image clean system-packages tools
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,10 +19,14 @@ $(STAMP): pyproject.toml
 system-packages:
 	@bash .ci/system-packages
 
+# Go-built test tools (.ci/go-tools.txt), cached in .tools/bin.
+tools:
+	@bash .ci/go-tools
+
 demo: $(STAMP)
 	$(BIN)/python -m ndbinfo_exporter.demo $(DEMO_ARGS)
 
-test: $(STAMP) system-packages
+test: $(STAMP) system-packages tools
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
@@ -56,4 +60,4 @@ image:
 	docker build -t ndbinfo-exporter:$(shell $(PYTHON) -c 'import tomllib;print(tomllib.load(open("pyproject.toml","rb"))["project"]["version"])') .
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .tools

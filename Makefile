@@ -24,7 +24,7 @@ tools:
 	@bash .ci/go-tools
 
 demo: $(STAMP)
-	$(BIN)/python -m ndbinfo_exporter.demo $(DEMO_ARGS)
+	$(BIN)/python -m ndbsim.demo $(DEMO_ARGS)
 
 test: $(STAMP) system-packages tools
 	$(BIN)/ruff check .

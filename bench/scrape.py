@@ -35,7 +35,7 @@ import httpx
 import mysql.connector
 from ndbinfo_exporter.collectors.base import Collector, Context
 from ndbinfo_exporter.collectors.registry import all_collectors
-from ndbinfo_exporter.target import detect
+from ndbinfo_exporter.scrape.sql_node import detect
 from ndbinfo_exporter.testing import running_exporter
 from ndbsim.testing import running_ndbsim
 from prometheus_client.openmetrics.parser import text_string_to_metric_families

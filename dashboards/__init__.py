@@ -1,1 +1,4 @@
-"""Grafana dashboards for NDB Cluster, written with grafana-foundation-sdk."""
+"""Grafana dashboards for NDB Cluster, written with grafana-foundation-sdk.
+
+Folder ``dashboards/``, imported as ``ndb_dashboards``.
+"""

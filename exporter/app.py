@@ -10,12 +10,12 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, Request
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import PlainTextResponse, Response
-from ndbinfo_exporter import view
-from ndbinfo_exporter.exposition import Exposition, encode
-from ndbinfo_exporter.exposition import render as render_families
-from ndbinfo_exporter.scrape import Scraper, ScrapeResult
+from ndbinfo_exporter.scrape.exposition import Exposition, encode
+from ndbinfo_exporter.scrape.exposition import render as render_families
+from ndbinfo_exporter.scrape.scraper import Scraper, ScrapeResult
 from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import ProbeRefused, TargetConfig, Targets
+from ndbinfo_exporter.view import routes as view
 from ndbinfo_exporter.webconfig import WebConfig
 from prometheus_client import CollectorRegistry, GCCollector, PlatformCollector, ProcessCollector
 from prometheus_client.core import Metric

@@ -13,7 +13,7 @@ from ndbinfo_exporter import __version__, logs, mycnf, targets, webconfig
 from ndbinfo_exporter.app import create_app
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.errors import ConfigError
-from ndbinfo_exporter.scrape import Scraper
+from ndbinfo_exporter.scrape.scraper import Scraper
 from ndbinfo_exporter.settings import Settings, listen_host_port, parse
 
 log = logging.getLogger("ndbinfo_exporter")

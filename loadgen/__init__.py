@@ -1,1 +1,4 @@
-"""Load generator for MySQL NDB Cluster, with the workloads of the NDB tuning guide."""
+"""Load generator for MySQL NDB Cluster, with the workloads of the NDB tuning guide.
+
+Folder ``loadgen/``, imported as ``ndb_loadgen``.
+"""

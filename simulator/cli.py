@@ -14,9 +14,9 @@ from collections.abc import Sequence
 
 import httpx
 from ndbsim import versions
-from ndbsim.cluster import ClusterSpec, build_config
-from ndbsim.config_params import parse_override
-from ndbsim.faults import DEFAULT_STUCK_PHASE, START_PHASES
+from ndbsim.model.cluster import ClusterSpec, build_config
+from ndbsim.model.config_params import parse_override
+from ndbsim.model.faults import DEFAULT_STUCK_PHASE, START_PHASES
 
 DEFAULT_CONTROL_URL = "http://127.0.0.1:8081"
 log = logging.getLogger("ndbsim")
@@ -241,17 +241,18 @@ def _bound_socket(host: str, port: int) -> socket.socket:
 
 async def _serve(args: argparse.Namespace, password: str) -> None:
     import uvicorn
-    from ndbsim import server
-    from ndbsim.catalog import catalog_for
-    from ndbsim.cluster import Cluster
-    from ndbsim.control import create_app
-    from ndbsim.engine import Engine
+    from ndbsim.control.api import create_app
+    from ndbsim.engine import model_tables
+    from ndbsim.engine.catalog import catalog_for
+    from ndbsim.engine.database import Engine
+    from ndbsim.model.cluster import Cluster
+    from ndbsim.protocol import server
 
     version = versions.parse_version(args.ndb_version)
     cluster = Cluster(_spec(args), version)
     engine = Engine(catalog_for(version))
     with engine.lock:
-        cluster.sync(engine)
+        model_tables.sync(cluster, engine)
     control_sock = _bound_socket(args.host, args.control_port)
     control_port = control_sock.getsockname()[1]
     uv = uvicorn.Server(

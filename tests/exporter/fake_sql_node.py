@@ -14,7 +14,7 @@ from typing import Any
 from mysql_mimic import MysqlServer, Session
 from mysql_mimic.auth import IdentityProvider, NativePasswordAuthPlugin, User
 from mysql_mimic.errors import MysqlError
-from ndbinfo_exporter.target import OBJECTS_SQL
+from ndbinfo_exporter.scrape.sql_node import OBJECTS_SQL
 
 
 @dataclass

@@ -8,7 +8,7 @@ from fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
 from ndbinfo_exporter import logs
 from ndbinfo_exporter.app import create_app, scrape_timeout
 from ndbinfo_exporter.mycnf import ClientSection
-from ndbinfo_exporter.scrape import Scraper
+from ndbinfo_exporter.scrape.scraper import Scraper
 from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import build
 from prometheus_client.parser import text_string_to_metric_families

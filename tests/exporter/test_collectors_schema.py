@@ -17,7 +17,7 @@ from ndbinfo_exporter.collectors import (
 )
 from ndbinfo_exporter.collectors.base import Context, TargetInfo
 from ndbinfo_exporter.collectors.registry import all_collectors
-from ndbsim.catalog import catalog_for
+from ndbsim.engine.catalog import catalog_for
 from ndbsim.versions import SUPPORTED, parse_version
 from sqlglot import expressions as exp
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 from collector_fixtures import collectors_by_name, families, fixture_paths
-from ndbinfo_exporter.exposition import Exposition, encode, registry_of, render
+from ndbinfo_exporter.scrape.exposition import Exposition, encode, registry_of, render
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily
 from prometheus_client.exposition import choose_encoder
 

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 from fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
-from ndbinfo_exporter.pool import ConnectionPool
+from ndbinfo_exporter.scrape.pool import ConnectionPool
 from ndbinfo_exporter.targets import TargetConfig
 
 PASSWORD = "pool-pw-never-shown"

@@ -8,7 +8,7 @@ import logging
 import pytest
 from fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
 from ndbinfo_exporter.collectors.base import Collector, Option
-from ndbinfo_exporter.scrape import Scraper, ScrapeResult
+from ndbinfo_exporter.scrape.scraper import Scraper, ScrapeResult
 from ndbinfo_exporter.targets import TargetConfig
 from prometheus_client.core import GaugeMetricFamily
 

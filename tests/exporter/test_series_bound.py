@@ -6,7 +6,7 @@ import mysql.connector
 import pytest
 from ndbinfo_exporter.collectors.base import Context
 from ndbinfo_exporter.collectors.registry import all_collectors
-from ndbinfo_exporter.target import detect
+from ndbinfo_exporter.scrape.sql_node import detect
 from ndbsim.testing import running_ndbsim
 
 # Label values of table_info are table properties: bounded by their combinations, not by the

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import mysql.connector
-from ndbsim import server
-from ndbsim.catalog import catalog_for
-from ndbsim.cluster import Cluster, ClusterSpec
-from ndbsim.engine import Engine
+from ndbsim.engine.catalog import catalog_for
+from ndbsim.engine.database import Engine
+from ndbsim.model.cluster import Cluster, ClusterSpec
+from ndbsim.protocol import server
 from ndbsim.versions import parse_version
 
 USER = "ndbsim"

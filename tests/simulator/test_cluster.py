@@ -4,10 +4,11 @@ partition balance, replicas sit on node-group members, and time moves GCIs, LCPs
 from __future__ import annotations
 
 import pytest
-from ndbsim import config_params
-from ndbsim.catalog import catalog_for
-from ndbsim.cluster import Cluster, ClusterSpec
-from ndbsim.engine import Engine
+from ndbsim.engine import model_tables
+from ndbsim.engine.catalog import catalog_for
+from ndbsim.engine.database import Engine
+from ndbsim.model import config_params
+from ndbsim.model.cluster import Cluster, ClusterSpec
 from ndbsim.versions import SUPPORTED, parse_version
 
 
@@ -24,7 +25,7 @@ def make(version: str = "8.4", **spec) -> tuple[Cluster, Engine, FakeClock]:
     ndb = parse_version(version)
     cluster = Cluster(ClusterSpec(**spec), ndb, clock=clock)
     engine = Engine(catalog_for(ndb))
-    cluster.sync(engine)
+    model_tables.sync(cluster, engine)
     return cluster, engine, clock
 
 
@@ -223,7 +224,7 @@ def test_time_moves_gci_lcp_and_counters():
     seen_ongoing = False
     for _ in range(30):
         clock.now += 10
-        cluster.sync(engine)
+        model_tables.sync(cluster, engine)
         seen_ongoing |= (
             q(engine, "SELECT max(is_lcp_ongoing) FROM ndbinfo.table_replicas")[0][0] == 1
         )
@@ -257,8 +258,8 @@ def test_same_seed_same_cluster():
     b, eb, cb = make(seed=7)
     for clock in (ca, cb):
         clock.now += 123
-    a.sync(ea)
-    b.sync(eb)
+    model_tables.sync(a, ea)
+    model_tables.sync(b, eb)
     sql = "SELECT * FROM ndbinfo.table_replicas ORDER BY 1, 2, 3, 5"
     assert q(ea, sql) == q(eb, sql)
     assert a.global_status() == b.global_status()

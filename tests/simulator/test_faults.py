@@ -4,10 +4,11 @@ and clearing it returns the cluster to healthy."""
 from __future__ import annotations
 
 import pytest
-from ndbsim.catalog import catalog_for
-from ndbsim.cluster import Cluster, ClusterSpec, NodeError
-from ndbsim.engine import Engine
-from ndbsim.faults import FaultError, Faults
+from ndbsim.engine import model_tables
+from ndbsim.engine.catalog import catalog_for
+from ndbsim.engine.database import Engine
+from ndbsim.model.cluster import Cluster, ClusterSpec, NodeError
+from ndbsim.model.faults import FaultError, Faults
 from ndbsim.versions import parse_version
 
 
@@ -20,7 +21,7 @@ class Sim:
         self.sync()
 
     def sync(self) -> None:
-        self.cluster.sync(self.engine)
+        model_tables.sync(self.cluster, self.engine)
 
     def tick(self, seconds: float) -> None:
         self.now += seconds

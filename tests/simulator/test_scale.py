@@ -3,9 +3,10 @@ assertions; the measured numbers are in docs/ndbsim.md)."""
 
 from __future__ import annotations
 
-from ndbsim.catalog import catalog_for
-from ndbsim.cluster import Cluster, ClusterSpec
-from ndbsim.engine import Engine
+from ndbsim.engine import model_tables
+from ndbsim.engine.catalog import catalog_for
+from ndbsim.engine.database import Engine
+from ndbsim.model.cluster import Cluster, ClusterSpec
 from ndbsim.versions import parse_version
 
 
@@ -16,7 +17,7 @@ def test_eight_nodes_two_thousand_tables():
         ClusterSpec(data_nodes=8, replicas=2, tables=2000), version, clock=lambda: now[0]
     )
     engine = Engine(catalog_for(version))
-    cluster.sync(engine)
+    model_tables.sync(cluster, engine)
     db = engine.db
 
     def one(sql: str):
@@ -36,7 +37,7 @@ def test_eight_nodes_two_thousand_tables():
     assert one("SELECT count(DISTINCT node_id) FROM ndbinfo.memory_per_fragment")[0] == 8
     cluster.stop_node(3)
     now[0] += 30
-    cluster.sync(engine)
+    model_tables.sync(cluster, engine)
     assert one("SELECT count(*) FROM ndbinfo.table_fragments WHERE num_dead_replicas > 0")[0] > 0
     assert (
         one("SELECT sum(num_alive_replicas) FROM ndbinfo.table_fragments")[0]

@@ -9,12 +9,12 @@ from types import SimpleNamespace
 import httpx
 import pytest
 from fastapi import FastAPI
-from ndbinfo_exporter import view
+from ndbinfo_exporter.view import routes as view
 from scrape_data import Result, cluster, placement_rows
 
 
 class RecordedScraper:
-    """Stands in for ndbinfo_exporter.scrape.Scraper: same methods, answers from recorded data."""
+    """Stands in for ndbinfo_exporter.scrape.scraper.Scraper: same methods, answers from recorded data."""
 
     def __init__(self, result: Result, rows: list[dict]):
         self.result = result

@@ -1,4 +1,4 @@
-"""`make demo`: python -m ndbinfo_exporter.demo as a real process."""
+"""`make demo`: python -m ndbsim.demo as a real process."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 pytestmark = pytest.mark.integration
 
-DEMO = [sys.executable, "-m", "ndbinfo_exporter.demo"]
+DEMO = [sys.executable, "-m", "ndbsim.demo"]
 
 
 @pytest.mark.parametrize(

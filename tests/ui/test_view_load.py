@@ -9,10 +9,10 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 from counting_proxy import counting_proxy
-from ndbinfo_exporter import placement
 from ndbinfo_exporter.collectors import status
-from ndbinfo_exporter.demo import running_exporter, running_ndbsim
-from ndbinfo_exporter.view_source import REFRESH_SECONDS
+from ndbinfo_exporter.view import placement
+from ndbinfo_exporter.view.source import REFRESH_SECONDS
+from ndbsim.demo import running_exporter, running_ndbsim
 
 pytestmark = pytest.mark.integration
 

@@ -7,10 +7,10 @@ import subprocess
 
 import pytest
 import yaml
-from ndbinfo_exporter import findings, placement
-from ndbinfo_exporter.view_cluster import cluster_view
-from ndbinfo_exporter.view_config import config_view
-from ndbinfo_exporter.view_metrics import Samples
+from ndbinfo_exporter.view import findings, placement
+from ndbinfo_exporter.view.cluster import cluster_view
+from ndbinfo_exporter.view.parameters import config_view
+from ndbinfo_exporter.view.samples import Samples
 from scrape_data import cluster, later, placement_rows
 
 

@@ -6,7 +6,7 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ndbinfo_exporter.demo import Ndbsim, running_exporter, running_ndbsim
+from ndbsim.demo import Ndbsim, running_exporter, running_ndbsim
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ndbinfo_exporter.placement import Placement
-from ndbinfo_exporter.view_metrics import Samples
-from ndbinfo_exporter.view_models import ClusterView, ConfigView, Evidence, Finding
+from ndbinfo_exporter.view.models import ClusterView, ConfigView, Evidence, Finding
+from ndbinfo_exporter.view.placement import Placement
+from ndbinfo_exporter.view.samples import Samples
 
 DATA_MEMORY_WARNING = 0.8
 DATA_MEMORY_CRITICAL = 0.9

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ndbsim.topology import Topology
+    from ndbsim.model.topology import Topology
 
 PREFIX = "ndb$"
 START_PHASES = 9  # a starting data node shows start phases 1..9 in ndbinfo.nodes

@@ -227,7 +227,7 @@ def _fail(message: str) -> NoReturn:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m ndbinfo_exporter.demo",
+        prog="python -m ndbsim.demo",
         description="Start ndbsim and the exporter pointed at it; Ctrl-C stops both. "
         "Options not listed here go to ndbsim (see `ndbsim --help`).",
         allow_abbrev=False,

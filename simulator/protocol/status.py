@@ -6,7 +6,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from ndbsim.catalog import load_json
+from ndbsim.engine.catalog import load_json
 from ndbsim.versions import NdbVersion
 
 # Statement counters the server keeps for its own connections (added to the simulated workload).

@@ -12,8 +12,8 @@ from typing import Any
 
 from ndbinfo_exporter import __version__, logs
 from ndbinfo_exporter.collectors.base import Collector, Context, Row, TargetInfo
-from ndbinfo_exporter.exposition import Exposition, render
-from ndbinfo_exporter.pool import ConnectionPool, PooledConnection
+from ndbinfo_exporter.scrape.exposition import Exposition, render
+from ndbinfo_exporter.scrape.pool import ConnectionPool, PooledConnection
 from ndbinfo_exporter.targets import TargetConfig
 from prometheus_client.core import GaugeMetricFamily, Metric
 

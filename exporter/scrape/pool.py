@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 import mysql.connector
 from mysql.connector import errors
 from ndbinfo_exporter.collectors.base import TargetInfo
-from ndbinfo_exporter.target import detect
+from ndbinfo_exporter.scrape.sql_node import detect
 from ndbinfo_exporter.targets import TargetConfig
 
 log = logging.getLogger(__name__)

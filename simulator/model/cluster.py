@@ -7,20 +7,21 @@ import math
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from ndbsim import bulk, config_params, rows
-from ndbsim.checkpoints import Checkpoints
-from ndbsim.dictionary import Dictionary, build_dictionary
-from ndbsim.faults import START_PHASES, Faults
-from ndbsim.topology import MGM, NDB, Topology, build_topology
+from ndbsim.model import config_params, rows
+from ndbsim.model.checkpoints import Checkpoints
+from ndbsim.model.dictionary import Dictionary, build_dictionary
+from ndbsim.model.faults import START_PHASES, Faults
+from ndbsim.model.memory import PAGE, memory_by_node
+from ndbsim.model.topology import MGM, NDB, Topology, build_topology
+from ndbsim.model.workload import REDO_BYTES_PER_WRITE, Workload, writes
 from ndbsim.versions import NdbVersion
-from ndbsim.workload import REDO_BYTES_PER_WRITE, Workload, writes
 
 STARTED, STARTING, STOPPED = "STARTED", "STARTING", "STOPPED"
-PAGE = 32768
 SYSTEM_NAME = "MC_20240115093012"
 # An overloaded link enters overload every 2 and slowdown every cluster second.
 OVERLOADS_PER_SECOND = 0.5
@@ -113,7 +114,7 @@ class Cluster:
         )
         self.dictionary: Dictionary = self._build_dictionary()
         _fit_limits(self.config, self.dictionary, spec.config)
-        self.node_bytes = bulk.memory_by_node(self.dictionary, self.topology)
+        self.node_bytes = memory_by_node(self.dictionary, self.topology)
         _fit_data_memory(self.config, self.node_bytes, spec.config)
         rnd = random.Random(spec.seed)
         self.nodes: dict[int, DataNodeState] = {}
@@ -131,7 +132,6 @@ class Cluster:
         self._start = clock()
         self.now = 0.0
         self._lock = threading.RLock()
-        self._writer = bulk.Writer(self)
 
     # --- time ---------------------------------------------------------------------------------
 
@@ -393,11 +393,12 @@ class Cluster:
 
     # --- SQL front ----------------------------------------------------------------------------
 
-    def sync(self, engine: Any) -> None:
-        """Advance the model to now and write every ndbinfo table whose content changed."""
+    @contextmanager
+    def advanced(self) -> Iterator[None]:
+        """Hold the model still at now, for a reader that copies it (the SQL engine)."""
         with self._lock:
             self.advance()
-            self._writer.write(engine)
+            yield
 
     def global_status(self) -> dict[str, int | str]:
         with self._lock:
@@ -449,11 +450,11 @@ class Cluster:
                 budget,
             )
 
-        overhead = max(bulk.memory_by_node(build(0), self.topology).values())
+        overhead = max(memory_by_node(build(0), self.topology).values())
         memory = min(int(cfg["DataMemory"]) for cfg in self.config.values())
         room = max(0.0, memory * 0.40 - overhead)
         budget = int(room * groups)
-        used = max(bulk.memory_by_node(build(budget), self.topology).values()) - overhead
+        used = max(memory_by_node(build(budget), self.topology).values()) - overhead
         if used > 0:
             budget = int(budget * room / used)
         return build(budget)

@@ -17,7 +17,7 @@ import sqlglot
 from ndbsim.versions import NdbVersion
 from sqlglot import expressions as exp
 
-DATA_DIR = Path(__file__).parent / "data" / "ndbinfo"
+DATA_DIR = Path(__file__).parents[1] / "data" / "ndbinfo"
 SCHEMA = "ndbinfo"
 PREFIX = "ndb$"
 

@@ -14,9 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ndbinfo_exporter import logs
-from ndbinfo_exporter import placement as placement_model
-from ndbinfo_exporter.placement import Placement
-from ndbinfo_exporter.view_metrics import Samples
+from ndbinfo_exporter.view import placement as placement_model
+from ndbinfo_exporter.view.placement import Placement
+from ndbinfo_exporter.view.samples import Samples
 
 REFRESH_SECONDS = 10.0
 

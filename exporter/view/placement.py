@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ndbinfo_exporter.collectors.base import Row, number, text
-from ndbinfo_exporter.view_models import (
+from ndbinfo_exporter.view.models import (
     DatabaseCount,
     Fragment,
     PlacementNode,

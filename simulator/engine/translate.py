@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ndbsim.catalog import SCHEMA, Column, TableDef
+from ndbsim.engine.catalog import SCHEMA, Column, TableDef
 from ndbsim.errors import SqlError
 from sqlglot import expressions as exp
 from sqlglot.dialects.dialect import Dialect
@@ -15,7 +15,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 if TYPE_CHECKING:
-    from ndbsim.catalog import Catalog
+    from ndbsim.engine.catalog import Catalog
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
@@ -92,7 +92,7 @@ class Translator:
     # --- views ----------------------------------------------------------------------------
 
     def translate_view(self, sql: str) -> str:
-        from ndbsim import infoschema
+        from ndbsim.engine import infoschema
 
         tree = parse(sql)[0]
         ctes = _cte_names(tree)
@@ -113,7 +113,7 @@ class Translator:
     # --- queries --------------------------------------------------------------------------
 
     def compile(self, sql: str, tree: exp.Expression, session: Session) -> Plan:
-        from ndbsim import infoschema
+        from ndbsim.engine import infoschema
 
         tree = tree.copy()
         ctes = _cte_names(tree)

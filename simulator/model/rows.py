@@ -8,12 +8,12 @@ import math
 import random
 from typing import TYPE_CHECKING
 
-from ndbsim import config_params, workload
-from ndbsim.faults import START_PHASES
-from ndbsim.topology import API, MGM, NDB
+from ndbsim.model import config_params, workload
+from ndbsim.model.faults import START_PHASES
+from ndbsim.model.topology import API, MGM, NDB
 
 if TYPE_CHECKING:
-    from ndbsim.cluster import Cluster
+    from ndbsim.model.cluster import Cluster
 
 EPOCH_BASE_MS = 1_717_000_000_000  # os_now origin (ms since 1970) of the simulated hosts
 SEND_BUFFER_BYTES = 1048576  # send buffer memory of one transporter

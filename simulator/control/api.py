@@ -7,8 +7,8 @@ from typing import Annotated, Any
 from fastapi import Body, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from ndbsim.cluster import Cluster, NodeError
-from ndbsim.faults import FAULTS, FaultError
+from ndbsim.model.cluster import Cluster, NodeError
+from ndbsim.model.faults import FAULTS, FaultError
 
 
 def _one_line(exc: RequestValidationError) -> str:

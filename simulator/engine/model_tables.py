@@ -13,17 +13,16 @@ import csv
 import math
 import os
 import tempfile
+import weakref
 from typing import TYPE_CHECKING, Any
 
-from ndbsim import rows
-from ndbsim.dictionary import ORDERED_INDEX, RNIL
+from ndbsim.model import rows
+from ndbsim.model.dictionary import ORDERED_INDEX, RNIL
+from ndbsim.model.memory import PAGE
 
 if TYPE_CHECKING:
-    from ndbsim.cluster import Cluster
-    from ndbsim.dictionary import Dictionary
-    from ndbsim.topology import Topology
+    from ndbsim.model.cluster import Cluster
 
-PAGE = 32768
 LITERAL_ROWS = 400
 CSV_ROWS = 500
 # history and histogram tables: refreshed every REFRESH_SECONDS of cluster time
@@ -48,40 +47,6 @@ ALL_VARIANTS = {
     "ndb$table_fragments_all": "ndb$table_fragments",
     "ndb$table_replicas_all": "ndb$table_replicas",
 }
-
-
-def _fragment_bytes(rows_: int, size: int) -> tuple[int, int]:
-    """(allocated, free) bytes of `rows_` elements of `size` bytes in 32 KiB pages."""
-    if size == 0 or rows_ == 0:
-        return 0, 0
-    alloc = max(1, math.ceil(rows_ * size / PAGE)) * PAGE
-    return alloc, alloc - rows_ * size
-
-
-def memory_by_node(dictionary: Dictionary, topology: Topology) -> dict[int, int]:
-    """Bytes of Data memory the fragment replicas on each data node take."""
-    groups = topology.nodegroups
-    ng_count = len(groups)
-    result: dict[int, int] = {n: 0 for n in topology.data_node_ids}
-    for t in dictionary.dih:
-        if t.type == ORDERED_INDEX:
-            per_frag = max(1, math.ceil(16 * t.rows / t.partitions / PAGE)) * PAGE
-            size_parts = [(per_frag, 0)]
-        else:
-            frag_rows = math.ceil(t.rows / t.partitions)
-            fixed = _fragment_bytes(frag_rows, t.row_bytes + 24)[0]
-            var = _fragment_bytes(frag_rows, t.var_bytes)[0]
-            hash_index = max(1, math.ceil(frag_rows * 16 / 8192)) * 8192
-            size_parts = [(fixed + var + hash_index, 0)]
-        per_frag_bytes = size_parts[0][0]
-        for g, members in groups.items():
-            if t.fully_replicated:
-                frags = t.partitions
-            else:
-                frags = t.fragments // ng_count + (1 if g < t.fragments % ng_count else 0)
-            for n in members:
-                result[n] += frags * per_frag_bytes
-    return result
 
 
 def _quote(value: Any) -> str:
@@ -658,7 +623,7 @@ class Writer:
         )
 
     def _frag_operations(self, master: int, lcp: tuple[bool, float]) -> dict[str, Any]:
-        from ndbsim import workload as w
+        from ndbsim.model import workload as w
 
         ops = f"(s.ops * {self._share()})"
         reads = f"({ops} * {w.KEY_SHARE * w.READ_SHARE_OF_KEY})"
@@ -715,3 +680,15 @@ class Writer:
             },
             self._HOSTED + " ORDER BY r.node_id, r.table_id, r.fragment_id",
         )
+
+
+_writers: weakref.WeakKeyDictionary[Cluster, Writer] = weakref.WeakKeyDictionary()
+
+
+def sync(cluster: Cluster, engine: Any) -> None:
+    """Advance the model to now and write every ndbinfo table whose content changed."""
+    with cluster.advanced():
+        writer = _writers.get(cluster)
+        if writer is None:
+            writer = _writers[cluster] = Writer(cluster)
+        writer.write(engine)

@@ -11,17 +11,18 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 from mysql_mimic.intercept import expression_to_value, setitem_kind
 from mysql_mimic.results import ResultSet
-from ndbsim import infoschema, sysvars
-from ndbsim.catalog import SCHEMA, TableDef, referenced_tables
+from ndbsim.engine import infoschema, model_tables
+from ndbsim.engine.catalog import SCHEMA, TableDef, referenced_tables
+from ndbsim.engine.mysqltypes import WireColumn, parse_type, wire_from_duckdb
+from ndbsim.engine.translate import Plan, Session, mysql_semantics, parse, quote
 from ndbsim.errors import CLUSTER_FAILURE, SqlError
-from ndbsim.mysqltypes import WireColumn, parse_type, wire_from_duckdb
-from ndbsim.sqltranslate import Plan, Session, mysql_semantics, parse, quote
-from ndbsim.status import ServerCounters, SessionCounters, StatusView
+from ndbsim.protocol import sysvars
+from ndbsim.protocol.status import ServerCounters, SessionCounters, StatusView
 from sqlglot import expressions as exp
 
 if TYPE_CHECKING:
-    from ndbsim.cluster import Cluster
-    from ndbsim.engine import Engine
+    from ndbsim.engine.database import Engine
+    from ndbsim.model.cluster import Cluster
 
 _PLAN_CACHE = 1024
 _OFFLINE_NOTE = (
@@ -196,7 +197,7 @@ class SessionState:
         sql = f"SELECT * FROM ({plan.duck_sql}) LIMIT 0" if offline else plan.duck_sql
         with engine.lock:
             if plan.objects and not offline:
-                self.node.cluster.sync(engine)
+                model_tables.sync(self.node.cluster, engine)
             if plan.perf_tables:
                 self._fill_perf(plan.perf_tables)
             try:

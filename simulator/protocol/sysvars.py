@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mysql_mimic.variables import DEFAULT, Variables
-from ndbsim.catalog import load_json
+from ndbsim.engine.catalog import load_json
 from ndbsim.errors import SqlError
 from ndbsim.versions import NdbVersion
 

@@ -11,10 +11,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import duckdb
-from ndbsim import infoschema
-from ndbsim.catalog import SCHEMA, Catalog, TableDef, load_json
-from ndbsim.mysqltypes import parse_type
-from ndbsim.sqltranslate import Translator, quote
+from ndbsim.engine import infoschema
+from ndbsim.engine.catalog import SCHEMA, Catalog, TableDef, load_json
+from ndbsim.engine.mysqltypes import parse_type
+from ndbsim.engine.translate import Translator, quote
 
 log = logging.getLogger(__name__)
 

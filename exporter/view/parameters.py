@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ndbinfo_exporter.view_metrics import Samples
-from ndbinfo_exporter.view_models import ConfigParam, ConfigView, NodeValue
+from ndbinfo_exporter.view.models import ConfigParam, ConfigView, NodeValue
+from ndbinfo_exporter.view.samples import Samples
 
 
 def config_params(samples: Samples) -> list[ConfigParam]:

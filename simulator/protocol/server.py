@@ -24,12 +24,12 @@ from mysql_mimic.session import BaseSession
 from mysql_mimic.stream import MysqlStream
 from mysql_mimic.types import ColumnDefinition
 from mysql_mimic.utils import nonce
-from ndbsim import statements
 from ndbsim.errors import SqlError, sqlstate_of
+from ndbsim.protocol import statements
 
 if TYPE_CHECKING:
-    from ndbsim.cluster import Cluster
-    from ndbsim.engine import Engine
+    from ndbsim.engine.database import Engine
+    from ndbsim.model.cluster import Cluster
 
 log = logging.getLogger(__name__)
 logging.getLogger("mysql_mimic").setLevel(logging.CRITICAL)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ndbsim.catalog import SCHEMA, Column, TableDef
-from ndbsim.mysqltypes import CHARSET_MAXLEN, COLLATIONS, parse_type
-from ndbsim.sqltranslate import quote
+from ndbsim.engine.catalog import SCHEMA, Column, TableDef
+from ndbsim.engine.mysqltypes import CHARSET_MAXLEN, COLLATIONS, parse_type
+from ndbsim.engine.translate import quote
 
 if TYPE_CHECKING:
-    from ndbsim.engine import Engine
+    from ndbsim.engine.database import Engine
 
 DATA = "i_s_data"
 ALL = "i_s_all"

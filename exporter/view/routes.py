@@ -14,18 +14,19 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
-from ndbinfo_exporter import __version__, findings, placement
-from ndbinfo_exporter.view_cluster import cluster_view
-from ndbinfo_exporter.view_config import config_view
-from ndbinfo_exporter.view_metrics import Samples
-from ndbinfo_exporter.view_models import (
+from ndbinfo_exporter import __version__
+from ndbinfo_exporter.view import findings, placement
+from ndbinfo_exporter.view.cluster import cluster_view
+from ndbinfo_exporter.view.models import (
     ApiError,
     ClusterView,
     ConfigView,
     FindingsView,
     PlacementView,
 )
-from ndbinfo_exporter.view_source import Unavailable, ViewSource
+from ndbinfo_exporter.view.parameters import config_view
+from ndbinfo_exporter.view.samples import Samples
+from ndbinfo_exporter.view.source import Unavailable, ViewSource
 
 log = logging.getLogger(__name__)
 HERE = Path(__file__).parent

@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ndbinfo_exporter.view_metrics import Samples
-from ndbinfo_exporter.view_models import (
+from ndbinfo_exporter.view.models import (
     ClusterView,
     DataNode,
     Lcp,
@@ -21,6 +20,7 @@ from ndbinfo_exporter.view_models import (
     SqlNode,
     Topology,
 )
+from ndbinfo_exporter.view.samples import Samples
 
 GCI_SHIFT = 2**32
 DATA_MEMORY = "Data memory"

@@ -1,0 +1,119 @@
+"""Imports point one way: each module imports only from its own layer or the layers below it.
+
+The layers are those of docs/architecture.md. A module that is not listed here fails the test,
+so a new module is placed in a layer when it is added."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# (import name, folder): layers from the bottom up; a module belongs to the first prefix it matches.
+PACKAGES = {
+    "ndbinfo_exporter": (
+        "exporter",
+        [
+            ["ndbinfo_exporter", "ndbinfo_exporter.errors", "ndbinfo_exporter.logs"],
+            ["ndbinfo_exporter.collectors"],
+            [
+                "ndbinfo_exporter.settings",
+                "ndbinfo_exporter.mycnf",
+                "ndbinfo_exporter.webconfig",
+                "ndbinfo_exporter.targets",
+            ],
+            ["ndbinfo_exporter.scrape"],
+            ["ndbinfo_exporter.view"],
+            [
+                "ndbinfo_exporter.app",
+                "ndbinfo_exporter.cli",
+                "ndbinfo_exporter.reference",
+                "ndbinfo_exporter.testing",
+            ],
+        ],
+    ),
+    "ndbsim": (
+        "simulator",
+        [
+            ["ndbsim", "ndbsim.versions", "ndbsim.errors"],
+            ["ndbsim.model"],
+            ["ndbsim.engine"],
+            ["ndbsim.protocol", "ndbsim.control"],
+            ["ndbsim.cli", "ndbsim.__main__", "ndbsim.demo", "ndbsim.testing"],
+        ],
+    ),
+}
+
+
+def _module_name(package: str, folder: str, path: Path) -> str:
+    parts = path.relative_to(ROOT / folder).with_suffix("").parts
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join((package, *parts))
+
+
+def _layer(layers: list[list[str]], module: str) -> tuple[int, str] | None:
+    """(rank, prefix) of the most specific layer prefix that `module` falls under."""
+    best: tuple[int, str] | None = None
+    for rank, prefixes in enumerate(layers):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and (
+                best is None or len(prefix) > len(best[1])
+            ):
+                best = (rank, prefix)
+    return best
+
+
+def _imports(path: Path, module: str) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = module.split(".")[: -node.level or None]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+CASES = [
+    (package, folder, layers, path)
+    for package, (folder, layers) in PACKAGES.items()
+    for path in sorted((ROOT / folder).rglob("*.py"))
+]
+
+
+@pytest.mark.parametrize(
+    ("package", "folder", "layers", "path"),
+    CASES,
+    ids=[str(case[3].relative_to(ROOT)) for case in CASES],
+)
+def test_imports_point_down(package: str, folder: str, layers: list, path: Path) -> None:
+    module = _module_name(package, folder, path)
+    own = _layer(layers, module)
+    assert own is not None, f"{module} is in no layer of tests/test_layers.py"
+    upward = []
+    for name in _imports(path, module):
+        target = _layer(layers, name) if name.split(".")[0] == package else None
+        if target is not None and target[0] > own[0]:
+            upward.append(f"{name} (layer {target[0]}) from layer {own[0]}")
+    assert not upward, f"{module} imports against the layer order: {upward}"
+
+
+def test_exporter_never_imports_the_simulator() -> None:
+    """The exporter installs without ndbsim's dependencies."""
+    offenders = [
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "exporter").rglob("*.py")
+        if any(
+            name.split(".")[0] in {"ndbsim", "ndb_loadgen", "ndb_dashboards"}
+            for name in _imports(path, "")
+        )
+    ]
+    assert not offenders

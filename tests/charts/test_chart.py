@@ -53,6 +53,16 @@ def test_helm_lint(values):
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.parametrize(
+    "setting", ["colectors.config=false", "scrapeJobs[0].name=mysql", "log.level=verbose"]
+)
+def test_values_schema_rejects(setting):
+    """A misspelt key, a job the alert rules would not select, a level the exporter refuses."""
+    result = run(tool("helm"), "lint", str(CHART), "--set", setting)
+    assert result.returncode != 0
+    assert "schema" in result.stdout + result.stderr
+
+
 @pytest.mark.parametrize("values", VALUES, ids=IDS)
 def test_renders_every_part(values):
     kinds = [doc["kind"] for doc in objects(values)]

@@ -269,8 +269,8 @@ def test_no_credentials_in_the_default_values():
     assert values["webConfigSecret"] == "" and values["scrape"]["basicAuth"] == {}
 
 
-def _sidecar_chart(tmp_path: Path) -> Path:
-    """A chart of SQL nodes that takes the exporter as a dependency and includes the sidecar."""
+def _sql_node_chart(tmp_path: Path, template: str) -> Path:
+    """A chart of SQL nodes that takes the exporter as a dependency, with one template."""
     parent = tmp_path / "sql-nodes"
     (parent / "templates").mkdir(parents=True)
     (parent / "charts").mkdir()
@@ -282,21 +282,21 @@ def _sidecar_chart(tmp_path: Path) -> Path:
                 "ndbinfo-exporter": {
                     "deployment": {"enabled": False},
                     "sidecar": {"enabled": True, "podMonitor": {"matchLabels": {"app": "mysqld"}}},
-                    "mysql": {"passwordSecret": {"name": "ndb-exporter-mysql"}},
+                    "mysql": {"myCnfSecret": {"name": "ndb-exporter-my-cnf"}},
                     "prometheusRule": {"enabled": False},
                     "dashboards": {"enabled": False},
                 }
             }
         )
     )
-    (parent / "templates" / "statefulset.yaml").write_text(
-        (Path(__file__).with_name("sidecar-statefulset.yaml")).read_text()
+    (parent / "templates" / "sql-nodes.yaml").write_text(
+        Path(__file__).with_name(template).read_text()
     )
     return parent
 
 
 def test_sidecar_in_a_sql_node_statefulset(tmp_path):
-    manifests = template(None, chart=_sidecar_chart(tmp_path))
+    manifests = template(None, chart=_sql_node_chart(tmp_path, "sidecar-statefulset.yaml"))
     docs = [doc for doc in yaml.safe_load_all(manifests) if doc]
     assert sorted(doc["kind"] for doc in docs) == ["PodMonitor", "StatefulSet"]
     assert kubeconform(manifests)["valid"] == 2
@@ -311,3 +311,19 @@ def test_sidecar_in_a_sql_node_statefulset(tmp_path):
     assert exporter["livenessProbe"]["httpGet"]["port"] == endpoint["port"]
     mounted = {mount["name"] for mount in exporter["volumeMounts"]}
     assert mounted <= {volume["name"] for volume in pod["spec"]["volumes"]}
+
+
+def test_notes_print_the_sidecar(tmp_path):
+    """The release notes carry the same container and volumes, ready to paste."""
+    chart = _sql_node_chart(tmp_path, "sidecar-notes.yaml")
+    (notes,) = of_kind(
+        [doc for doc in yaml.safe_load_all(template(None, chart=chart)) if doc], "ConfigMap"
+    )
+    text = notes["data"]["notes"]
+    containers = text.split("spec.template.spec.containers:\n", 1)[1].split("and under", 1)[0]
+    volumes = text.split("spec.template.spec.volumes:\n", 1)[1].split("\n\n", 1)[0]
+    (container,) = yaml.safe_load(containers)
+    assert container["name"] == "ndbinfo-exporter"
+    assert [port["name"] for port in container["ports"]] == ["ndb-exporter"]
+    modes = {v["name"]: v.get("secret", {}).get("defaultMode") for v in yaml.safe_load(volumes)}
+    assert modes["ndbinfo-exporter-my-cnf"] == 0o444

@@ -207,5 +207,5 @@ its files are 0444.
 {{- end }}
 
 {{- define "ndbinfo-exporter.sidecar.volumes" -}}
-{{- include "ndbinfo-exporter.volumes" (dict "root" . "fileMode" 292) }}
+{{- include "ndbinfo-exporter.volumes" (dict "root" . "fileMode" "0444") }}
 {{- end }}

@@ -247,6 +247,9 @@ def test_exporter_container(values):
         assert probe.get("httpGet", {"path": "/healthz"})["path"] == "/healthz"
     for env in container.get("env", []):
         assert "value" not in env, env  # only references to Secrets
+    mounted = {mount["name"] for mount in container["volumeMounts"]}
+    assert mounted <= {volume["name"] for volume in pod["volumes"]}
+    assert "/tmp" in {mount["mountPath"] for mount in container["volumeMounts"]}
     args = container["args"]
     assert "--web.listen-address=:9645" in args
     assert container["ports"][0]["containerPort"] == 9645

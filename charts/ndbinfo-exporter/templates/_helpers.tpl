@@ -85,7 +85,8 @@ basicAuth:
 
 {{/*
 The exporter container. Argument: (dict "root" $ "name" NAME "portName" PORT "address" HOST:PORT
-"extraArgs" LIST "mountMode" "deployment"|"sidecar"). The Deployment and the sidecar share it.
+"extraArgs" LIST "extraMounts" BOOL). The Deployment and the sidecar share it; extraVolumeMounts
+belong to the Deployment's pod only.
 */}}
 {{- define "ndbinfo-exporter.container" -}}
 {{- $root := .root }}
@@ -95,9 +96,9 @@ The exporter container. Argument: (dict "root" $ "name" NAME "portName" PORT "ad
   imagePullPolicy: {{ $values.image.pullPolicy }}
   args:
     - --web.listen-address=:{{ $values.service.port }}
-    - --mysqld.address={{ .address }}
+    - {{ printf "--mysqld.address=%s" .address | quote }}
     {{- with $values.mysql.username }}
-    - --mysqld.username={{ . }}
+    - {{ printf "--mysqld.username=%s" . | quote }}
     {{- end }}
     {{- if $values.mysql.myCnfSecret.name }}
     - --config.my-cnf=/etc/ndbinfo-exporter/my-cnf/my.cnf
@@ -164,7 +165,7 @@ The exporter container. Argument: (dict "root" $ "name" NAME "portName" PORT "ad
       mountPath: /etc/ndbinfo-exporter/web
       readOnly: true
     {{- end }}
-    {{- if eq .mountMode "deployment" }}
+    {{- if .extraMounts }}
     {{- with $values.extraVolumeMounts }}
     {{- toYaml . | nindent 4 }}
     {{- end }}
@@ -203,7 +204,7 @@ its files are 0444.
 
 {{/* The sidecar: a container and its volumes for a SQL-node pod of your own. */}}
 {{- define "ndbinfo-exporter.sidecar.container" -}}
-{{- include "ndbinfo-exporter.container" (dict "root" . "name" "ndbinfo-exporter" "portName" .Values.sidecar.portName "address" .Values.sidecar.mysqldAddress "extraArgs" list "mountMode" "sidecar") }}
+{{- include "ndbinfo-exporter.container" (dict "root" . "name" "ndbinfo-exporter" "portName" .Values.sidecar.portName "address" .Values.sidecar.mysqldAddress "extraArgs" list "extraMounts" false) }}
 {{- end }}
 
 {{- define "ndbinfo-exporter.sidecar.volumes" -}}

@@ -4,7 +4,9 @@ validation, the rules and dashboards it carries, and the label selectors between
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -330,3 +332,28 @@ def test_notes_print_the_sidecar(tmp_path):
     assert [port["name"] for port in container["ports"]] == ["ndb-exporter"]
     modes = {v["name"]: v.get("secret", {}).get("defaultMode") for v in yaml.safe_load(volumes)}
     assert modes["ndbinfo-exporter-my-cnf"] == 0o444
+
+
+FILE_FLAGS = ("--config.my-cnf=", "--web.config.file=")
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("values", [CHART / "examples" / "static.yaml", EVERYTHING])
+def test_the_exporter_accepts_the_rendered_flags(values):
+    """The exporter starts with the Deployment's flags (the files of Secrets left out)."""
+    args = [arg for arg in _container(objects(values))["args"] if not arg.startswith(FILE_FLAGS)]
+    if not any(arg.startswith("--mysqld.username=") for arg in args):
+        args.append("--mysqld.username=exporter")  # else from the my.cnf
+    exporter = ROOT / ".venv" / "bin" / "ndbinfo-exporter"
+    process = subprocess.Popen(
+        [str(exporter), *args, "--web.listen-address=127.0.0.1:0"],
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "NDB_EXPORTER_PASSWORD": "not-used"},
+    )
+    try:
+        first = process.stderr.readline()
+        assert "starting ndbinfo-exporter" in first, first + process.stderr.read()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

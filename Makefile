@@ -41,6 +41,11 @@ fmt: $(STAMP)
 dashboards: $(STAMP)
 	$(BIN)/python -m ndb_dashboards.build
 
+# Copy the rules and dashboards into the Helm chart (charts/ndbinfo-exporter/files/).
+.PHONY: chart
+chart: $(STAMP)
+	$(BIN)/python charts/sync.py
+
 golden: $(STAMP)
 	$(BIN)/python -m pytest tests/exporter/test_golden.py --update-golden
 

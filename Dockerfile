@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1
-# Image of ndbinfo-exporter; it also carries ndbsim and ndb-loadgen (same Python package).
+# The exporter image carries the exporter alone (the default, last stage). The `tools` stage is
+# the image of ndbsim and ndb-loadgen, which the compose stack's sim and load profiles use.
 #   docker build -t ndbinfo-exporter:0.1.0 .
 #   docker run -p 9645:9645 -e NDB_EXPORTER_PASSWORD=... ndbinfo-exporter:0.1.0 --mysqld.address=HOST:3306
+#   docker build --target tools -t ndbinfo-exporter-tools:0.1.0 .
 
 FROM python:3.11.12-slim-bookworm AS build
 WORKDIR /src
@@ -9,8 +11,18 @@ COPY pyproject.toml README.md ./
 COPY exporter/ exporter/
 COPY simulator/ simulator/
 COPY loadgen/ loadgen/
-COPY dashboards/ dashboards/
-RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
+RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels/exporter . \
+    && pip wheel --no-cache-dir --no-deps --wheel-dir /wheels/tools ./simulator ./loadgen
+
+FROM python:3.11.12-slim-bookworm AS tools
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1
+COPY --from=build /wheels/tools /tmp/wheels
+RUN pip install --no-cache-dir /tmp/wheels/*.whl \
+    && rm -rf /tmp/wheels \
+    && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin ndbsim
+USER 10001:10001
+ENTRYPOINT ["ndbsim"]
 
 FROM python:3.11.12-slim-bookworm
 LABEL org.opencontainers.image.title="ndbinfo-exporter" \
@@ -18,8 +30,8 @@ LABEL org.opencontainers.image.title="ndbinfo-exporter" \
       org.opencontainers.image.licenses="Apache-2.0"
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1
-# Runtime dependencies only: the project's pinned requirements, without the dev extra.
-COPY --from=build /wheels /tmp/wheels
+# The exporter's wheel and its pinned runtime dependencies only.
+COPY --from=build /wheels/exporter /tmp/wheels
 RUN pip install --no-cache-dir /tmp/wheels/*.whl \
     && rm -rf /tmp/wheels \
     && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin exporter

@@ -10,10 +10,13 @@ DEMO_ARGS ?=
 
 .PHONY: demo test lint fmt dashboards golden bench up down load image clean system-packages tools
 
-$(STAMP): pyproject.toml
+# The exporter and, beside it, the distributions of ndbsim, the load generator and the dashboards.
+DISTRIBUTIONS := pyproject.toml simulator/pyproject.toml loadgen/pyproject.toml dashboards/pyproject.toml
+
+$(STAMP): $(DISTRIBUTIONS)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev]' -e ./simulator -e ./loadgen -e ./dashboards
 	@touch $(STAMP)
 
 system-packages:

@@ -43,12 +43,15 @@ class RunningExporter:
 
 @contextmanager
 def running_exporter(
-    args: Sequence[str], env: dict[str, str] | None = None, timeout: float = 30
+    args: Sequence[str],
+    env: dict[str, str] | None = None,
+    timeout: float = 30,
+    python: str = sys.executable,
 ) -> Iterator[RunningExporter]:
     """The exporter with these command-line arguments, on a free 127.0.0.1 port; ``env`` is
-    added to this process's environment."""
+    added to this process's environment, ``python`` is the interpreter of the install to run."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "ndbinfo_exporter.cli", "--web.listen-address=127.0.0.1:0", *args],
+        [python, "-m", "ndbinfo_exporter.cli", "--web.listen-address=127.0.0.1:0", *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,

@@ -231,9 +231,22 @@ def test_every_image_is_pinned():
         assert repository and _EXACT_TAG.match(tag), f"{name}: {image} is not an exact version"
 
 
-def test_built_services_share_one_image():
-    built = {s["image"] for s in SERVICES.values() if "build" in s}
-    assert built == {"ndbinfo-exporter:compose"}
+def _build_target(service: dict) -> str | None:
+    build = service["build"]
+    return build.get("target") if isinstance(build, dict) else None
+
+
+def test_built_services_share_one_image_per_build_target():
+    """The exporter image (the Dockerfile's last stage) and the tools image of ndbsim and
+    ndb-loadgen (stage `tools`): one tag each, so compose builds each stage once."""
+    images = {(_build_target(s), s["image"]) for s in SERVICES.values() if "build" in s}
+    assert images == {
+        (None, "ndbinfo-exporter:compose"),
+        ("tools", "ndbinfo-exporter-tools:compose"),
+    }
+    assert {SERVICES[name]["image"] for name in ("ndbsim", "loadgen")} == {
+        "ndbinfo-exporter-tools:compose"
+    }
 
 
 def test_grafana_settings():

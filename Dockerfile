@@ -14,27 +14,25 @@ COPY loadgen/ loadgen/
 RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels/exporter . \
     && pip wheel --no-cache-dir --no-deps --wheel-dir /wheels/tools ./simulator ./loadgen
 
-FROM python:3.11.12-slim-bookworm AS tools
+# What both images share: the Python runtime and an unprivileged user.
+FROM python:3.11.12-slim-bookworm AS runtime
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1
+RUN useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin ndb
+
+FROM runtime AS tools
 COPY --from=build /wheels/tools /tmp/wheels
-RUN pip install --no-cache-dir /tmp/wheels/*.whl \
-    && rm -rf /tmp/wheels \
-    && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin ndbsim
+RUN pip install --no-cache-dir /tmp/wheels/*.whl && rm -rf /tmp/wheels
 USER 10001:10001
 ENTRYPOINT ["ndbsim"]
 
-FROM python:3.11.12-slim-bookworm
+FROM runtime
 LABEL org.opencontainers.image.title="ndbinfo-exporter" \
       org.opencontainers.image.description="Prometheus exporter for MySQL NDB Cluster (ndbinfo and Ndb_% status)" \
       org.opencontainers.image.licenses="Apache-2.0"
-ENV PYTHONDONTWRITEBYTECODE=1 \
-    PYTHONUNBUFFERED=1
 # The exporter's wheel and its pinned runtime dependencies only.
 COPY --from=build /wheels/exporter /tmp/wheels
-RUN pip install --no-cache-dir /tmp/wheels/*.whl \
-    && rm -rf /tmp/wheels \
-    && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin exporter
+RUN pip install --no-cache-dir /tmp/wheels/*.whl && rm -rf /tmp/wheels
 USER 10001:10001
 EXPOSE 9645
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \

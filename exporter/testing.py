@@ -14,7 +14,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -43,16 +43,21 @@ class RunningExporter:
 
 @contextmanager
 def running_exporter(
-    args: Sequence[str], env: dict[str, str] | None = None, timeout: float = 30
+    args: Sequence[str],
+    env: dict[str, str] | None = None,
+    timeout: float = 30,
+    preexec_fn: Callable[[], None] | None = None,
 ) -> Iterator[RunningExporter]:
     """The exporter with these command-line arguments, on a free 127.0.0.1 port; ``env`` is
-    added to this process's environment."""
+    added to this process's environment; ``preexec_fn`` runs in the child before it starts
+    (to lower a resource limit, say)."""
     process = subprocess.Popen(
         [sys.executable, "-m", "ndbinfo_exporter.cli", "--web.listen-address=127.0.0.1:0", *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, **(env or {})},
+        preexec_fn=preexec_fn,
     )
     exporter = RunningExporter(process)
     started = threading.Event()

@@ -165,6 +165,7 @@ class _Value:
     text: str | None  # None: the option was given without "="
     path: Path
     line: int
+    written: str  # the option's name as written
 
 
 def _strip_comment(line: str) -> str:
@@ -240,7 +241,8 @@ class _Reader:
                 raise ConfigError(f"{where}: option before the first [section]")
             else:
                 name, value = _option(line)
-                self.sections[section][name.replace("_", "-")] = _Value(value, path, number)
+                key = name.replace("_", "-")
+                self.sections[section][key] = _Value(value, path, number, name)
 
     def _directive(self, where: str, line: str, path: Path, depth: int) -> None:
         word, _, argument = _strip_comment(line).partition(" ")
@@ -290,9 +292,9 @@ def _known(section: str, name: str, value: _Value) -> str | None:
     if _NAME_SHAPE.fullmatch(base) and any(option.startswith(base) for option in _KNOWN):
         full = next(option for option in sorted(_KNOWN) if option.startswith(base))
         raise ConfigError(
-            f"{where}: option '{base}' in [{section}] is an abbreviation: write '{full}'"
+            f"{where}: option '{value.written}' in [{section}] is an abbreviation: write '{full}'"
         )
-    raise ConfigError(f"{where}: unknown option {_describe(name, value)} in [{section}]")
+    raise ConfigError(f"{where}: unknown option {_describe(value.written, value)} in [{section}]")
 
 
 def _section(name: str, options: dict[str, _Value]) -> ClientSection:

@@ -117,7 +117,7 @@ class Targets:
         address = _normalise(host, port)
         if address == _normalise(self.default.host, self.default.port):
             return True
-        if any(address in _section_addresses(s) for s in self.auth_modules.values()):
+        if any(_applies(section, address) for section in self.auth_modules.values()):
             return True
         return _matches(address, self.allowed_patterns)
 

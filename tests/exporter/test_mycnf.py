@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from ndbinfo_exporter.errors import ConfigError
 from ndbinfo_exporter.mycnf import ClientSection, load
-from ndbinfo_exporter.targets import build
+from ndbinfo_exporter.targets import ProbeRefused, build
 
 EXAMPLE = """\
 # exporter credentials
@@ -165,3 +165,17 @@ def test_include_loop_is_refused(tmp_path):
     path.write_text(f"[client]\nuser = u\n!include {path}\n")
     with pytest.raises(ConfigError, match="nested more than 10 deep"):
         load(path)
+
+
+def test_probe_targets_of_a_section(tmp_path):
+    path = tmp_path / "my.cnf"
+    path.write_text(
+        "[client]\nuser = u\nhost = db0\n"
+        "[client.site2]\nuser = v\npassword = two\nhost = db1\nloose-probe-targets = db2*:3306\n"
+    )
+    targets = build(load(path), None, None, None, ())
+    assert targets.for_probe("DB1", "Site2").password == "two"
+    assert targets.for_probe("db2b:3306", "site2").password == "two"
+    for address in ("db0:3306", "db2b:3307"):
+        with pytest.raises(ProbeRefused):
+            targets.for_probe(address, "site2")

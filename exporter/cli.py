@@ -95,6 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _server_config(app, settings: Settings, tls: webconfig.TLS | None) -> uvicorn.Config:
     descriptors = httpserver.raise_descriptor_limit()
+    if tls:
+        httpserver.limit_tls_handshake()
     httpserver.GuardedH11Protocol.cap = httpserver.connection_cap(
         descriptors, MAX_POOLS * settings.max_connections
     )

@@ -6,7 +6,7 @@ once the handshake is done). ``GuardedH11Protocol`` gives every request ``HEADER
 seconds from its first byte (or from the connection) to complete its headers, and keeps the
 number of open connections under a cap below the file descriptor limit: at the cap, the
 connection idle the longest makes room for the new one, so a crowd of idle sockets cannot
-keep Prometheus out. If descriptors run out anyway, asyncio's "socket.accept() out of
+keep Prometheus out. A TLS handshake gets the same time as the headers. If descriptors run out anyway, asyncio's "socket.accept() out of
 system resource" (once per accept attempt) becomes one warning a minute.
 """
 
@@ -112,6 +112,13 @@ class GuardedH11Protocol(H11Protocol):
         oldest._cancel_header_timer()
         oldest.transport.close()
         return True
+
+
+def limit_tls_handshake() -> None:
+    """Give a TLS client HEADER_TIMEOUT seconds, not asyncio's 60, to finish its handshake.
+    uvicorn does not pass ``ssl_handshake_timeout`` to ``create_server``, which then takes
+    this constant when each connection is accepted."""
+    asyncio.constants.SSL_HANDSHAKE_TIMEOUT = HEADER_TIMEOUT
 
 
 def quiet_accept_errors(loop: asyncio.AbstractEventLoop) -> None:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import resource
 import socket
+import ssl
 import time
 
 import httpx
 import pytest
 from ndbinfo_exporter import httpserver
 from ndbinfo_exporter.testing import running_exporter
+from test_webconfig import make_cert
 
 pytestmark = pytest.mark.integration
 
@@ -31,9 +33,9 @@ def _closed_by_server(sock: socket.socket) -> bool:
     sock.settimeout(0.05)
     try:
         return sock.recv(1) == b""
-    except TimeoutError:
+    except (TimeoutError, ssl.SSLWantReadError):
         return False
-    except OSError:
+    except OSError:  # reset, or a TLS connection closed without close_notify
         return True
 
 
@@ -89,3 +91,26 @@ def test_slow_headers_are_cut_off():
         assert open_ == []
         # Prometheus is still served.
         assert httpx.get(f"http://{exporter.address}/metrics", timeout=5).status_code == 200
+
+
+def test_tls_clients_that_stall_are_cut_off(tmp_path):
+    """Over TLS: a client that never finishes its handshake, and one that finishes it but
+    sends no request, are both closed after the header timeout."""
+    cert, key = make_cert(tmp_path)
+    web = tmp_path / "web.yml"
+    web.write_text(f"tls_server_config:\n  cert_file: {cert}\n  key_file: {key}\n")
+    with running_exporter([*NO_SQL_NODE, "--web.config.file", str(web)]) as exporter:
+        context = ssl.create_default_context(cafile=str(cert))
+        no_handshake = [_connect(exporter.address) for _ in range(5)]
+        after_handshake = [
+            context.wrap_socket(_connect(exporter.address), server_hostname="127.0.0.1")
+            for _ in range(5)
+        ]
+        deadline = time.monotonic() + httpserver.HEADER_TIMEOUT + 10
+        open_ = no_handshake + after_handshake
+        while open_ and time.monotonic() < deadline:
+            open_ = [sock for sock in open_ if not _closed_by_server(sock)]
+            time.sleep(0.5)
+        for sock in no_handshake + after_handshake:
+            sock.close()
+        assert open_ == []

@@ -179,3 +179,24 @@ def test_probe_targets_of_a_section(tmp_path):
     for address in ("db0:3306", "db2b:3307"):
         with pytest.raises(ProbeRefused):
             targets.for_probe(address, "site2")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "[client]\nuser = u\npasword = topsecret\n",
+        "[client\nuser = u\npassword = topsecret\n",
+        "[client]\nuser = u\ntopsecret\n",
+        "[client]\nuser = u\n!include topsecret.cnf\n",
+    ],
+)
+def test_command_line_error_is_one_line_exit_2(tmp_path, capsys, content):
+    from ndbinfo_exporter import cli
+
+    path = tmp_path / "my.cnf"
+    path.write_text(content)
+    assert cli.main(["--config.my-cnf", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith(f"ndbinfo-exporter: {path} line ")
+    assert "topsecret" not in err or "topsecret.cnf" in content

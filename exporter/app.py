@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
+import math
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import PlainTextResponse, Response
+from ndbinfo_exporter import logs
 from ndbinfo_exporter.scrape.exposition import Exposition, encode
 from ndbinfo_exporter.scrape.exposition import render as render_families
 from ndbinfo_exporter.scrape.scraper import Scraper, ScrapeResult
@@ -19,22 +20,65 @@ from ndbinfo_exporter.view import routes as view
 from ndbinfo_exporter.webconfig import WebConfig
 from prometheus_client import CollectorRegistry, GCCollector, PlatformCollector, ProcessCollector
 from prometheus_client.core import Metric
+from prometheus_client.exposition import choose_encoder
 
 log = logging.getLogger(__name__)
 
 DEFAULT_SCRAPE_TIMEOUT = 10.0
+MAX_SCRAPE_TIMEOUT = 3600.0
 TIMEOUT_HEADER = "X-Prometheus-Scrape-Timeout-Seconds"
+_bad_timeout = logs.RateLimited(log)
 
 
 def scrape_timeout(header: str | None, offset: float) -> float:
-    """Prometheus' scrape timeout minus ``offset``, as mysqld_exporter computes it."""
-    try:
-        timeout = float(header) if header else DEFAULT_SCRAPE_TIMEOUT
-    except ValueError:
-        timeout = DEFAULT_SCRAPE_TIMEOUT
-    if timeout <= 0:
-        timeout = DEFAULT_SCRAPE_TIMEOUT
+    """Prometheus' scrape timeout minus ``offset``, as mysqld_exporter computes it. A value
+    that is not a number of seconds in (0, 3600] (nan, inf, 1e308, negative) gives the
+    default, with a warning at most once a minute."""
+    timeout = DEFAULT_SCRAPE_TIMEOUT
+    if header:
+        try:
+            timeout = float(header)
+        except ValueError:
+            timeout = math.nan
+        if not 0 < timeout <= MAX_SCRAPE_TIMEOUT:  # also false for nan
+            _bad_timeout.warning(
+                f"ignoring {TIMEOUT_HEADER} outside (0, {MAX_SCRAPE_TIMEOUT:.0f}]",
+                value=header[:40],
+                default=DEFAULT_SCRAPE_TIMEOUT,
+            )
+            timeout = DEFAULT_SCRAPE_TIMEOUT
     return timeout - offset if offset < timeout else timeout
+
+
+def accepts_gzip(accept_encoding: str) -> bool:
+    """True when Accept-Encoding allows gzip: listed (or ``*``) with a q-value above 0."""
+    allowed: dict[str, float] = {}
+    for item in accept_encoding.lower().split(","):
+        coding, *params = (part.strip() for part in item.split(";"))
+        quality = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip() == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        if coding:
+            allowed[coding] = quality
+    quality = allowed.get("gzip", allowed.get("x-gzip", allowed.get("*", 0.0)))
+    return quality > 0
+
+
+class NegotiatedGZip(GZipMiddleware):
+    """Starlette's gzip middleware, but "gzip;q=0" (or "*;q=0") means no gzip."""
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            headers = dict(scope.get("headers") or ())
+            if not accepts_gzip(headers.get(b"accept-encoding", b"").decode("latin-1")):
+                await self.app(scope, receive, send)
+                return
+        await super().__call__(scope, receive, send)
 
 
 # The exporter process's own metrics (CPU, memory, file descriptors, Python's garbage
@@ -69,11 +113,17 @@ def create_app(
         scraper.close()
 
     app = FastAPI(
-        title="ndbinfo-exporter", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
+        title="ndbinfo-exporter",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+        lifespan=lifespan,
+        # "/metrics/" is a 404, not a redirect built from the request's Host header.
+        redirect_slashes=False,
     )
     # Prometheus asks for gzip. Level 1 makes a scrape of 8 data nodes (300 kB) ten times
     # smaller in about 1 ms; level 9 would take ten times longer for a fifth less.
-    app.add_middleware(GZipMiddleware, compresslevel=1)
+    app.add_middleware(NegotiatedGZip, compresslevel=1)
     app.state.settings = settings
     app.state.scraper = scraper
     app.state.default_target = targets.default
@@ -84,7 +134,8 @@ def create_app(
 
         @app.middleware("http")
         async def basic_auth(request: Request, call_next):
-            if not await asyncio.to_thread(auth.check, request.headers.get("authorization")):
+            client = request.client.host if request.client else ""
+            if not await auth.verify(request.headers.get("authorization"), client):
                 return PlainTextResponse(
                     "Unauthorized\n",
                     status_code=401,
@@ -105,6 +156,8 @@ def create_app(
     async def metrics(request: Request) -> Response:
         return await serve(targets.default, request, process_families)
 
+    add_head_routes(app, (settings.telemetry_path, "/healthz"))
+
     @app.get("/probe", include_in_schema=False)
     async def probe(
         request: Request, target: str | None = None, auth_module: str | None = None
@@ -116,7 +169,7 @@ def create_app(
         except ProbeRefused as refused:
             log.info(
                 "probe refused",
-                extra={"fields": {"target": target, "reason": str(refused)}},
+                extra={"fields": {"target": target[:200], "reason": str(refused)[:300]}},
             )
             return PlainTextResponse(f"{refused}\n", status_code=refused.status)
         return await serve(probe_target, request)
@@ -127,3 +180,17 @@ def create_app(
 
     app.include_router(view.make_router(app))
     return app
+
+
+def add_head_routes(app: FastAPI, paths: Sequence[str]) -> None:
+    """HEAD answers as GET would, with no body and without scraping: a HEAD request is a
+    check that the endpoint is there (load balancers, uptime probes)."""
+
+    async def head(request: Request) -> Response:
+        _, content_type = choose_encoder(request.headers.get("accept") or "")
+        if request.url.path == "/healthz":
+            content_type = "text/plain; charset=utf-8"
+        return Response(status_code=200, headers={"Content-Type": content_type})
+
+    for path in paths:
+        app.add_api_route(path, head, methods=["HEAD"], include_in_schema=False)

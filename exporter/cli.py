@@ -9,10 +9,11 @@ import sys
 from collections.abc import Sequence
 
 import uvicorn
-from ndbinfo_exporter import __version__, logs, mycnf, targets, webconfig
+from ndbinfo_exporter import __version__, httpserver, logs, mycnf, targets, webconfig
 from ndbinfo_exporter.app import create_app
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.errors import ConfigError
+from ndbinfo_exporter.scrape.pool import MAX_POOLS
 from ndbinfo_exporter.scrape.scraper import Scraper
 from ndbinfo_exporter.settings import Settings, listen_host_port, parse
 
@@ -73,15 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     app = create_app(settings, resolved, scraper, web)
     tls = web.tls if web else None
-    config = uvicorn.Config(
-        app,
-        log_config=None,
-        server_header=False,
-        ssl_certfile=tls.cert_file if tls else None,
-        ssl_keyfile=tls.key_file if tls else None,
-        ssl_ca_certs=tls.client_ca_file if tls else None,
-        ssl_cert_reqs=tls.cert_reqs if tls else 0,
-    )
+    config = _server_config(app, settings, tls)
     host, port = sock.getsockname()[:2]
     log.info(
         "starting ndbinfo-exporter",
@@ -96,8 +89,33 @@ def main(argv: Sequence[str] | None = None) -> int:
             }
         },
     )
-    asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))
+    asyncio.run(_serve(config, sock))
     return 0
+
+
+def _server_config(app, settings: Settings, tls: webconfig.TLS | None) -> uvicorn.Config:
+    descriptors = httpserver.raise_descriptor_limit()
+    if tls:
+        httpserver.limit_tls_handshake()
+    httpserver.GuardedH11Protocol.cap = httpserver.connection_cap(
+        descriptors, MAX_POOLS * settings.max_connections
+    )
+    return uvicorn.Config(
+        app,
+        http=httpserver.GuardedH11Protocol,
+        timeout_keep_alive=httpserver.KEEP_ALIVE_TIMEOUT,
+        log_config=None,
+        server_header=False,
+        ssl_certfile=tls.cert_file if tls else None,
+        ssl_keyfile=tls.key_file if tls else None,
+        ssl_ca_certs=tls.client_ca_file if tls else None,
+        ssl_cert_reqs=tls.cert_reqs if tls else 0,
+    )
+
+
+async def _serve(config: uvicorn.Config, sock: socket.socket) -> None:
+    httpserver.quiet_accept_errors(asyncio.get_running_loop())
+    await uvicorn.Server(config).serve(sockets=[sock])
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import ipaddress
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -87,9 +88,23 @@ def pattern_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(parts))
 
 
+def normalise_host(host: str) -> str:
+    """One spelling per host: lower case, no trailing dot, an IP address in its short form
+    ("DB1.example." and "db1.example" are one target, so are "[0:0::1]" and "[::1]")."""
+    host = host.strip().lower().rstrip(".")
+    try:
+        return str(ipaddress.ip_address(host))
+    except ValueError:
+        return host
+
+
 def _normalise(host: str, port: int) -> str:
-    host = host.lower()
+    host = normalise_host(host)
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _matches(address: str, patterns: tuple[str, ...]) -> bool:
+    return any(pattern_regex(pattern).fullmatch(address) for pattern in patterns)
 
 
 @dataclass(frozen=True)
@@ -102,24 +117,34 @@ class Targets:
         address = _normalise(host, port)
         if address == _normalise(self.default.host, self.default.port):
             return True
-        for section in self.auth_modules.values():
-            if section.host and address == _normalise(section.host, section.port or DEFAULT_PORT):
-                return True
-        return any(pattern_regex(pattern).fullmatch(address) for pattern in self.allowed_patterns)
+        if any(_applies(section, address) for section in self.auth_modules.values()):
+            return True
+        return _matches(address, self.allowed_patterns)
 
     def for_probe(self, address: str, auth_module: str | None) -> TargetConfig:
+        """The target to scrape; its host is normalised, so that every spelling of one SQL
+        node shares one connection pool. An auth module's credentials go only to the hosts
+        its section names: its own ``host:port`` and its ``probe-targets`` patterns."""
         try:
             host, port = split_address(address)
         except ValueError as exc:
             raise ProbeRefused(400, str(exc)) from None
-        if auth_module is not None and auth_module not in self.auth_modules:
-            raise ProbeRefused(400, f"unknown auth_module {auth_module!r}")
+        if auth_module is not None:
+            auth_module = auth_module.lower()  # as the client matches [client.NAME]
+            if auth_module not in self.auth_modules:
+                raise ProbeRefused(400, f"unknown auth_module {auth_module!r}")
         if not self.allowed(host, port):
             raise ProbeRefused(403, f"target {address!r} is not in the allowed probe targets")
         base = self.default
         section = self.auth_modules[auth_module] if auth_module else ClientSection()
+        if auth_module and not _applies(section, _normalise(host, port)):
+            raise ProbeRefused(
+                403,
+                f"auth_module {auth_module!r} does not apply to {address!r}: its section names "
+                "the hosts it applies to (host and port, probe-targets)",
+            )
         return TargetConfig(
-            host=host,
+            host=normalise_host(host),
             port=port,
             user=section.user or base.user,
             password=section.password if section.password is not None else base.password,
@@ -128,6 +153,16 @@ class Targets:
             ssl_key=section.ssl_key or base.ssl_key,
             auth_module=auth_module,
         )
+
+
+def _section_addresses(section: ClientSection) -> set[str]:
+    if not section.host:
+        return set()
+    return {_normalise(section.host, section.port or DEFAULT_PORT)}
+
+
+def _applies(section: ClientSection, address: str) -> bool:
+    return address in _section_addresses(section) or _matches(address, section.probe_targets)
 
 
 def build(
@@ -158,7 +193,7 @@ def build(
         if not pattern.strip():
             raise ConfigError("--probe.allowed-targets: empty pattern")
     default = TargetConfig(
-        host=host,
+        host=host if socket else normalise_host(host),
         port=port,
         user=user,
         password=password,

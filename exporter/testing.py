@@ -14,7 +14,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -47,15 +47,18 @@ def running_exporter(
     env: dict[str, str] | None = None,
     timeout: float = 30,
     python: str = sys.executable,
+    preexec_fn: Callable[[], None] | None = None,
 ) -> Iterator[RunningExporter]:
     """The exporter with these command-line arguments, on a free 127.0.0.1 port; ``env`` is
-    added to this process's environment, ``python`` is the interpreter of the install to run."""
+    added to this process's environment, ``python`` is the interpreter of the install to run,
+    ``preexec_fn`` runs in the child before it starts (to lower a resource limit, say)."""
     process = subprocess.Popen(
         [python, "-m", "ndbinfo_exporter.cli", "--web.listen-address=127.0.0.1:0", *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, **(env or {})},
+        preexec_fn=preexec_fn,
     )
     exporter = RunningExporter(process)
     started = threading.Event()

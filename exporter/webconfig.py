@@ -6,10 +6,12 @@ exporter-toolkit does.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import hashlib
 import ssl
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -57,32 +59,80 @@ class WebConfig:
 
 
 class BasicAuth:
-    """Checks an Authorization header against bcrypt hashes; successful checks are cached
-    (keyed by a SHA-256 of the credentials) so bcrypt's cost is paid once per client."""
+    """Checks an Authorization header against bcrypt hashes.
 
-    _UNKNOWN_USER_HASH = bcrypt.hashpw(b"unused", bcrypt.gensalt(rounds=10))
+    - A successful check is cached, keyed by a SHA-256 of the credentials, so an authorised
+      client pays bcrypt's cost once, and later requests are answered without a thread.
+    - bcrypt runs on ``BCRYPT_THREADS`` threads of its own, one check at a time per client
+      address: a flood of wrong passwords queues behind itself, and neither takes the
+      threads the scrapes use nor every bcrypt thread.
+    - An unknown user is checked against a dummy hash of the configured cost, so the answer
+      takes as long as for a known user with a wrong password.
+    """
+
+    BCRYPT_THREADS = 2
+    CACHE_SIZE = 1024
 
     def __init__(self, users: dict[str, bytes]):
         self._users = users
         self._verified: set[bytes] = set()
+        cost = max(_cost(hashed) for hashed in users.values())
+        self._unknown_user_hash = bcrypt.hashpw(b"unknown user", bcrypt.gensalt(rounds=cost))
+        self._executor = ThreadPoolExecutor(self.BCRYPT_THREADS, thread_name_prefix="bcrypt")
+        self._per_client: dict[str, _ClientQueue] = {}
 
-    def check(self, authorization: str | None) -> bool:
-        """Blocking (bcrypt); call it from a worker thread."""
+    def cached(self, user: bytes, password: bytes) -> bool:
+        return _digest(user, password) in self._verified
+
+    async def verify(self, authorization: str | None, client: str) -> bool:
         credentials = _parse_basic(authorization)
         if credentials is None:
             return False
-        user, password = credentials
-        digest = hashlib.sha256(user + b"\0" + password).digest()
-        if digest in self._verified:
+        if self.cached(*credentials):
             return True
+        entry = self._per_client.setdefault(client, _ClientQueue())
+        entry.waiting += 1
+        try:
+            async with entry.lock:
+                loop = asyncio.get_running_loop()
+                return await loop.run_in_executor(self._executor, self._check, *credentials)
+        finally:
+            entry.waiting -= 1
+            if entry.waiting == 0:
+                del self._per_client[client]
+
+    def check(self, authorization: str | None) -> bool:
+        """The same decision, blocking (for tests and callers outside an event loop)."""
+        credentials = _parse_basic(authorization)
+        if credentials is None:
+            return False
+        return self.cached(*credentials) or self._check(*credentials)
+
+    def _check(self, user: bytes, password: bytes) -> bool:
         hashed = self._users.get(user.decode("utf-8", "replace"))
-        # Unknown users cost a bcrypt check too, so timing does not reveal user names.
-        ok = bcrypt.checkpw(password, hashed or self._UNKNOWN_USER_HASH) and hashed is not None
+        ok = bcrypt.checkpw(password, hashed or self._unknown_user_hash) and hashed is not None
         if ok:
-            if len(self._verified) > 1024:
+            if len(self._verified) >= self.CACHE_SIZE:
                 self._verified.clear()
-            self._verified.add(digest)
+            self._verified.add(_digest(user, password))
         return ok
+
+
+class _ClientQueue:
+    """One client address's bcrypt checks, one at a time."""
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.waiting = 0
+
+
+def _digest(user: bytes, password: bytes) -> bytes:
+    return hashlib.sha256(user + b"\0" + password).digest()
+
+
+def _cost(hashed: bytes) -> int:
+    """The cost of a "$2y$10$..." hash (bcrypt checks the format when the file is loaded)."""
+    return int(hashed.split(b"$")[2])
 
 
 def _parse_basic(authorization: str | None) -> tuple[bytes, bytes] | None:

@@ -31,6 +31,7 @@ PACKAGES = {
             [
                 "ndbinfo_exporter.app",
                 "ndbinfo_exporter.cli",
+                "ndbinfo_exporter.httpserver",
                 "ndbinfo_exporter.reference",
                 "ndbinfo_exporter.testing",
             ],

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
@@ -91,17 +91,55 @@ class Collector:
         )
 
 
+class BadValue(ValueError):
+    """A column that should hold a number holds something else: the row is skipped."""
+
+
 def number(value: Any) -> float | None:
-    """ndbinfo numbers arrive as int, Decimal (SUM over BIGINT UNSIGNED) or text; None stays None."""
+    """ndbinfo numbers arrive as int, Decimal (SUM over BIGINT UNSIGNED) or text. None (SQL
+    NULL) stays None and means "no sample", never 0; anything else raises BadValue."""
     if value is None or value == "":
         return None
     if isinstance(value, (int, float)):
         return float(value)
     if isinstance(value, Decimal):
         return float(value)
-    if isinstance(value, (bytes, bytearray)):
-        value = value.decode()
-    return float(Decimal(str(value).strip()))
+    try:
+        if isinstance(value, (bytes, bytearray)):
+            value = value.decode()
+        return float(Decimal(str(value).strip()))
+    except (InvalidOperation, ValueError) as exc:
+        raise BadValue(f"not a number: {str(value)[:40]!r}") from exc
+
+
+def add_value(family: Metric, labels: list[str], value: float | None) -> None:
+    """One sample, or none when the value is NULL."""
+    if value is not None:
+        family.add_metric(labels, value)
+
+
+def collect_rows(
+    collector: Collector, rows: list[Row], context: Context
+) -> tuple[list[Metric], int]:
+    """The collector's families and the number of rows left out: a row with a value that is
+    not a number is skipped, not the whole collector. The rows are tried one by one only when
+    the whole set fails."""
+    try:
+        return list(collector.collect(rows, context)), 0
+    except BadValue:
+        pass
+    good = [row for row in rows if _row_is_good(collector, row, context)]
+    return list(collector.collect(good, context)), len(rows) - len(good)
+
+
+def _row_is_good(collector: Collector, row: Row, context: Context) -> bool:
+    try:
+        list(collector.collect([row], context))
+    except BadValue:
+        return False
+    except Exception:  # another failure is the collector's, not the row's
+        return True
+    return True
 
 
 def text(value: Any) -> str:

@@ -25,9 +25,10 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
     labelled = [
         (
             (number(row["node_id"]), text(row["block_name"]), text(row["counter_name"])),
-            number(row["val"]) or 0.0,
+            number(row["val"]),
         )
         for row in rows
+        if number(row["val"]) is not None
     ]
     for (node, block, name), value in sorted(labelled):
         family.add_metric([ident(node), block, name], value)

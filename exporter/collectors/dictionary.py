@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import Collector, Context, Row, gauge, number, text
+from .base import Collector, Context, Row, add_value, gauge, number, text
 
 OBJECTS = gauge(
     "ndb_dictionary_objects",
@@ -25,7 +25,7 @@ SQL = (
 def collect(rows: list[Row], ctx: Context) -> Iterable:
     family = OBJECTS.family()
     for row in sorted(rows, key=lambda r: number(r["type_id"])):
-        family.add_metric([text(row["type_name"])], number(row["objects"]) or 0.0)
+        add_value(family, [text(row["type_name"])], number(row["objects"]))
     yield family
 
 

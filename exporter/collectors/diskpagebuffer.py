@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import Collector, Context, Row, counter, ident, number
+from .base import Collector, Context, Row, add_value, counter, ident, number
 
 REQUESTS = counter(
     "ndb_disk_page_buffer_page_requests_total",
@@ -51,15 +51,16 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
     )
     for row in sorted(rows, key=lambda r: number(r["node_id"])):
         node = ident(row["node_id"])
-        value = {column: number(row[column]) or 0.0 for column in COLUMNS}
+        value = {column: number(row[column]) for column in COLUMNS}
         for result in ("direct_return", "wait_queue", "wait_io"):
-            requests.add_metric([node, result], value[f"page_requests_{result}"])
-        written.add_metric([node, "lcp"], value["pages_written_lcp"])
-        written.add_metric(
-            [node, "other"], max(0.0, value["pages_written"] - value["pages_written_lcp"])
-        )
-        read.add_metric([node], value["pages_read"])
-        waits.add_metric([node], value["log_waits"])
+            add_value(requests, [node, result], value[f"page_requests_{result}"])
+        add_value(written, [node, "lcp"], value["pages_written_lcp"])
+        if value["pages_written"] is not None and value["pages_written_lcp"] is not None:
+            written.add_metric(
+                [node, "other"], max(0.0, value["pages_written"] - value["pages_written_lcp"])
+            )
+        add_value(read, [node], value["pages_read"])
+        add_value(waits, [node], value["log_waits"])
     yield from (requests, written, read, waits)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import Collector, Context, MetricSpec, Row, gauge, ident, number, text
+from .base import Collector, Context, MetricSpec, Row, add_value, gauge, ident, number, text
 
 LABELS = ("node_id", "log_type", "log_id", "log_part")
 USED = gauge(
@@ -35,8 +35,8 @@ def log_families(rows: list[Row], used_spec: MetricSpec, total_spec: MetricSpec)
     )
     for (node, log_type, log_id, log_part), row in labelled:
         labels = [ident(node), log_type, ident(log_id), ident(log_part)]
-        used.add_metric(labels, number(row["used"]) or 0.0)
-        total.add_metric(labels, number(row["total"]) or 0.0)
+        add_value(used, labels, number(row["used"]))
+        add_value(total, labels, number(row["total"]))
     yield from (used, total)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from .base import Collector, Context, Row, add_states, gauge, ident, number, text
+from .base import Collector, Context, Row, add_states, add_value, gauge, ident, number, text
 
 ARBITRATION_STATES = (
     "ARBIT_NULL",
@@ -65,15 +65,15 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
         node, group = ident(row["node_id"]), ident(row["group_id"])
         nodegroup.add_metric([node, group], 1.0)
         per_group[group] += 1
-        arbitrator.add_metric([node], number(row["arbitrator"]) or 0.0)
+        add_value(arbitrator, [node], number(row["arbitrator"]))
         connected.add_metric([node], 1.0 if text(row["arb_connected"]) == "Yes" else 0.0)
         add_states(state, [node], text(row["arb_state"]), ARBITRATION_STATES)
     for group in sorted(per_group, key=int):
         running.add_metric([group], float(per_group[group]))
     yield from (nodegroup, running)
-    if rows:
+    if rows and number(rows[0]["president"]) is not None:
         president = PRESIDENT.family()
-        president.add_metric([], number(rows[0]["president"]) or 0.0)
+        president.add_metric([], number(rows[0]["president"]))
         yield president
     yield from (arbitrator, connected, state)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import Collector, Context, Row, counter, gauge, number, text
+from .base import Collector, Context, Row, add_value, counter, gauge, number, text
 
 PER_CONNECTION_NOTE = (
     " Ndb_execute_count, Ndb_scan_count, Ndb_pruned_scan_count and the *_session variables"
@@ -323,7 +323,7 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
         if present:
             family = spec.family()
             for label, variable in present:
-                family.add_metric([label], number(values[variable]) or 0.0)
+                add_value(family, [label], number(values[variable]))
             yield family
     if "Ndb_system_name" in values:
         family = CLUSTER_INFO.family()

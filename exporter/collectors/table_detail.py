@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .base import Collector, Context, Option, Row, gauge, number, text
+from .base import Collector, Context, Option, Row, add_value, gauge, number, text
 
 LABELS = ("db", "table")
 
@@ -100,7 +100,7 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
     for row in rows:
         labels = list(split_name(text(row["fq_name"])))
         for column, family in families.items():
-            family.add_metric(labels, number(row[column]) or 0.0)
+            add_value(family, labels, number(row[column]))
     yield from families.values()
 
 

@@ -6,6 +6,10 @@ connections open to the node never exceeds ``max_connections`` — not even whil
 outlived its deadline is still being abandoned. Such a connection is closed, never reused.
 The pool serves every credential set (/probe auth modules) for the node: an idle connection
 of another credential set is closed to make room when the limit is reached.
+
+``Pools`` keeps one pool per target name (names are normalised, see ``targets``) and at most
+``MAX_POOLS`` of them, closing the least recently used idle one to make room, so the
+connections the exporter holds stay bounded whatever ``/probe`` is asked for.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ T = TypeVar("T")
 # Errors after which a reused (idle) connection is presumed stale and replaced once.
 _CONNECTION_ERRORS = (errors.InterfaceError, errors.OperationalError)
 _CLOSE_WAIT_SECONDS = 1.0
+MAX_POOLS = 32
 
 
 @dataclass
@@ -55,6 +60,8 @@ class ConnectionPool:
         self._idle: dict[TargetConfig, list[PooledConnection]] = {}
         self._lock = threading.Lock()
         self._open = 0
+        self._active = 0  # batches running or waiting for a slot
+        self._closed = False
         self._executor = ThreadPoolExecutor(
             max_workers=max_connections, thread_name_prefix=f"pool {name}"
         )
@@ -63,6 +70,14 @@ class ConnectionPool:
     def open_connections(self) -> int:
         with self._lock:
             return self._open
+
+    @property
+    def busy(self) -> bool:
+        return self._active > 0 or self.open_connections > self._idle_count()
+
+    def _idle_count(self) -> int:
+        with self._lock:
+            return sum(len(conns) for conns in self._idle.values())
 
     async def run(
         self, target: TargetConfig, job: Callable[[PooledConnection], T], timeout: float
@@ -119,10 +134,12 @@ class ConnectionPool:
         workers = [
             asyncio.ensure_future(worker()) for _ in range(min(len(jobs), self.max_connections))
         ]
+        self._active += 1
         try:
             if workers:
                 await asyncio.wait(workers, timeout=max(0.0, timeout))
         finally:  # also when the caller is cancelled
+            self._active -= 1
             late = [task for task in workers if not task.done()]
             if late:
                 abandoned.set()
@@ -169,11 +186,12 @@ class ConnectionPool:
         except BaseException:
             self._close(connection)
             raise
-        if abandoned.is_set():
-            self._close(connection)
-        else:
-            with self._lock:
+        with self._lock:
+            keep = not (abandoned.is_set() or self._closed)
+            if keep:
                 self._idle.setdefault(target, []).append(connection)
+        if not keep:
+            self._close(connection)
         return result
 
     def _take_idle(self, target: TargetConfig) -> PooledConnection | None:
@@ -250,11 +268,56 @@ class ConnectionPool:
     def close(self) -> None:
         """Close idle connections and stop the worker threads (at shutdown)."""
         with self._lock:
+            self._closed = True
             idle = [c for conns in self._idle.values() for c in conns]
             self._idle.clear()
         for connection in idle:
             self._close(connection)
         self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+class PoolsBusy(Exception):
+    """Every one of the ``MAX_POOLS`` pools is in use: a new target must wait for a later
+    scrape."""
+
+
+class Pools:
+    """Connection pools by target name, least recently used first; at most ``limit``."""
+
+    def __init__(self, max_connections: int, query_timeout: float, limit: int = MAX_POOLS):
+        self._max_connections = max_connections
+        self._query_timeout = query_timeout
+        self._limit = limit
+        self._pools: collections.OrderedDict[str, ConnectionPool] = collections.OrderedDict()
+
+    def get(self, name: str) -> tuple[ConnectionPool, str | None]:
+        """The pool for ``name`` and the name of a pool closed to make room for it (if any).
+        PoolsBusy when the limit is reached and every pool is in use."""
+        pool = self._pools.get(name)
+        if pool is not None:
+            self._pools.move_to_end(name)
+            return pool, None
+        evicted = None
+        if len(self._pools) >= self._limit:
+            evicted = next((key for key, p in self._pools.items() if not p.busy), None)
+            if evicted is None:
+                raise PoolsBusy(f"all {self._limit} connection pools are in use")
+            self._pools.pop(evicted).close()
+            log.info("closed the least recently used connection pool of %s", evicted)
+        pool = ConnectionPool(name, self._max_connections, self._query_timeout)
+        self._pools[name] = pool
+        return pool, evicted
+
+    def __len__(self) -> int:
+        return len(self._pools)
+
+    def open_connections(self) -> int:
+        return sum(pool.open_connections for pool in self._pools.values())
+
+    def close(self) -> None:
+        for pool in self._pools.values():
+            pool.close()
+        self._pools.clear()
 
 
 def _quietly_close(raw: Any) -> None:

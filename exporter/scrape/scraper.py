@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ndbinfo_exporter import __version__, logs
-from ndbinfo_exporter.collectors.base import Collector, Context, Row, TargetInfo
+from ndbinfo_exporter.collectors.base import Collector, Context, Row, TargetInfo, collect_rows
 from ndbinfo_exporter.scrape.exposition import Exposition, render
-from ndbinfo_exporter.scrape.pool import ConnectionPool, PooledConnection
+from ndbinfo_exporter.scrape.pool import ConnectionPool, PooledConnection, Pools
 from ndbinfo_exporter.targets import TargetConfig
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +49,7 @@ class _Rendered:
     target_info: TargetInfo
     families: list[Metric]
     exposition: Exposition
+    skipped: int = 0  # rows left out because a value was not a number
 
 
 def _collect_and_render(
@@ -58,8 +59,8 @@ def _collect_and_render(
     families and text."""
     if previous is not None and previous.rows == rows and previous.target_info == context.target:
         return previous
-    families = list(collector.collect(rows, context))
-    return _Rendered(rows, context.target, families, render(families))
+    families, skipped = collect_rows(collector, rows, context)
+    return _Rendered(rows, context.target, families, render(families), skipped)
 
 
 def _fetch(sql: str, params: tuple[Any, ...] | None):
@@ -136,22 +137,27 @@ class Scraper:
         self._options = options
         self._max_connections = max_connections
         self._query_timeout = query_timeout
-        self._pools: dict[str, ConnectionPool] = {}
+        self._pools = Pools(max_connections, query_timeout)
         self._in_flight: dict[tuple, asyncio.Task[ScrapeResult]] = {}
         self._last: dict[str, ScrapeResult] = {}
         self._rendered: dict[tuple[str, str], _Rendered] = {}
+        self._rows_skipped: dict[tuple[str, str], int] = {}
 
     def pool(self, target: TargetConfig) -> ConnectionPool:
-        pool = self._pools.get(target.name)
-        if pool is None:
-            pool = ConnectionPool(target.name, self._max_connections, self._query_timeout)
-            self._pools[target.name] = pool
+        """The target's pool (PoolsBusy when too many targets are being scraped at once)."""
+        pool, evicted = self._pools.get(target.name)
+        if evicted is not None:
+            self._forget_target(evicted)
         return pool
 
+    def _forget_target(self, name: str) -> None:
+        self._last.pop(name, None)
+        for cache in (self._rendered, self._rows_skipped):
+            for key in [key for key in cache if key[0] == name]:
+                del cache[key]
+
     def close(self) -> None:
-        for pool in self._pools.values():
-            pool.close()
-        self._pools.clear()
+        self._pools.close()
 
     def last(self, target_name: str) -> ScrapeResult | None:
         return self._last.get(target_name)
@@ -162,7 +168,21 @@ class Scraper:
             task = asyncio.ensure_future(self._collect(target, timeout))
             self._in_flight[target.key] = task
             task.add_done_callback(lambda done: self._forget(target.key, done))
-        return await asyncio.shield(task)
+            return await asyncio.shield(task)
+        return await self._join(target, task, timeout)
+
+    async def _join(
+        self, target: TargetConfig, task: asyncio.Task[ScrapeResult], timeout: float
+    ) -> ScrapeResult:
+        """Share a scrape already in flight, but only until this request's own deadline: a
+        scrape with a shorter timeout than the one it joins answers ``ndb_up 0`` in time
+        rather than late."""
+        try:
+            return await asyncio.wait_for(asyncio.shield(task), max(0.0, timeout))
+        except TimeoutError:
+            error = f"timed out after {timeout:.1f}s waiting for the scrape in flight"
+            log.warning("scrape failed", extra={"fields": {"target": target.name, "err": error}})
+            return _down(target, error)
 
     def _forget(self, key: tuple, task: asyncio.Task[ScrapeResult]) -> None:
         if self._in_flight.get(key) is task:
@@ -176,25 +196,16 @@ class Scraper:
     async def _collect(self, target: TargetConfig, timeout: float) -> ScrapeResult:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        pool = self.pool(target)
         try:
-            info = await pool.run(target, _alive, timeout)
+            pool = self.pool(target)
+            # Connecting and the liveness check, each bounded by the query timeout.
+            info = await pool.run(target, _alive, min(timeout, self._query_timeout))
         except Exception as exc:
             error = (
                 "timed out connecting" if isinstance(exc, TimeoutError) else _one_line_error(exc)
             )
             log.warning("scrape failed", extra={"fields": {"target": target.name, "err": error}})
-            down = [_gauge("ndb_up", "1 if the SQL node answered this scrape.", 0), _build_info()]
-            result = ScrapeResult(
-                target=target.name,
-                up=False,
-                families=down,
-                rows={},
-                target_info=None,
-                error=error,
-                finished_at=time.time(),
-                exposition=render(down),
-            )
+            result = _down(target, error)
             self._last[target.name] = result
             return result
 
@@ -213,6 +224,7 @@ class Scraper:
             _version_info(info),
         ]
         families.extend(_collector_families(outcomes, skipped))
+        families.append(self._rows_skipped_family(target, outcomes))
         parts = [render(families)]
         for outcome in outcomes:
             families.extend(outcome.families)
@@ -248,6 +260,8 @@ class Scraper:
         rows, rendered = result if isinstance(result, tuple) else (None, result)
         if isinstance(rendered, _Rendered):
             self._rendered[target.name, collector.name] = rendered
+            if rendered.skipped:
+                self._count_skipped(target, collector, rendered.skipped)
             return _Outcome(collector, True, seconds, rendered.families, rows, rendered.exposition)
         error = (
             f"timed out after {timeout:.1f}s"
@@ -260,6 +274,41 @@ class Scraper:
             exc_info=rendered if log.isEnabledFor(logging.DEBUG) else None,
         )
         return _Outcome(collector, False, seconds, [], rows)
+
+    def _count_skipped(self, target: TargetConfig, collector: Collector, rows: int) -> None:
+        key = (target.name, collector.name)
+        self._rows_skipped[key] = self._rows_skipped.get(key, 0) + rows
+        log.warning(
+            "rows skipped: a value is not a number",
+            extra={"fields": {"target": target.name, "collector": collector.name, "rows": rows}},
+        )
+
+    def _rows_skipped_family(
+        self, target: TargetConfig, outcomes: Sequence[_Outcome]
+    ) -> CounterMetricFamily:
+        family = CounterMetricFamily(
+            "ndb_exporter_rows_skipped",
+            "Rows a collector left out because a value in them was not a number.",
+            labels=["collector"],
+        )
+        for outcome in outcomes:
+            name = outcome.collector.name
+            family.add_metric([name], self._rows_skipped.get((target.name, name), 0))
+        return family
+
+
+def _down(target: TargetConfig, error: str) -> ScrapeResult:
+    down = [_gauge("ndb_up", "1 if the SQL node answered this scrape.", 0), _build_info()]
+    return ScrapeResult(
+        target=target.name,
+        up=False,
+        families=down,
+        rows={},
+        target_info=None,
+        error=error,
+        finished_at=time.time(),
+        exposition=render(down),
+    )
 
 
 def _gauge(name: str, help_text: str, value: float) -> GaugeMetricFamily:

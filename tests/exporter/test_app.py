@@ -30,7 +30,14 @@ async def client(node):
     settings = Settings(probe_allowed_targets=("127.0.0.*:*",))
     client_sections = {
         "client": ClientSection(user="exporter", password=PASSWORD),
-        "client.other": ClientSection(user="other", password=PASSWORD, host="db7", port=3307),
+        "client.other": ClientSection(
+            user="other",
+            password=PASSWORD,
+            host="db7",
+            port=3307,
+            probe_targets=(f"127.0.0.1:{node.port}",),
+        ),
+        "client.third": ClientSection(user="third", password="third-secret", host="db8"),
     }
     targets = build(
         client_sections, f"127.0.0.1:{node.port}", None, None, settings.probe_allowed_targets
@@ -105,6 +112,18 @@ async def test_probe_with_auth_module(client, node):
     )
     assert response.status_code == 200
     assert parse(response.text)["ndb_up"][0].value == 1
+
+
+@pytest.mark.parametrize("module", ["third", "THIRD"])
+async def test_probe_never_sends_an_auth_module_elsewhere(client, node, module):
+    """[client.third] names db8 only: its credentials go nowhere else, even to an allowed
+    target."""
+    response = await client.get(
+        "/probe", params={"target": f"127.0.0.1:{node.port}", "auth_module": module}
+    )
+    assert response.status_code == 403
+    assert "does not apply" in response.text
+    assert node.queries == []  # no connection was even made
 
 
 @pytest.mark.parametrize(

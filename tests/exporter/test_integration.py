@@ -51,6 +51,7 @@ def exporter(sim, relay, tmp_path_factory):
         f"[client.alt]\nuser = {sim.user}\npassword = {PASSWORD}\n"
         f"host = 127.0.0.1\nport = {relay.port}\n\n"
         f"[client.wrong]\nuser = {sim.user}\npassword = {WRONG_PASSWORD}\n"
+        f"host = 127.0.0.1\nport = {relay.port}\n"
     )
     args = [
         "--config.my-cnf",

@@ -37,3 +37,35 @@ def test_json():
     assert parsed["target"] == "db:3306"
     assert parsed["err"] == "<secret>"
     assert parsed["level"] == "warn"
+
+
+def test_rate_limited_warning_says_how_many_were_left_out(caplog):
+    limited = logs.RateLimited(logging.getLogger("ndbinfo_exporter.test"), interval=3600)
+    caplog.set_level(logging.WARNING)
+    for _ in range(1000):
+        limited.warning("out of descriptors")
+    assert len(caplog.records) == 1
+    limited._next = 0  # the interval has passed
+    limited.warning("out of descriptors")
+    assert caplog.records[-1].fields == {"suppressed": 999}
+
+
+def test_accept_errors_become_one_warning(caplog):
+    import asyncio
+
+    from ndbinfo_exporter import httpserver
+
+    loop = asyncio.new_event_loop()
+    try:
+        httpserver.quiet_accept_errors(loop)
+        caplog.set_level(logging.WARNING)
+        for _ in range(500):
+            loop.call_exception_handler(
+                {
+                    "message": "socket.accept() out of system resource",
+                    "exception": OSError(24, "Too many open files"),
+                }
+            )
+    finally:
+        loop.close()
+    assert len([r for r in caplog.records if "file descriptors" in r.getMessage()]) == 1

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 from fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
-from ndbinfo_exporter.scrape.pool import ConnectionPool
+from ndbinfo_exporter.scrape.pool import ConnectionPool, Pools, PoolsBusy
 from ndbinfo_exporter.targets import TargetConfig
 
 PASSWORD = "pool-pw-never-shown"
@@ -131,3 +131,44 @@ async def test_run_each_gives_up_on_a_slow_job_alone(node):
     finally:
         pool.close()
     assert node.queries.count(SLOW) == 1
+
+
+def test_pools_keep_the_most_recently_used_and_bounded():
+    pools = Pools(max_connections=2, query_timeout=5, limit=2)
+    try:
+        first, _ = pools.get("a:1")
+        pools.get("b:1")
+        assert pools.get("a:1") == (first, None)  # a is now the most recent
+        _, evicted = pools.get("c:1")
+        assert evicted == "b:1"
+        assert len(pools) == 2
+    finally:
+        pools.close()
+
+
+def test_pools_never_close_a_busy_pool():
+    pools = Pools(max_connections=2, query_timeout=5, limit=1)
+    try:
+        busy, _ = pools.get("a:1")
+        busy._active = 1
+        with pytest.raises(PoolsBusy):
+            pools.get("b:1")
+        busy._active = 0
+        assert pools.get("b:1")[1] == "a:1"
+    finally:
+        pools.close()
+
+
+async def test_a_closed_pool_does_not_keep_connections(node):
+    pool = ConnectionPool("n", max_connections=1, query_timeout=5)
+    started = asyncio.Event()
+
+    def job(connection):
+        started.set()
+        return query(FAST)(connection)
+
+    task = asyncio.ensure_future(pool.run(target(node), job, 10))
+    await started.wait()
+    pool.close()
+    await task
+    assert pool.open_connections == 0

@@ -203,3 +203,36 @@ def test_query_attributes_only_from_8_0(front):
     high = struct.unpack("<H", greeting[end + 19 : end + 21])[0]
     offered = bool(((high << 16) | low) & CLIENT_QUERY_ATTRIBUTES)
     assert offered == (not front.srv.node.version.is_7x)
+
+
+def test_prepare_reply_as_mysqld(front):
+    """COM_STMT_PREPARE_OK: ids from 1, column and parameter counts, no EOF after
+    definitions under CLIENT_DEPRECATE_EOF."""
+    conn = front.logged_in()
+    ok = conn.command(b"\x16SELECT node_id, uptime FROM ndbinfo.nodes WHERE node_id > ?")
+    stmt_id, columns, params = struct.unpack("<IHH", ok[1:9])
+    assert (ok[0], stmt_id, columns, params) == (0, 1, 2, 1)
+    packets = [conn.read() for _ in range(params + columns)]
+    assert all(p[0] != 0xFE for p in packets)  # column definitions, not EOF
+    conn.sock.settimeout(0.5)
+    with pytest.raises(TimeoutError):
+        conn.read()  # nothing follows the definitions
+    conn.sock.settimeout(10)
+    second = conn.command(b"\x16SELECT 1")
+    assert struct.unpack("<I", second[1:5])[0] == 2
+    conn.read()
+    conn.seq = 0
+    conn.send(b"\x19" + (1).to_bytes(4, "little"))  # COM_STMT_CLOSE: no reply
+    assert error_of(conn.command(b"\x1a" + (1).to_bytes(4, "little")))[0] == 1243
+    conn.close()
+
+
+def test_prepared_statement_through_connector(front):
+    conn = front.connect(database="ndbinfo")
+    cur = conn.cursor(prepared=True)
+    cur.execute("SELECT node_id, uptime, status FROM nodes WHERE node_id >= ?", (1,))
+    rows = cur.fetchall()
+    assert rows and all(isinstance(r[0], int) and r[0] >= 1 for r in rows)
+    cur.execute("SELECT ? AS a, ? AS b, ? AS c", ("it's", None, 2**63 + 5))
+    assert cur.fetchall() == [("it's", None, 2**63 + 5)]
+    conn.close()

@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 SYSTEM_STAMP := .ci/.system-packages-done
 DEMO_ARGS ?=
 
-.PHONY: demo test lint fmt dashboards golden bench up down load image clean system-packages tools
+.PHONY: demo test lint fmt dashboards golden bench up down load image clean system-packages tools clients
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,10 +23,14 @@ system-packages:
 tools:
 	@bash .ci/go-tools
 
+# The MySQL drivers of the client tests (tests/clients/), cached in .tools/clients.
+clients:
+	@bash .ci/client-drivers
+
 demo: $(STAMP)
 	$(BIN)/python -m ndbsim.demo $(DEMO_ARGS)
 
-test: $(STAMP) system-packages tools
+test: $(STAMP) system-packages tools clients
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 

@@ -11,6 +11,7 @@ import asyncio
 import contextvars
 import logging
 import secrets
+import time
 from typing import TYPE_CHECKING, Any
 
 from mysql_mimic import packets
@@ -24,7 +25,7 @@ from mysql_mimic.auth import (
 )
 from mysql_mimic.charset import CharacterSet
 from mysql_mimic.connection import Connection
-from mysql_mimic.constants import DEFAULT_SERVER_CAPABILITIES
+from mysql_mimic.constants import DEFAULT_SERVER_CAPABILITIES, KillKind
 from mysql_mimic.errors import MysqlError
 from mysql_mimic.results import ResultSet
 from mysql_mimic.server import MysqlServer
@@ -49,6 +50,7 @@ PEER_HOST: contextvars.ContextVar[str] = contextvars.ContextVar("peer_host", def
 MAX_CONNECTIONS = 151  # mysqld's default max_connections
 CONNECT_TIMEOUT = 10.0  # mysqld's default connect_timeout, seconds
 TOO_MANY_CONNECTIONS = (1040, "Too many connections")
+QUERY_INTERRUPTED = (1317, "Query execution was interrupted")
 # statements whose prepare reply announces result columns
 _RESULT_KEYWORDS = ("select", "with", "show", "desc", "describe", "explain", "(")
 _PREPARED_LIMIT = 16382  # mysqld's max_prepared_stmt_count default
@@ -213,6 +215,8 @@ class NdbConnection(Connection):
             Commands.COM_CHANGE_USER: self.handle_change_user,
             Commands.COM_RESET_CONNECTION: self.handle_reset_connection,
             Commands.COM_DEBUG: self.handle_debug,
+            Commands.COM_STATISTICS: self.handle_statistics,
+            Commands.COM_SET_OPTION: self.handle_set_option,
         }
         while True:
             try:
@@ -235,13 +239,37 @@ class NdbConnection(Connection):
                     return
             except _Disconnect:
                 return
-            except (ConnectionError, asyncio.CancelledError):
+            except asyncio.CancelledError:
+                if self._kill != KillKind.QUERY:
+                    raise
+                self._kill = None  # KILL QUERY ends the statement, not the connection
+                if self._task is not None:
+                    self._task.uncancel()
+                await self.stream.write(error_packet(*QUERY_INTERRUPTED))
+            except ConnectionError:
                 raise
             except Exception as e:  # never a Python text: one log line, mysqld's malformed packet
                 log.warning("command %#x failed: %s", data[0], type(e).__name__)
                 await self.stream.write(self.error(msg=wire.MALFORMED[1], code=wire.MALFORMED[0]))
             finally:
                 self.stream.reset_seq()
+
+    async def handle_statistics(self, data: bytes) -> None:
+        """COM_STATISTICS: mysqld's one-line summary, as `mysqladmin status` prints it."""
+        counters = self.session.node.counters
+        uptime = max(1, int(time.monotonic() - self.session.started))
+        text = (
+            f"Uptime: {uptime}  Threads: {counters.connected}  Questions: {counters.questions}  "
+            f"Slow queries: 0  Opens: 0  Flush tables: 1  Open tables: 0  "
+            f"Queries per second avg: {counters.questions / uptime:.3f}"
+        )
+        await self.stream.write(text.encode())
+
+    async def handle_set_option(self, data: bytes) -> None:
+        """COM_SET_OPTION (multi-statements on or off): mysqld answers with an EOF packet."""
+        if len(data) != 2 or data[0] > 1 or data[1]:
+            raise SqlError(1047, "Unknown command")
+        await self.stream.write(self.eof())
 
     # --- text protocol ----------------------------------------------------------------------
 
@@ -471,11 +499,12 @@ class NdbServer(MysqlServer):
         if node.version.is_7x:  # query attributes came in 8.0.23
             capabilities &= ~Capabilities.CLIENT_QUERY_ATTRIBUTES
         super().__init__(
-            session_factory=lambda: NdbSession(node, self.runner),
+            session_factory=lambda: NdbSession(node, self.runner, self.started),
             identity_provider=_Accounts(user, password),
             capabilities=capabilities,
         )
         self.node = node
+        self.started = time.monotonic()
         self.connect_timeout = connect_timeout
         self.open_connections = 0
         self.runner = StatementRunner(workers=int(node.store.values["max_connections"]) + 1)
@@ -496,7 +525,7 @@ class NdbServer(MysqlServer):
                 return
             connection = NdbConnection(
                 stream=stream,
-                session=NdbSession(self.node, self.runner),
+                session=NdbSession(self.node, self.runner, self.started),
                 control=self.control,
                 server_capabilities=self.capabilities,
                 identity_provider=self.identity_provider,
@@ -525,8 +554,9 @@ class NdbServer(MysqlServer):
 
 
 class NdbSession(BaseSession):
-    def __init__(self, node: statements.SqlNode, runner: StatementRunner):
+    def __init__(self, node: statements.SqlNode, runner: StatementRunner, started: float):
         self.node = node
+        self.started = started  # when the server started (time.monotonic)
         self.runner = runner
         self.state = statements.SessionState(node)
         self.variables = self.state.variables

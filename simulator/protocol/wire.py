@@ -33,6 +33,7 @@ SQLSTATES = {
     1156: "08S01",  # packets out of order
     1210: "HY000",  # incorrect arguments to mysqld_stmt_execute
     1243: "HY000",  # unknown prepared statement handler
+    1317: "70100",  # query execution was interrupted
     1390: "HY000",  # too many placeholders
     1421: "HY000",  # statement has no open cursor
     1461: "42000",  # max_prepared_stmt_count reached

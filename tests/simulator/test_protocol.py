@@ -132,6 +132,8 @@ def test_command_errors_are_mysqld_codes(front):
     assert message == "Unknown prepared statement handler (9) given to mysqld_stmt_execute"
     assert error_of(conn.command(b"\x17\x01")) == (1835, "HY000", "Malformed communication packet.")
     assert conn.command(b"\x0e")[0] == 0  # COM_PING still answers
+    assert conn.command(b"\x09").startswith(b"Uptime: ")  # COM_STATISTICS
+    assert conn.command(b"\x1b\x01\x00")[0] == 0xFE  # COM_SET_OPTION: an EOF packet
     conn.close()
 
 

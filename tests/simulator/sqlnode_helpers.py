@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import mysql.connector
@@ -32,7 +32,7 @@ class RunningSqlNode:
     port: int
     cluster: Cluster
     engine: Engine
-    server: server.NdbServer
+    server: server.NdbServer | None = field(default=None, init=False, repr=False)
 
     def connect(self, **kw) -> mysql.connector.MySQLConnection:
         args = {"host": "127.0.0.1", "port": self.port, "user": USER, "password": PASSWORD}
@@ -82,4 +82,6 @@ def start_sql_node(
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
 
-    return RunningSqlNode(port, cluster, engine, srv), stop
+    node = RunningSqlNode(port, cluster, engine)
+    node.server = srv
+    return node, stop

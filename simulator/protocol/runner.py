@@ -1,8 +1,9 @@
 """Statements run off the event loop, on threads with room for deeply nested SQL.
 
 Parsing and translating a statement is CPU work in Python; on the event loop a 1 MB statement
-held every other client for seconds. Each statement coroutine runs to completion on a worker
-thread with its own event loop, so the protocol loop keeps accepting, logging in and answering.
+held every other client for seconds. Such a statement's coroutine runs to completion on a worker
+thread with its own event loop, so the protocol loop keeps accepting, logging in and answering
+(the server keeps short statements on the loop: the hop costs more than their parsing).
 The workers get a large stack and the interpreter a high recursion limit: the SQL parser
 recurses about 25 frames per nesting level, and mysqld answers 100 nested parentheses.
 """

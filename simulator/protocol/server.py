@@ -54,6 +54,10 @@ QUERY_INTERRUPTED = (1317, "Query execution was interrupted")
 # statements whose prepare reply announces result columns
 _RESULT_KEYWORDS = ("select", "with", "show", "desc", "describe", "explain", "(")
 _PREPARED_LIMIT = 16382  # mysqld's max_prepared_stmt_count default
+# Short, shallow statements parse in well under a millisecond and run on the event loop; a
+# hop to a statement thread costs more than that. Longer or deeper ones go to the runner.
+INLINE_STATEMENT = 4096
+INLINE_NESTING = 32
 
 
 def access_denied(user: str, with_password: bool) -> str:
@@ -588,19 +592,20 @@ class NdbSession(BaseSession):
             self.node.counters.aborted_clients += 1
             self.connection.stream.writer.transport.abort()
             raise asyncio.CancelledError
-        return await self.runner.run(self._execute(sql))
+        if len(sql) <= INLINE_STATEMENT and nesting_depth(sql) <= INLINE_NESTING:
+            return await self._execute(sql)
+        return await self.runner.run(self._execute(sql, bounded=False))
 
-    async def _execute(self, sql: str) -> ResultSet | None:
-        """On a statement thread: the nesting bound, then the statement."""
-        depth = nesting_depth(sql)
-        if depth > MAX_NESTING:
+    async def _execute(self, sql: str, bounded: bool = True) -> ResultSet | None:
+        """The statement, after checking its nesting unless known to be shallow."""
+        if not bounded and (depth := nesting_depth(sql)) > MAX_NESTING:
             raise stack_overrun(self.node, depth)
         try:
             return await self.state.execute(sql)
         except SqlError:
             raise
         except RecursionError:
-            raise stack_overrun(self.node, depth) from None
+            raise stack_overrun(self.node, nesting_depth(sql)) from None
         except Exception as e:  # an unexpected failure must still look like a server error
             text = str(e).splitlines()[0] if str(e) else type(e).__name__
             log.warning("query failed: %s", text)

@@ -158,6 +158,13 @@ class NdbConnection(Connection):
             self.session.node.counters.aborted_connects += 1
             await self.stream.write(self.error(msg=e.msg, code=e.code))
             return
+        except (ConnectionError, ConnectionClosed):
+            raise
+        except Exception as e:  # anything else a login packet provokes is a bad handshake
+            log.warning("login failed: %s", type(e).__name__)
+            self.session.node.counters.aborted_connects += 1
+            await self.stream.write(error_packet(*wire.BAD_HANDSHAKE))
+            return
         if self.session.username is None:  # access denied: mysqld closes the connection
             self.session.node.counters.aborted_connects += 1
             return

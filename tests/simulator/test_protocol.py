@@ -238,3 +238,29 @@ def test_prepared_statement_through_connector(front):
     cur.execute("SELECT ? AS a, ? AS b, ? AS c", ("it's", None, 2**63 + 5))
     assert cur.fetchall() == [("it's", None, 2**63 + 5)]
     conn.close()
+
+
+def _column_type_and_flags(definition: bytes) -> tuple[int, int]:
+    pos = 0
+    for _ in range(6):  # catalog, schema, table, org_table, name, org_name
+        pos += 1 + definition[pos]
+    return definition[pos + 7], struct.unpack("<H", definition[pos + 8 : pos + 10])[0]
+
+
+def test_binary_result_keeps_unsigned(front):
+    conn = front.logged_in()
+    ok = conn.command(b"\x16SELECT node_id, uptime FROM ndbinfo.nodes WHERE node_id = ?")
+    stmt = ok[1:5]
+    for _ in range(3):  # one parameter and two column definitions
+        conn.read()
+    # execute: no cursor, one iteration, NULL bitmap, types bound: LONGLONG, the value 1
+    execute = b"\x17" + stmt + b"\x00" + (1).to_bytes(4, "little") + b"\x00\x01\x08\x00"
+    conn.command(execute + (1).to_bytes(8, "little"))
+    definitions = [conn.read(), conn.read()]
+    node_id, uptime = (_column_type_and_flags(d) for d in definitions)
+    assert node_id[0] == 3 and node_id[1] & 0x20  # INT UNSIGNED, as in the catalog
+    assert uptime[0] == 8 and uptime[1] & 0x20  # BIGINT UNSIGNED
+    row = conn.read()
+    assert row[:6] == b"\x00\x00\x01\x00\x00\x00" and len(row) == 1 + 1 + 4 + 8
+    assert conn.read()[0] == 0xFE  # OK with the EOF header
+    conn.close()

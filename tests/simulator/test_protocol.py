@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import mysql.connector
 import pytest
+from mysql_mimic.constants import KillKind
 from ndbsim.protocol import server
 from rawmysql import CAPS, CLIENT_QUERY_ATTRIBUTES, RawConnection, error_of
 from sqlnode_helpers import PASSWORD, USER, start_sql_node
@@ -263,4 +264,27 @@ def test_binary_result_keeps_unsigned(front):
     row = conn.read()
     assert row[:6] == b"\x00\x00\x01\x00\x00\x00" and len(row) == 1 + 1 + 4 + 8
     assert conn.read()[0] == 0xFE  # OK with the EOF header
+    conn.close()
+
+
+def test_kill_query_ends_the_statement_not_the_connection(front):
+    conn = front.connect(database="ndbinfo")
+    cur = conn.cursor()
+    cur.execute("SELECT CONNECTION_ID()")
+    connection_id = cur.fetchall()[0][0]
+    cluster = front.srv.node.cluster
+    cluster.faults.set("slow-ndbinfo", seconds=30, table="nodes")
+    loop = front.srv._server.get_loop()
+    connection = front.srv.control._connections[connection_id]
+    timer = threading.Timer(0.5, lambda: loop.call_soon_threadsafe(connection.kill, KillKind.QUERY))
+    timer.start()
+    try:
+        with pytest.raises(mysql.connector.Error) as e:
+            cur.execute("SELECT * FROM nodes")
+        assert (e.value.errno, e.value.sqlstate) == (1317, "70100")
+    finally:
+        timer.cancel()
+        cluster.faults.clear("slow-ndbinfo")
+    cur.execute("SELECT 1")
+    assert cur.fetchall() == [(1,)]
     conn.close()

@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 SYSTEM_STAMP := .ci/.system-packages-done
 DEMO_ARGS ?=
 
-.PHONY: demo test lint fmt dashboards golden bench up down load image clean system-packages tools
+.PHONY: demo test lint fmt dashboards golden bench up down load image clean system-packages tools clients
 
 # The exporter and, beside it, the distributions of ndbsim, the load generator and the dashboards.
 DISTRIBUTIONS := pyproject.toml simulator/pyproject.toml loadgen/pyproject.toml dashboards/pyproject.toml
@@ -26,10 +26,14 @@ system-packages:
 tools:
 	@bash .ci/go-tools
 
+# The MySQL drivers of the client tests (tests/clients/), cached in .tools/clients.
+clients:
+	@bash .ci/client-drivers
+
 demo: $(STAMP)
 	$(BIN)/python -m ndbsim.demo $(DEMO_ARGS)
 
-test: $(STAMP) system-packages tools
+test: $(STAMP) system-packages tools clients
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 

@@ -129,6 +129,18 @@ def serve_parser() -> argparse.ArgumentParser:
         default=4.0,
         help="operations per round trip (default 4)",
     )
+    p.add_argument(
+        "--max-connections",
+        type=_positive_int(1, 100000),
+        default=151,
+        help="concurrent client connections; more get mysqld's error 1040 (default 151)",
+    )
+    p.add_argument(
+        "--connect-timeout",
+        type=_positive_int(1, 31536000),
+        default=10,
+        help="seconds a client has to log in before it is disconnected (default 10)",
+    )
     p.add_argument("--seed", type=int, default=1, help="seed of the simulation (default 1)")
     p.add_argument(
         "--config",
@@ -259,7 +271,16 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
         uvicorn.Config(create_app(cluster), log_level="warning", access_log=False, lifespan="off")
     )
     uv.install_signal_handlers = lambda: None  # type: ignore[method-assign]
-    mysql = await server.start(engine, cluster, args.host, args.port, args.user, password)
+    mysql = await server.start(
+        engine,
+        cluster,
+        args.host,
+        args.port,
+        args.user,
+        password,
+        max_connections=args.max_connections,
+        connect_timeout=args.connect_timeout,
+    )
     mysql_port = _listening_port(mysql, args.port)
     log.info("NDB %s, %d data nodes, %d tables", version.series, args.data_nodes, args.tables)
     print(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import mysql.connector
@@ -32,6 +32,7 @@ class RunningSqlNode:
     port: int
     cluster: Cluster
     engine: Engine
+    server: server.NdbServer | None = field(default=None, init=False, repr=False)
 
     def connect(self, **kw) -> mysql.connector.MySQLConnection:
         args = {"host": "127.0.0.1", "port": self.port, "user": USER, "password": PASSWORD}
@@ -50,15 +51,21 @@ class RunningSqlNode:
 
 
 def start_sql_node(
-    version: str, clock: Callable[[], float] | None = None, **spec
+    version: str,
+    clock: Callable[[], float] | None = None,
+    server_options: dict | None = None,
+    **spec,
 ) -> tuple[RunningSqlNode, Callable[[], None]]:
     """An in-process SQL node of a cluster built from ``spec``, on the real clock or on
-    ``clock``; returns it and the function that stops it."""
+    ``clock``, its server started with ``server_options``; returns it and the function that
+    stops it."""
     ndb = parse_version(version)
     cluster = Cluster(ClusterSpec(**spec), ndb, *([clock] if clock else []))
     engine = Engine(catalog_for(ndb))
     loop = asyncio.new_event_loop()
-    srv = loop.run_until_complete(server.start(engine, cluster, "127.0.0.1", 0, USER, PASSWORD))
+    srv = loop.run_until_complete(
+        server.start(engine, cluster, "127.0.0.1", 0, USER, PASSWORD, **(server_options or {}))
+    )
     port = srv.sockets()[0].getsockname()[1]
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
@@ -75,4 +82,6 @@ def start_sql_node(
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
 
-    return RunningSqlNode(port, cluster, engine), stop
+    node = RunningSqlNode(port, cluster, engine)
+    node.server = srv
+    return node, stop

@@ -29,6 +29,8 @@ def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
         (["--batching", "0.5"], "--batching"),
         (["--port", "70000"], "--port"),
         (["--tables", "x"], "--tables"),
+        (["--max-connections", "0"], "--max-connections"),
+        (["--connect-timeout", "x"], "--connect-timeout"),
         (["--config", "NoSuchParam=1"], "unknown data node parameter"),
         (["--config", "DataMemory=lots"], "not an unsigned number"),
         (["--config", "DataMemory=1K"], "below the minimum"),

@@ -1,0 +1,15 @@
+"""Real MySQL clients against ndbsim 7.5.4 and 8.4: one ndbsim process per version."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from clients_helpers import VERSIONS
+from ndbsim.testing import NdbsimHandle, running_ndbsim
+
+
+@pytest.fixture(scope="session", params=VERSIONS)
+def sim(request) -> Iterator[NdbsimHandle]:
+    with running_ndbsim(ndb_version=request.param) as handle:
+        yield handle

@@ -1,0 +1,28 @@
+"""MySQL Connector/J with its defaults, on the machine's JDK."""
+
+from __future__ import annotations
+
+import pytest
+from clients_helpers import CHECKS, TOOLS, build, expect, run_checks
+
+pytestmark = pytest.mark.integration
+
+NEEDS = {
+    "connect": "Connector/J reads server variables at connect that ndbsim does not answer yet",
+    "get_columns": "DatabaseMetaData.getColumns reads information_schema as mysqld answers it",
+}
+
+
+@pytest.fixture(scope="module")
+def results(sim) -> dict:
+    build("java")
+    classpath = f"{TOOLS / 'java' / 'classes'}:{TOOLS / 'java' / 'lib'}/*"
+    args = ["java", "-cp", classpath, "Run", sim.host, str(sim.port), sim.user, sim.password]
+    return run_checks(args)
+
+
+@pytest.mark.parametrize("check", [*CHECKS, "get_columns"])
+def test_connector_j(results, check):
+    item = expect(results, check, NEEDS)
+    if check in ("prepared", "nodes", "get_columns"):
+        assert item["rows"] >= 1

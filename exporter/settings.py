@@ -33,6 +33,7 @@ FLAGS = {
     "probe_allowed_targets": "--probe.allowed-targets",
     "log_level": "--log.level",
     "log_format": "--log.format",
+    "view_alerts_url": "--view.alerts-url",
 }
 RESERVED_PATHS = ("/", "/probe", "/healthz")
 
@@ -64,6 +65,7 @@ class Settings(BaseSettings):
     probe_allowed_targets: Annotated[tuple[str, ...], NoDecode] = ()
     log_level: Literal["debug", "info", "warn", "error"] = "info"
     log_format: Literal["logfmt", "json"] = "logfmt"
+    view_alerts_url: str | None = None  # checked by ndbinfo_exporter.view.alerts
 
     @field_validator("listen_address")
     @classmethod
@@ -197,6 +199,13 @@ def _parser(collectors: Sequence[Collector]) -> _Parser:
         dest="log_format",
         metavar="FORMAT",
         help="logfmt or json (default logfmt)",
+    )
+    add(
+        FLAGS["view_alerts_url"],
+        dest="view_alerts_url",
+        metavar="URL",
+        help="Prometheus or Alertmanager whose firing Ndb* alerts the cluster view shows; "
+        'filter=label="value" in the query keeps matching ones (default: none)',
     )
     group = parser.add_argument_group("collectors")
     for collector in collectors:

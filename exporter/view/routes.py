@@ -16,8 +16,10 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
 from ndbinfo_exporter import __version__
 from ndbinfo_exporter.view import findings, placement
+from ndbinfo_exporter.view.alerts import AlertSource
 from ndbinfo_exporter.view.cluster import cluster_view
 from ndbinfo_exporter.view.models import (
+    AlertsView,
     ApiError,
     ClusterView,
     ConfigView,
@@ -83,6 +85,7 @@ def make_router(app: FastAPI) -> APIRouter:
     settings = app.state.settings
     source = ViewSource(app.state.scraper, app.state.default_target, settings.query_timeout)
     app.state.view_source = source
+    alert_source = AlertSource(settings.view_alerts_url, source.interval)
     router = APIRouter()
     api = APIRouter(prefix="/api/v1", route_class=JsonErrorRoute, tags=["cluster view"])
 
@@ -182,6 +185,7 @@ def make_router(app: FastAPI) -> APIRouter:
             samples=Samples(result.families),
             config=config_view(result),
             placement=data,
+            previous=Samples(before.families) if (before := source.previous(result)) else None,
         )
         checked = findings.evaluate(inputs)
         return FindingsView(
@@ -191,12 +195,24 @@ def make_router(app: FastAPI) -> APIRouter:
             scraped_at=result.finished_at,
             findings=checked,
             problems=sum(1 for f in checked if f.status == "problem"),
+            unknown=sum(1 for f in checked if f.status == "unknown"),
         )
 
     @api.get("/config", response_model=ConfigView, responses=ERRORS)
     async def get_config() -> ConfigView:
         """Data node parameters that differ from their default or between data nodes."""
         return config_view(await reachable())
+
+    @api.get("/alerts", response_model=AlertsView)
+    async def get_alerts() -> AlertsView:
+        """Ndb* alerts firing or pending in the Prometheus or Alertmanager named by
+        --view.alerts-url; `source` is null when the exporter was given none."""
+        return await alert_source.alerts()
+
+    @api.get("/", include_in_schema=False)
+    async def index() -> JSONResponse:
+        paths = sorted(r.path for r in api.routes if getattr(r, "include_in_schema", False))
+        return JSONResponse({"endpoints": paths, "docs": "/docs", "openapi": "/openapi.json"})
 
     @api.get("/{path:path}", include_in_schema=False)
     async def unknown(path: str) -> JSONResponse:

@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_SCRAPE_TIMEOUT = 10.0
 TIMEOUT_HEADER = "X-Prometheus-Scrape-Timeout-Seconds"
+LIVENESS_PATH = "/livez"
 
 
 def scrape_timeout(header: str | None, offset: float) -> float:
@@ -84,6 +85,8 @@ def create_app(
 
         @app.middleware("http")
         async def basic_auth(request: Request, call_next):
+            if request.url.path == LIVENESS_PATH:
+                return await call_next(request)
             if not await asyncio.to_thread(auth.check, request.headers.get("authorization")):
                 return PlainTextResponse(
                     "Unauthorized\n",
@@ -120,6 +123,11 @@ def create_app(
             )
             return PlainTextResponse(f"{refused}\n", status_code=refused.status)
         return await serve(probe_target, request)
+
+    # Liveness without basic auth (the image's health check has no password); says only "ok".
+    @app.get(LIVENESS_PATH, include_in_schema=False)
+    async def livez() -> PlainTextResponse:
+        return PlainTextResponse("ok\n")
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> PlainTextResponse:

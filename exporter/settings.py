@@ -35,7 +35,7 @@ FLAGS = {
     "log_format": "--log.format",
     "view_alerts_url": "--view.alerts-url",
 }
-RESERVED_PATHS = ("/", "/probe", "/healthz")
+RESERVED_PATHS = ("/", "/probe", "/healthz", "/livez")
 
 
 class Settings(BaseSettings):
@@ -83,7 +83,7 @@ class Settings(BaseSettings):
     @classmethod
     def _check_telemetry_path(cls, value: str) -> str:
         if not value.startswith("/") or value in RESERVED_PATHS:
-            raise ValueError("must start with / and not be /, /probe or /healthz")
+            raise ValueError("must start with / and not be /, /probe, /healthz or /livez")
         return value
 
     def enabled(self, collectors: Sequence[Collector]) -> list[Collector]:

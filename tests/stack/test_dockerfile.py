@@ -107,7 +107,7 @@ def test_runs_as_non_root_with_healthcheck_and_exec_form_entrypoint():
     assert users, "no USER in the final stage"
     assert users[-1].split(":")[0] not in {"root", "0"}
     healthchecks = [args for kw, args in stage if kw == "HEALTHCHECK"]
-    assert healthchecks and "/healthz" in healthchecks[-1]
+    assert healthchecks and "ndbinfo_exporter.healthcheck" in healthchecks[-1]
     for kw, args in stage:
         if kw in {"ENTRYPOINT", "CMD"} or (kw == "HEALTHCHECK" and " CMD " in f" {args} "):
             form = args.split(" CMD ", 1)[1] if kw == "HEALTHCHECK" else args

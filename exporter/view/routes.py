@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import importlib.resources
 import logging
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -34,6 +35,9 @@ log = logging.getLogger(__name__)
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
 PAGE = Template((HERE / "templates" / "index.html").read_text(encoding="utf-8"))
+# Swagger UI's script, style sheet and icon, shipped by fastapi-offline: /docs needs no CDN.
+SWAGGER_UI = importlib.resources.files("fastapi_offline") / "static"
+SWAGGER_FILES = ("swagger-ui-bundle.js", "swagger-ui.css", "favicon.png")
 MAX_PAGE_SIZE = 500
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ApiError, "description": "Bad query parameter"},
@@ -124,13 +128,26 @@ def make_router(app: FastAPI) -> APIRouter:
             return error(404, f"no static file {name!r}")
         return FileResponse(files[name])
 
+    @router.get("/static/docs/{name}", include_in_schema=False)
+    async def swagger_ui(name: str) -> Response:
+        if name not in SWAGGER_FILES:
+            return error(404, f"no static file {name!r}")
+        with importlib.resources.as_file(SWAGGER_UI / name) as path:
+            return FileResponse(path)
+
     @router.get("/openapi.json", include_in_schema=False)
     async def openapi() -> JSONResponse:
         return JSONResponse(app.openapi())
 
     @router.get("/docs", include_in_schema=False)
     async def docs() -> HTMLResponse:
-        return get_swagger_ui_html(openapi_url="/openapi.json", title="ndbinfo-exporter API")
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="ndbinfo-exporter API",
+            swagger_js_url="/static/docs/swagger-ui-bundle.js",
+            swagger_css_url="/static/docs/swagger-ui.css",
+            swagger_favicon_url="/static/docs/favicon.png",
+        )
 
     @api.get("/cluster", response_model=ClusterView, responses=ERRORS)
     async def get_cluster() -> ClusterView:

@@ -142,6 +142,17 @@ async def test_unknown_endpoint_is_a_json_404(client):
     assert answer.json() == {"error": "no API endpoint /api/v1/nothing"}
 
 
+async def test_docs_use_swagger_ui_files_served_here(client):
+    page = (await client.get("/docs")).text
+    assert "cdn" not in page.lower()
+    for name in ("swagger-ui-bundle.js", "swagger-ui.css", "favicon.png"):
+        assert f'"/static/docs/{name}"' in page
+        answer = await client.get(f"/static/docs/{name}")
+        assert answer.status_code == 200
+        assert len(answer.content) > 1000
+    assert (await client.get("/static/docs/../routes.py")).status_code == 404
+
+
 async def test_api_root_lists_the_endpoints(client):
     answer = await client.get("/api/v1/")
     assert answer.status_code == 200

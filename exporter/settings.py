@@ -19,6 +19,7 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
 DEFAULT_PORT = 9645
+ENV_PREFIX = "NDB_EXPORTER_"
 
 FLAGS = {
     "listen_address": "--web.listen-address",
@@ -40,7 +41,7 @@ RESERVED_PATHS = ("/", "/probe", "/healthz", "/livez")
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
-        env_prefix="NDB_EXPORTER_", extra="forbid", populate_by_name=True
+        env_prefix=ENV_PREFIX, extra="forbid", populate_by_name=True
     )
 
     listen_address: str = f":{DEFAULT_PORT}"
@@ -106,6 +107,22 @@ def listen_host_port(address: str) -> tuple[str, int]:
     return host or "0.0.0.0", int(port)
 
 
+def _epilog() -> str:
+    flags = "\n".join(f"  {flag:<36} {ENV_PREFIX}{name.upper()}" for name, flag in FLAGS.items())
+    return (
+        "Every --collector.NAME has a --no-collector.NAME that turns the collector off.\n\n"
+        "The MySQL password comes from NDB_EXPORTER_PASSWORD (or MYSQLD_EXPORTER_PASSWORD),\n"
+        "never from a flag. A flag not given is read from its environment variable:\n" + flags
+    )
+
+
+def _shown(default: Any) -> str:
+    """A default as a user would type it: (), None and "" are "none"."""
+    if isinstance(default, tuple | list):
+        return ",".join(str(item) for item in default) or "none"
+    return "none" if default in (None, "") else str(default)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise ConfigError(message)
@@ -122,6 +139,8 @@ def _parser(collectors: Sequence[Collector]) -> _Parser:
         description="Prometheus exporter for MySQL NDB Cluster (ndbinfo and Ndb_% status).",
         allow_abbrev=False,
         argument_default=argparse.SUPPRESS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_epilog(),
     )
     parser.add_argument("--version", action="version", version=f"ndbinfo-exporter {__version__}")
     add = parser.add_argument
@@ -222,7 +241,7 @@ def _parser(collectors: Sequence[Collector]) -> _Parser:
             dest=f"collector:{collector.name}",
             action="store_const",
             const=False,
-            help=argparse.SUPPRESS,
+            help=argparse.SUPPRESS,  # named once in the epilog, not 25 times
         )
         for option in collector.options:
             group.add_argument(
@@ -230,7 +249,7 @@ def _parser(collectors: Sequence[Collector]) -> _Parser:
                 dest=f"option:{collector.name}:{option.name}",
                 type=option.type,
                 metavar="VALUE",
-                help=f"{option.help} (default {option.default})",
+                help=f"{option.help} (default {_shown(option.default)})",
             )
     return parser
 

@@ -40,9 +40,7 @@ RESERVED_PATHS = ("/", "/probe", "/healthz", "/livez")
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(
-        env_prefix=ENV_PREFIX, extra="forbid", populate_by_name=True
-    )
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="forbid", populate_by_name=True)
 
     listen_address: str = f":{DEFAULT_PORT}"
     telemetry_path: str = "/metrics"

@@ -15,7 +15,7 @@ DATA = Path(__file__).resolve().parents[2] / "simulator" / "data"
 
 pytestmark = pytest.mark.skipif(
     not (SHARED / "ndbinfo" / "schema-8.0.json").exists(),
-    reason="/work/shared/ndbinfo (the ground truth) is not available here",
+    reason=f"{SHARED / 'ndbinfo'} (the ground truth, ../shared next to the repository) is missing",
 )
 
 # Facts from /work/shared/ndbinfo/README.md ("What differs by version") and the view lists of the

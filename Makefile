@@ -11,9 +11,7 @@ DEMO_ARGS ?=
 .PHONY: demo test lint fmt dashboards golden bench up down load image clean system-packages tools
 
 $(STAMP): pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	@bash .ci/venv $(PYTHON) $(VENV)
 	@touch $(STAMP)
 
 system-packages:
@@ -23,8 +21,9 @@ system-packages:
 tools:
 	@bash .ci/go-tools
 
+# ndbsim and the exporter, and Prometheus and Alertmanager when installed (see docs/view.md).
 demo: $(STAMP)
-	$(BIN)/python -m ndbsim.demo $(DEMO_ARGS)
+	@$(BIN)/python -m ndbsim.demo $(DEMO_ARGS)
 
 test: $(STAMP) system-packages tools
 	$(BIN)/ruff check .

@@ -139,6 +139,7 @@ def test_cli_config_errors_exit_2(capsys, tmp_path):
         assert "Traceback" not in err
 
 
+@pytest.mark.integration
 def test_cli_subprocess_error_has_no_traceback(tmp_path):
     cnf = tmp_path / "my.cnf"
     cnf.write_text("password=hunter2-secret\n")  # no section header

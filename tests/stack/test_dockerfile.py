@@ -53,6 +53,7 @@ def runs() -> list[str]:
     return [args for kw, args in INSTRUCTIONS if kw == "RUN"]
 
 
+@pytest.mark.integration
 def test_hadolint_finds_nothing():
     hadolint = shutil.which("hadolint") or shutil.which("hadolint", path=str(ROOT / ".venv/bin"))
     if hadolint is None:
@@ -136,6 +137,7 @@ def _build_context() -> set[str]:
     return set(json.loads(result.stdout))
 
 
+@pytest.mark.integration
 def test_build_context_has_what_the_image_copies_and_nothing_private():
     context = _build_context()
     assert not any(

@@ -2,7 +2,7 @@
 
     .venv/bin/python tests/ui/screenshots.py [--out docs/screenshots]
 
-Starts ndbsim (4 data nodes) and the exporter, photographs the view, stops data node 2,
+Starts ndbsim as `make demo` does (2 data nodes, 20 tables) and the exporter, photographs the view, stops data node 2,
 waits until the view shows it stopped with its dead replicas, photographs it again.
 """
 
@@ -19,7 +19,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from view_stack import CHROMIUM, CHROMIUM_ARGS, running_stack  # noqa: E402
 
 WAIT_MS = 60_000
-NDBSIM_ARGS = ("--data-nodes", "4", "--tables", "24")
+NDBSIM_ARGS = ("--data-nodes", "2", "--tables", "20")  # what `make demo` starts
 
 
 def photograph(page, path: Path) -> None:

@@ -108,6 +108,10 @@ def test_stopped_data_node_and_its_dead_replicas(page, stack):
         group = page.locator("[data-testid^=nodegroup-]", has=page.get_by_test_id("data-node-2"))
         assert "1/2 running" in group.inner_text()
         assert int(page.get_by_test_id("heat-2").get_attribute("data-dead")) > 0
+        # The stopped node keeps its column in the parameters table; tiles do not wrap.
+        assert page.get_by_test_id("config-node-2").inner_text() == "Node 2 (stopped)"
+        heat = page.get_by_test_id("heat-1")
+        assert heat.evaluate("el => getComputedStyle(el).whiteSpace") == "nowrap"
         dead = page.get_by_test_id("finding-dead_replicas")
         assert dead.get_attribute("data-status") == "problem"
         placement = httpx.get(f"{stack.url}/api/v1/placement", params={"node": 2}).json()

@@ -284,6 +284,7 @@ def test_several_full_nodes_are_named_in_the_summary():
 @pytest.mark.skipif(
     shutil.which("promtool") is None, reason="promtool (Debian package prometheus) is missing"
 )
+@pytest.mark.integration
 def test_every_findings_promql_parses(tmp_path):
     expressions = {f.id: f.promql for f in evaluate(cluster()).values()}
     rules = {

@@ -218,6 +218,7 @@ class Monitoring:
     prometheus_url: str | None
     alertmanager_url: str | None
     left_out: list[str]  # one line each: what is not running and why
+    processes: list[Process]
 
 
 def find_program(names: Sequence[str]) -> str | None:
@@ -299,7 +300,7 @@ def start_monitoring(
     stack: contextlib.ExitStack, plan: MonitoringPlan, logs: Path, exporter_url: str, every: float
 ) -> Monitoring:
     """Alertmanager, then Prometheus scraping the exporter and sending it its alerts."""
-    am_url = None
+    am_url, processes = None, []
     if plan.alertmanager is not None:
         am_url = f"http://{HOST}:{free_port()}"
         argv = [
@@ -312,6 +313,7 @@ def start_monitoring(
         ]
         process = stack.enter_context(started("alertmanager", argv, logs))
         wait_for(process, lambda: _ready(f"{am_url}/-/ready"), "become ready")
+        processes.append(process)
     if plan.prometheus is not None and plan.prometheus_url is not None:
         url = plan.prometheus_url
         argv = [
@@ -323,7 +325,8 @@ def start_monitoring(
         ]
         process = stack.enter_context(started("prometheus", argv, logs))
         wait_for(process, lambda: _ready(f"{url}/-/ready"), "become ready")
-    return Monitoring(plan.prometheus_url, am_url, plan.left_out)
+        processes.append(process)
+    return Monitoring(plan.prometheus_url, am_url, plan.left_out, processes)
 
 
 def ndbsim_command() -> str:
@@ -457,8 +460,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             print(banner(sim, exporter, logs, monitoring), flush=True)
             while True:
-                sim.process.check()
-                exporter.process.check()
+                for process in (sim.process, exporter.process, *monitoring.processes):
+                    process.check()
                 time.sleep(0.5)
     except KeyboardInterrupt:
         shutil.rmtree(logs, ignore_errors=True)

@@ -95,8 +95,14 @@ def test_stopped_data_node_shows_its_alert_in_the_view_while_pending(page):
             assert page.get_by_test_id("alerts-section").is_visible()
             httpx.post(f"{control}/nodes/2/stop").raise_for_status()
             alert = page.locator("[data-testid=alert-NdbDataNodeDown]")
-            # NdbDataNodeDown has `for: 1m`: the view shows it before it fires.
-            alert.wait_for(timeout=45_000)
+            # NdbDataNodeDown has `for: 1m`: the view shows it before it fires. The page is
+            # reloaded rather than left to its 10 s refresh, so a loaded machine has time.
+            for _ in range(25):
+                page.reload()
+                page.wait_for_selector("body[data-loaded]")
+                if alert.count():
+                    break
+                page.wait_for_timeout(2_000)
             assert alert.get_attribute("data-state") == "pending"
             assert "Data node 2 is down" in alert.inner_text()
             assert alert.locator("a.name").get_attribute("href").endswith("/alerts")

@@ -529,7 +529,15 @@ def visibility(inputs: Inputs) -> Finding:
         ),
     }
     failed = view.collectors_failed
-    evidence = [Evidence(label=f"collector {f.collector}", value=f.error) for f in failed]
+    by_error: dict[str, list[str]] = {}
+    for failure in failed:
+        by_error.setdefault(failure.error, []).append(failure.collector)
+    evidence = [
+        Evidence(label=f"collector {names[0]}", value=error)
+        if len(names) == 1
+        else Evidence(label=f"{len(names)} collectors", value=f"{error} ({', '.join(names)})")
+        for error, names in by_error.items()
+    ]
     ready = view.sql_node.data_nodes_ready
     running = [n for g in view.topology.node_groups for n in g.nodes if n.running]
     if ready == 0 or (ready is None and failed and not running):
@@ -699,6 +707,20 @@ CHECKS: tuple[Callable[[Inputs], Finding], ...] = (
 
 
 def evaluate(inputs: Inputs) -> list[Finding]:
-    """Every check, problems first (most severe first), then unknown, then ok."""
+    """Every check, problems first (most severe first), then unknown, then ok. With no data
+    node ready nothing is judged healthy: a check that passed on what the SQL node alone
+    reports (its counters) is unknown too."""
     findings = [check(inputs) for check in CHECKS]
+    if any(f.id == "cluster_not_visible" and f.severity == "critical" for f in findings):
+        findings = [
+            f.model_copy(
+                update={
+                    "status": "unknown",
+                    "summary": f"Not judged while no data node is ready. {f.summary}",
+                }
+            )
+            if f.status == "ok"
+            else f
+            for f in findings
+        ]
     return sorted(findings, key=lambda f: (ORDER[f.status], SEVERITY[f.severity]))

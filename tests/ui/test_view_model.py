@@ -234,6 +234,18 @@ def test_whole_cluster_down_is_a_critical_finding_and_no_check_passes():
     assert error in seen.summary
     assert list(found)[0] == "cluster_not_visible"
     assert {f.status for k, f in found.items() if k != "cluster_not_visible"} == {"unknown"}
+    # Checks that pass on the SQL node's own counters are not judged with the cluster down.
+    counted = evaluate(replace(cluster(), collector_errors={"nodes": error}))
+    assert counted["many_round_trips"].status == "ok"
+    down_counted = replace(
+        cluster(),
+        families=[f for f in cluster().families if f.name != "ndb_sql_data_nodes_ready"]
+        + [gauge("ndb_sql_data_nodes_ready", value=0)],
+        collector_errors={"nodes": error},
+    )
+    judged = evaluate(down_counted)["many_round_trips"]
+    assert judged.status == "unknown"
+    assert judged.summary.startswith("Not judged while no data node is ready.")
     config = config_view(down)
     assert config.unknown is None or "config" in config.unknown
     assert config_view(replace(down, collector_errors={"config": error})).unknown == (
@@ -247,6 +259,12 @@ def test_a_failed_collector_is_a_warning_naming_it():
     assert (seen.status, seen.severity) == ("problem", "warning")
     assert {e.label: e.value for e in seen.evidence} == {
         "collector transporters": "timed out after 9.5s"
+    }
+    same = {"nodes": "1296 x", "config": "1296 x", "threads": "timed out"}
+    grouped = evaluate(replace(cluster(), collector_errors=same))["cluster_not_visible"]
+    assert {e.label: e.value for e in grouped.evidence} == {
+        "2 collectors": "1296 x (config, nodes)",
+        "collector threads": "timed out",
     }
     assert evaluate(cluster())["cluster_not_visible"].status == "ok"
 

@@ -345,6 +345,7 @@ async function loadPlacement() {
   } catch (err) {
     if (err.status === 400 && filter.page > 1) { filter.page = 1; return loadPlacement(); }
     fill("placement-note", `Placement map unavailable: ${err.message}`);
+    fill("placement-count", "unavailable");
     fill("heat");
     fill("placement");
     fill("pager");

@@ -35,6 +35,8 @@ COPY --from=build /wheels/exporter /tmp/wheels
 RUN pip install --no-cache-dir /tmp/wheels/*.whl && rm -rf /tmp/wheels
 USER 10001:10001
 EXPOSE 9645
+# Reads the exporter's flags from PID 1 and the same environment: follows --web.listen-address
+# and TLS of --web.config.file, and asks /livez, which needs no basic auth.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
-    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:9645/healthz', timeout=4)"]
+    CMD ["python", "-m", "ndbinfo_exporter.healthcheck", "--pid", "1"]
 ENTRYPOINT ["ndbinfo-exporter"]

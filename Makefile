@@ -14,9 +14,7 @@ DEMO_ARGS ?=
 DISTRIBUTIONS := pyproject.toml simulator/pyproject.toml loadgen/pyproject.toml dashboards/pyproject.toml
 
 $(STAMP): $(DISTRIBUTIONS)
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]' -e ./simulator -e ./loadgen -e ./dashboards
+	@bash .ci/venv $(PYTHON) $(VENV)
 	@touch $(STAMP)
 
 system-packages:
@@ -30,8 +28,9 @@ tools:
 clients:
 	@bash .ci/client-drivers
 
+# ndbsim and the exporter, and Prometheus and Alertmanager when installed (see docs/view.md).
 demo: $(STAMP)
-	$(BIN)/python -m ndbsim.demo $(DEMO_ARGS)
+	@$(BIN)/python -m ndbsim.demo $(DEMO_ARGS)
 
 test: $(STAMP) system-packages tools clients
 	$(BIN)/ruff check .

@@ -28,6 +28,7 @@ DEFAULT_SCRAPE_TIMEOUT = 10.0
 MAX_SCRAPE_TIMEOUT = 3600.0
 TIMEOUT_HEADER = "X-Prometheus-Scrape-Timeout-Seconds"
 _bad_timeout = logs.RateLimited(log)
+LIVENESS_PATH = "/livez"
 
 
 def scrape_timeout(header: str | None, offset: float) -> float:
@@ -134,6 +135,8 @@ def create_app(
 
         @app.middleware("http")
         async def basic_auth(request: Request, call_next):
+            if request.url.path == LIVENESS_PATH:
+                return await call_next(request)
             client = request.client.host if request.client else ""
             if not await auth.verify(request.headers.get("authorization"), client):
                 return PlainTextResponse(
@@ -173,6 +176,11 @@ def create_app(
             )
             return PlainTextResponse(f"{refused}\n", status_code=refused.status)
         return await serve(probe_target, request)
+
+    # Liveness without basic auth (the image's health check has no password); says only "ok".
+    @app.get(LIVENESS_PATH, include_in_schema=False)
+    async def livez() -> PlainTextResponse:
+        return PlainTextResponse("ok\n")
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> PlainTextResponse:

@@ -15,7 +15,8 @@ from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.errors import ConfigError
 from ndbinfo_exporter.scrape.pool import MAX_POOLS
 from ndbinfo_exporter.scrape.scraper import Scraper
-from ndbinfo_exporter.settings import Settings, listen_host_port, parse
+from ndbinfo_exporter.settings import FLAGS, Settings, listen_host_port, parse
+from ndbinfo_exporter.view import alerts
 
 log = logging.getLogger("ndbinfo_exporter")
 
@@ -51,6 +52,11 @@ def _configure(argv: Sequence[str]):
         settings.probe_allowed_targets,
     )
     web = webconfig.load(settings.web_config_file) if settings.web_config_file else None
+    if settings.view_alerts_url:
+        try:
+            alerts.parse_url(settings.view_alerts_url)
+        except alerts.AlertsUrlError as exc:
+            raise ConfigError(f"{FLAGS['view_alerts_url']}: {exc}") from None
     return collectors, settings, resolved, web
 
 

@@ -19,6 +19,7 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
 DEFAULT_PORT = 9645
+ENV_PREFIX = "NDB_EXPORTER_"
 
 FLAGS = {
     "listen_address": "--web.listen-address",
@@ -33,14 +34,13 @@ FLAGS = {
     "probe_allowed_targets": "--probe.allowed-targets",
     "log_level": "--log.level",
     "log_format": "--log.format",
+    "view_alerts_url": "--view.alerts-url",
 }
-RESERVED_PATHS = ("/", "/probe", "/healthz")
+RESERVED_PATHS = ("/", "/probe", "/healthz", "/livez")
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(
-        env_prefix="NDB_EXPORTER_", extra="forbid", populate_by_name=True
-    )
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="forbid", populate_by_name=True)
 
     listen_address: str = f":{DEFAULT_PORT}"
     telemetry_path: str = "/metrics"
@@ -64,6 +64,7 @@ class Settings(BaseSettings):
     probe_allowed_targets: Annotated[tuple[str, ...], NoDecode] = ()
     log_level: Literal["debug", "info", "warn", "error"] = "info"
     log_format: Literal["logfmt", "json"] = "logfmt"
+    view_alerts_url: str | None = None  # checked by ndbinfo_exporter.view.alerts
 
     @field_validator("listen_address")
     @classmethod
@@ -81,7 +82,7 @@ class Settings(BaseSettings):
     @classmethod
     def _check_telemetry_path(cls, value: str) -> str:
         if not value.startswith("/") or value in RESERVED_PATHS:
-            raise ValueError("must start with / and not be /, /probe or /healthz")
+            raise ValueError("must start with / and not be /, /probe, /healthz or /livez")
         return value
 
     def enabled(self, collectors: Sequence[Collector]) -> list[Collector]:
@@ -104,6 +105,22 @@ def listen_host_port(address: str) -> tuple[str, int]:
     return host or "0.0.0.0", int(port)
 
 
+def _epilog() -> str:
+    flags = "\n".join(f"  {flag:<36} {ENV_PREFIX}{name.upper()}" for name, flag in FLAGS.items())
+    return (
+        "Every --collector.NAME has a --no-collector.NAME that turns the collector off.\n\n"
+        "The MySQL password comes from NDB_EXPORTER_PASSWORD (or MYSQLD_EXPORTER_PASSWORD),\n"
+        "never from a flag. A flag not given is read from its environment variable:\n" + flags
+    )
+
+
+def _shown(default: Any) -> str:
+    """A default as a user would type it: (), None and "" are "none"."""
+    if isinstance(default, tuple | list):
+        return ",".join(str(item) for item in default) or "none"
+    return "none" if default in (None, "") else str(default)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise ConfigError(message)
@@ -120,6 +137,8 @@ def _parser(collectors: Sequence[Collector]) -> _Parser:
         description="Prometheus exporter for MySQL NDB Cluster (ndbinfo and Ndb_% status).",
         allow_abbrev=False,
         argument_default=argparse.SUPPRESS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_epilog(),
     )
     parser.add_argument("--version", action="version", version=f"ndbinfo-exporter {__version__}")
     add = parser.add_argument
@@ -198,6 +217,13 @@ def _parser(collectors: Sequence[Collector]) -> _Parser:
         metavar="FORMAT",
         help="logfmt or json (default logfmt)",
     )
+    add(
+        FLAGS["view_alerts_url"],
+        dest="view_alerts_url",
+        metavar="URL",
+        help="Prometheus or Alertmanager whose firing Ndb* alerts the cluster view shows; "
+        'filter=label="value" in the query keeps matching ones (default: none)',
+    )
     group = parser.add_argument_group("collectors")
     for collector in collectors:
         state = "enabled" if collector.default_enabled else "disabled"
@@ -213,7 +239,7 @@ def _parser(collectors: Sequence[Collector]) -> _Parser:
             dest=f"collector:{collector.name}",
             action="store_const",
             const=False,
-            help=argparse.SUPPRESS,
+            help=argparse.SUPPRESS,  # named once in the epilog, not 25 times
         )
         for option in collector.options:
             group.add_argument(
@@ -221,7 +247,7 @@ def _parser(collectors: Sequence[Collector]) -> _Parser:
                 dest=f"option:{collector.name}:{option.name}",
                 type=option.type,
                 metavar="VALUE",
-                help=f"{option.help} (default {option.default})",
+                help=f"{option.help} (default {_shown(option.default)})",
             )
     return parser
 

@@ -41,15 +41,15 @@ def _positive(kind):
 
 
 def _connection_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=_positive(int), default=3306)
-    parser.add_argument("--user", default="loadgen")
+    parser.add_argument("--host", default="127.0.0.1", help="SQL node (default 127.0.0.1)")
+    parser.add_argument("--port", type=_positive(int), default=3306, help="(default 3306)")
+    parser.add_argument("--user", default="loadgen", help="(default loadgen)")
     parser.add_argument(
         "--password", default=None, help=f"default: the {PASSWORD_ENV} environment variable"
     )
-    parser.add_argument("--database", default="loadgen")
+    parser.add_argument("--database", default="loadgen", help="(default loadgen)")
     parser.add_argument(
-        "--threads", type=_positive(int), default=1, help="connections per workload"
+        "--threads", type=_positive(int), default=1, help="connections per workload (default 1)"
     )
 
 
@@ -59,9 +59,16 @@ def _parser() -> _Parser:
     parser.add_argument(
         "--workload", default=None, help=f"comma-separated, default all: {','.join(WORKLOADS)}"
     )
-    parser.add_argument("--mix", default=None, help="shares of --rate, e.g. pk-read=8,pk-write=2")
     parser.add_argument(
-        "--rate", type=float, default=0.0, help="statements per second, all workloads (0: unpaced)"
+        "--mix",
+        default=None,
+        help="shares of --rate, e.g. pk-read=8,pk-write=2 (default: equal shares)",
+    )
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="statements per second, all workloads (default 0: unpaced)",
     )
     parser.add_argument(
         "--duration",
@@ -70,18 +77,27 @@ def _parser() -> _Parser:
         help="seconds (default 60 without --count)",
     )
     parser.add_argument(
-        "--count", type=_positive(int), default=None, help="statements per workload"
+        "--count",
+        type=_positive(int),
+        default=None,
+        help="statements per workload (default: none, run for --duration)",
     )
-    parser.add_argument("--customers", type=_positive(int), default=10_000, help="table size")
+    parser.add_argument(
+        "--customers", type=_positive(int), default=10_000, help="table size (default 10000)"
+    )
     return parser
 
 
 def _sysbench_parser() -> _Parser:
     parser = _Parser(prog="ndb-loadgen sysbench", description=sysbench.__doc__.splitlines()[0])
-    parser.add_argument("phase", nargs="?", choices=sysbench.PHASES, default="run")
+    parser.add_argument(
+        "phase", nargs="?", choices=sysbench.PHASES, default="run", help="(default run)"
+    )
     _connection_options(parser)
-    parser.add_argument("--duration", type=_positive(int), default=60)
-    parser.add_argument("--rate", type=int, default=0)
+    parser.add_argument("--duration", type=_positive(int), default=60, help="seconds (default 60)")
+    parser.add_argument(
+        "--rate", type=int, default=0, help="transactions per second (default 0: unpaced)"
+    )
     return parser
 
 

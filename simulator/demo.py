@@ -1,9 +1,11 @@
-"""``make demo``: ndbsim and the exporter pointed at it, until Ctrl-C.
+"""``make demo``: ndbsim, the exporter pointed at it, and Prometheus with the project's alert
+rules and Alertmanager when their programs are installed, until Ctrl-C.
 
 Options the demo does not know are handed to ndbsim (``--data-nodes 8 --tables 2000``).
-Both processes listen on free ports of 127.0.0.1 unless told otherwise, so the demo never
-collides with a running MySQL server or exporter; their logs go to files in a temporary
-directory that the demo names.
+Every process listens on a free port of 127.0.0.1 unless told otherwise, so the demo never
+collides with a running MySQL server, exporter or Prometheus; their logs go to files in a
+temporary directory that the demo names. The exporter's cluster view shows the alerts
+Prometheus has pending or firing (``--view.alerts-url``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -25,11 +28,16 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import httpx
+import yaml
 
 HOST = "127.0.0.1"
 SIM_USER = "ndbsim"
 SIM_PASSWORD = "ndbsim"
 START_TIMEOUT = 120.0  # ndbsim builds its dictionary first: seconds for thousands of tables
+CLUSTER = "demo"
+PROVISIONING = Path(__file__).resolve().parents[1] / "provisioning"  # in a source checkout
+PROMETHEUS = ("prometheus",)
+ALERTMANAGER = ("prometheus-alertmanager", "alertmanager")  # Debian's name, upstream's name
 NDBSIM_READY = re.compile(r"ndbsim ready: mysql=\S+:(\d+) control=(\S+)")
 
 
@@ -190,6 +198,137 @@ def running_exporter(
         yield Exporter(process, url)
 
 
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return sock.getsockname()[1]
+
+
+def _ready(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+@dataclass(frozen=True)
+class Monitoring:
+    """Prometheus (with the project's rules) and Alertmanager, as far as they are installed."""
+
+    prometheus_url: str | None
+    alertmanager_url: str | None
+    left_out: list[str]  # one line each: what is not running and why
+    processes: list[Process]
+
+
+def find_program(names: Sequence[str]) -> str | None:
+    for name in names:
+        if path := shutil.which(name):
+            return path
+    return None
+
+
+def _alertmanager_config(logs: Path) -> Path:
+    """The project's routing and inhibitions, with receivers that notify nobody."""
+    config = yaml.safe_load((PROVISIONING / "alertmanager" / "alertmanager.yml").read_text())
+    config["receivers"] = [{"name": r["name"]} for r in config["receivers"]]
+    path = logs / "alertmanager.yml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def _prometheus_config(
+    logs: Path, exporter_url: str, alertmanager: str | None, every: float
+) -> Path:
+    interval = f"{every:g}s"
+    config: dict[str, Any] = {
+        "global": {
+            "scrape_interval": interval,
+            "scrape_timeout": interval,
+            "evaluation_interval": interval,
+        },
+        "rule_files": [str(PROVISIONING / "prometheus" / "rules" / "*.yml")],
+        "scrape_configs": [
+            {
+                "job_name": "ndb",
+                "static_configs": [
+                    {
+                        "targets": [exporter_url.removeprefix("http://")],
+                        "labels": {"cluster": CLUSTER, "instance": "ndbsim"},
+                    }
+                ],
+            }
+        ],
+    }
+    if alertmanager:
+        targets = [alertmanager.removeprefix("http://")]
+        config["alerting"] = {"alertmanagers": [{"static_configs": [{"targets": targets}]}]}
+    path = logs / "prometheus.yml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+@dataclass(frozen=True)
+class MonitoringPlan:
+    """Which of Prometheus and Alertmanager the demo can start; Prometheus' URL is known
+    before the exporter starts, for its --view.alerts-url."""
+
+    prometheus: str | None  # program
+    alertmanager: str | None
+    prometheus_url: str | None
+    left_out: list[str]  # one line each: what does not run and why
+
+
+def plan_monitoring(prometheus_port: int) -> MonitoringPlan:
+    prometheus, alertmanager = find_program(PROMETHEUS), find_program(ALERTMANAGER)
+    left_out = []
+    if not (PROVISIONING / "prometheus" / "rules").is_dir():
+        left_out.append(f"Prometheus and Alertmanager: no alert rules under {PROVISIONING}")
+        prometheus = alertmanager = None
+    else:
+        if prometheus is None:
+            left_out.append(
+                "Prometheus: not installed (apt-get install prometheus); no alerts in the view"
+            )
+        if alertmanager is None:
+            left_out.append("Alertmanager: not installed (apt-get install prometheus-alertmanager)")
+    url = f"http://{HOST}:{prometheus_port}" if prometheus else None
+    return MonitoringPlan(prometheus, alertmanager, url, left_out)
+
+
+def start_monitoring(
+    stack: contextlib.ExitStack, plan: MonitoringPlan, logs: Path, exporter_url: str, every: float
+) -> Monitoring:
+    """Alertmanager, then Prometheus scraping the exporter and sending it its alerts."""
+    am_url, processes = None, []
+    if plan.alertmanager is not None:
+        am_url = f"http://{HOST}:{free_port()}"
+        argv = [
+            plan.alertmanager,
+            f"--config.file={_alertmanager_config(logs)}",
+            f"--storage.path={logs / 'alertmanager-data'}",
+            f"--web.listen-address={am_url.removeprefix('http://')}",
+            "--cluster.listen-address=",  # no gossip port: a single Alertmanager
+            "--log.level=warn",
+        ]
+        process = stack.enter_context(started("alertmanager", argv, logs))
+        wait_for(process, lambda: _ready(f"{am_url}/-/ready"), "become ready")
+        processes.append(process)
+    if plan.prometheus is not None and plan.prometheus_url is not None:
+        url = plan.prometheus_url
+        argv = [
+            plan.prometheus,
+            f"--config.file={_prometheus_config(logs, exporter_url, am_url, every)}",
+            f"--storage.tsdb.path={logs / 'prometheus-data'}",
+            f"--web.listen-address={url.removeprefix('http://')}",
+            "--log.level=warn",
+        ]
+        process = stack.enter_context(started("prometheus", argv, logs))
+        wait_for(process, lambda: _ready(f"{url}/-/ready"), "become ready")
+        processes.append(process)
+    return Monitoring(plan.prometheus_url, am_url, plan.left_out, processes)
+
+
 def ndbsim_command() -> str:
     """How to call the ndbsim CLI from the demo's shell: `make demo` does not put the
     virtualenv on PATH."""
@@ -199,25 +338,56 @@ def ndbsim_command() -> str:
     return os.path.relpath(script)
 
 
-def banner(sim: Ndbsim, exporter: Exporter, logs: Path) -> str:
+# Every `ndbsim fault` command (simulator/cli.py), with an example and what it shows.
+# tests/ui/test_view_demo.py checks that none is missing.
+FAULT_EXAMPLES: tuple[tuple[str, str], ...] = (
+    ("stop-node 2", "data node 2 stops: NdbDataNodeDown, dead replicas"),
+    ("start-node 2", "and starts again"),
+    ("lcp-stall", "LCPs stop: NdbLcpStalled after 300 GCIs (10 min; with --speed 10, 1 min)"),
+    ("data-memory 0.97", "DataMemory 97 % full: NdbDataMemoryCritical"),
+    ("redo-log 0.95", "REDO log 95 % full: NdbRedoLogSpaceCritical"),
+    ("arbitrator-lost", "no arbitrator: NdbNoArbitrator"),
+    ("send-overload 1", "node 1's send buffers overloaded: NdbTransporterOverloaded"),
+    ("stuck-start 2", "node 2's next start hangs in a start phase: NdbDataNodeNotStarted"),
+    ("primaries-away 1", "primaries leave node 1: NdbPrimariesNotOnPreferredNode"),
+    ("slow-ndbinfo 15", "ndbinfo answers late: collectors time out, NdbExporterCollectorFailing"),
+    ("refuse-connections", "new MySQL connections refused"),
+    ("drop-connections", "connections dropped: NdbSqlNodeUnreachable"),
+    ("clear lcp-stall", "clear one fault"),
+    ("list", "active faults"),
+    ("status", "cluster status"),
+    ("reset", "all nodes started, no faults"),
+)
+
+
+def banner(sim: Ndbsim, exporter: Exporter, logs: Path, monitoring: Monitoring) -> str:
     fault = f"{ndbsim_command()} fault --control-url {sim.control_url}"
-    return "\n".join(
-        [
-            "",
-            f"  Cluster view    {exporter.url}/",
-            f"  Metrics         {exporter.url}/metrics",
-            f"  JSON API        {exporter.url}/docs",
-            f"  ndbsim (MySQL)  mysql -h {HOST} -P {sim.port} -u {SIM_USER} -p{SIM_PASSWORD}",
-            f"  ndbsim control  {sim.control_url}",
-            f"  Logs            {logs}",
-            "",
-            f"  Stop a data node:  {fault} stop-node 2",
-            f"  and start it:      {fault} start-node 2",
-            "",
-            "  Ctrl-C stops both.",
-            "",
-        ]
-    )
+    width = max(len(example) for example, _ in FAULT_EXAMPLES)
+    lines = [
+        "",
+        f"  Cluster view    {exporter.url}/",
+        f"  Metrics         {exporter.url}/metrics",
+        f"  JSON API        {exporter.url}/docs",
+    ]
+    if monitoring.prometheus_url:
+        lines.append(f"  Prometheus      {monitoring.prometheus_url}/alerts")
+    if monitoring.alertmanager_url:
+        lines.append(f"  Alertmanager    {monitoring.alertmanager_url}/")
+    lines += [
+        f"  ndbsim (MySQL)  mysql -h {HOST} -P {sim.port} -u {SIM_USER} -p{SIM_PASSWORD}",
+        f"  ndbsim control  {sim.control_url}",
+        f"  Logs            {logs}",
+        "",
+        f"  Faults: {fault} COMMAND",
+        *(f"    {example:<{width}}  {what}" for example, what in FAULT_EXAMPLES),
+        "  Alerts show as pending in the view at once and fire after their `for` time.",
+        "  Slow faults (lcp-stall) go faster with a quicker cluster clock:",
+        '  make demo DEMO_ARGS="--speed 10"',
+    ]
+    if monitoring.left_out:
+        lines += ["", *(f"  Not started: {line}" for line in monitoring.left_out)]
+    lines += ["", "  Ctrl-C stops them all.", ""]
+    return "\n".join(lines)
 
 
 def _fail(message: str) -> NoReturn:
@@ -228,7 +398,8 @@ def _fail(message: str) -> NoReturn:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m ndbsim.demo",
-        description="Start ndbsim and the exporter pointed at it; Ctrl-C stops both. "
+        description="Start ndbsim, the exporter pointed at it, and Prometheus and "
+        "Alertmanager when installed; Ctrl-C stops them all. "
         "Options not listed here go to ndbsim (see `ndbsim --help`).",
         allow_abbrev=False,
     )
@@ -236,10 +407,18 @@ def _parser() -> argparse.ArgumentParser:
         ("exporter", "the exporter's"),
         ("sql", "ndbsim's MySQL"),
         ("control", "ndbsim's control"),
+        ("prometheus", "Prometheus'"),
     ):
         parser.add_argument(
             f"--{name}-port", type=int, default=0, help=f"{what} port (default: a free one)"
         )
+    parser.add_argument(
+        "--evaluation-interval",
+        type=float,
+        default=15.0,
+        metavar="SECONDS",
+        help="Prometheus' scrape and rule evaluation interval (default 15)",
+    )
     parser.error = _fail  # type: ignore[method-assign]
     return parser
 
@@ -250,27 +429,43 @@ def _interrupt(signum: int, frame: object) -> NoReturn:
 
 def main(argv: Sequence[str] | None = None) -> int:
     options, ndbsim_args = _parser().parse_known_args(argv)
-    for port in (options.exporter_port, options.sql_port, options.control_port):
+    ports = (options.exporter_port, options.sql_port, options.control_port, options.prometheus_port)
+    for port in ports:
         if not 0 <= port <= 65535:
             _fail(f"port {port} is not in 0..65535")
+    if not 0.1 <= options.evaluation_interval <= 300:
+        _fail(f"--evaluation-interval {options.evaluation_interval:g} is not in 0.1..300 seconds")
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _interrupt)
     logs = Path(tempfile.mkdtemp(prefix="ndbinfo-demo-"))
     try:
-        with (
-            running_ndbsim(
-                *ndbsim_args, port=options.sql_port, control_port=options.control_port, logs=logs
-            ) as sim,
-            running_exporter(sim.port, port=options.exporter_port, logs=logs) as exporter,
-        ):
-            print(banner(sim, exporter, logs), flush=True)
+        with contextlib.ExitStack() as stack:
+            sim = stack.enter_context(
+                running_ndbsim(
+                    *ndbsim_args,
+                    port=options.sql_port,
+                    control_port=options.control_port,
+                    logs=logs,
+                )
+            )
+            plan = plan_monitoring(options.prometheus_port or free_port())
+            alerts = []
+            if plan.prometheus_url:  # the view shows the alerts of this cluster only
+                alerts = ["--view.alerts-url", f'{plan.prometheus_url}/?filter=cluster="{CLUSTER}"']
+            exporter = stack.enter_context(
+                running_exporter(sim.port, *alerts, port=options.exporter_port, logs=logs)
+            )
+            monitoring = start_monitoring(
+                stack, plan, logs, exporter.url, options.evaluation_interval
+            )
+            print(banner(sim, exporter, logs, monitoring), flush=True)
             while True:
-                sim.process.check()
-                exporter.process.check()
+                for process in (sim.process, exporter.process, *monitoring.processes):
+                    process.check()
                 time.sleep(0.5)
     except KeyboardInterrupt:
         shutil.rmtree(logs, ignore_errors=True)
-        print("stopped ndbsim and the exporter", flush=True)
+        print("stopped the demo's processes", flush=True)
         return 0
     except DemoError as exc:
         print(f"demo: {exc}", file=sys.stderr)

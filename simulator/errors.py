@@ -16,6 +16,7 @@ SQLSTATES = {
     1064: "42000",  # syntax
     1065: "42000",  # empty query
     1109: "42S02",  # unknown table in information_schema
+    1142: "42000",  # command denied for table
     1146: "42S02",  # table doesn't exist
     1193: "HY000",  # unknown system variable
     1229: "HY000",  # global variable set as session

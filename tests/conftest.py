@@ -1,3 +1,9 @@
+import os
+import subprocess
+
+import pytest
+
+
 def pytest_addoption(parser):
     parser.addoption(
         "--update-golden",
@@ -5,3 +11,41 @@ def pytest_addoption(parser):
         default=False,
         help="rewrite tests/golden/ from the fixtures instead of comparing",
     )
+
+
+class StartedProcess(AssertionError):
+    pass
+
+
+def _argv0(args) -> str | None:
+    command = args[1] if len(args) > 1 else None
+    if isinstance(command, list | tuple) and command:
+        return str(command[0])
+    return command if isinstance(command, str) else None
+
+
+@pytest.fixture(autouse=True)
+def _no_process_unless_integration(request, monkeypatch):
+    """`pytest -m "not integration"` starts no process: a test that is not marked integration
+    fails on the first process it starts (subprocess, asyncio's subprocesses, fork, spawn)."""
+    if request.node.get_closest_marker("integration") is not None:
+        return
+    name = request.node.nodeid
+
+    def refuse(what):
+        def started(*args, **kwargs):
+            if what == "subprocess" and _argv0(args) == "lsb_release":
+                # mysql-connector's platform probe on every connection: answered as on a host
+                # without lsb_release (the image), which it handles by reading os-release.
+                raise FileNotFoundError("lsb_release")
+            raise StartedProcess(
+                f"{name} starts a process ({what} {str(args[1:2] or args[:1])[:80]}) "
+                "but is not marked integration"
+            )
+
+        return started
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", refuse("subprocess"))
+    for call in ("fork", "forkpty", "posix_spawn", "posix_spawnp", "system"):
+        if hasattr(os, call):
+            monkeypatch.setattr(os, call, refuse(f"os.{call}"))

@@ -32,6 +32,7 @@ PACKAGES = {
                 "ndbinfo_exporter.app",
                 "ndbinfo_exporter.cli",
                 "ndbinfo_exporter.httpserver",
+                "ndbinfo_exporter.healthcheck",
                 "ndbinfo_exporter.reference",
                 "ndbinfo_exporter.testing",
             ],

@@ -7,7 +7,7 @@ import logging
 import platform
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ndbinfo_exporter import __version__, logs
@@ -31,6 +31,8 @@ class ScrapeResult:
     finished_at: float  # time.time()
     # ``families`` rendered piece by piece while the scrape ran.
     exposition: Exposition
+    # Collector name -> why it failed in this scrape (one line, never credentials).
+    collector_errors: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class _Outcome:
     families: list[Metric]
     rows: list[Row] | None
     exposition: Exposition | None = None
+    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -239,6 +242,7 @@ class Scraper:
             error=None,
             finished_at=time.time(),
             exposition=Exposition.join(parts),
+            collector_errors={o.collector.name: o.error for o in outcomes if o.error},
         )
         self._last[target.name] = result
         return result
@@ -273,7 +277,7 @@ class Scraper:
             extra={"fields": {"target": target.name, "collector": collector.name, "err": error}},
             exc_info=rendered if log.isEnabledFor(logging.DEBUG) else None,
         )
-        return _Outcome(collector, False, seconds, [], rows)
+        return _Outcome(collector, False, seconds, [], rows, error=error)
 
     def _count_skipped(self, target: TargetConfig, collector: Collector, rows: int) -> None:
         key = (target.name, collector.name)

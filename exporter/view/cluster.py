@@ -11,6 +11,7 @@ from typing import Any
 
 from ndbinfo_exporter.view.models import (
     ClusterView,
+    CollectorFailure,
     DataNode,
     Lcp,
     NodeGroup,
@@ -252,6 +253,10 @@ def cluster_view(
         up=result.up,
         error=result.error,
         scraped_at=result.finished_at,
+        collectors_failed=[
+            CollectorFailure(collector=name, error=error)
+            for name, error in sorted(result.collector_errors.items())
+        ],
         sql_node=sql_node(samples),
         topology=topology(samples, known_groups),
         lcp=lcp(samples),

@@ -10,23 +10,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ndbinfo_exporter.view import thresholds
 from ndbinfo_exporter.view.models import ClusterView, ConfigView, Evidence, Finding
 from ndbinfo_exporter.view.placement import Placement
 from ndbinfo_exporter.view.samples import Samples
 
-DATA_MEMORY_WARNING = 0.8
-DATA_MEMORY_CRITICAL = 0.9
-REDO_WARNING = 0.7
-REDO_CRITICAL = 0.9
 PRUNED_SCAN_RATIO_LOW = 0.5
 ROUND_TRIPS_PER_COMMIT_HIGH = 4.0
 PRIMARY_SPREAD_HIGH = 0.2  # (max - min) / max of the primaries within one node group
-LCP_AGE_GCIS_HIGH = 900  # 30 minutes at the default TimeBetweenGlobalCheckpoints of 2 s
 MIN_SCANS = 20  # fewer scans than this in the window say nothing about pruning
 MIN_COMMITS = 20
 NAMES_SHOWN = 20
 
-ORDER = {"problem": 0, "ok": 1, "no_data": 2}
+ORDER = {"problem": 0, "unknown": 1, "ok": 2}
 SEVERITY = {"critical": 0, "warning": 1, "info": 2}
 
 
@@ -36,6 +32,7 @@ class Inputs:
     samples: Samples
     config: ConfigView
     placement: Placement | None
+    previous: Samples | None = None  # the scrape before, for counter increases
 
 
 def percent(value: float | None) -> str:
@@ -44,6 +41,17 @@ def percent(value: float | None) -> str:
 
 def count(value: float | None) -> str:
     return "n/a" if value is None else f"{value:,.0f}"
+
+
+def _and(items: list) -> str:
+    """1 / 1 and 2 / 1, 2 and 3"""
+    words = [str(item) for item in items]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _nodes(ids: list[int]) -> str:
+    """data node 2 / data nodes 1 and 2: an id never reads like a count."""
+    return f"data node{'s' if len(ids) > 1 else ''} {_and(ids)}"
 
 
 def _window(inputs: Inputs) -> str:
@@ -75,7 +83,7 @@ def read_backup(inputs: Inputs) -> Finding:
     without = inputs.samples.total("ndb_user_tables", read_backup="0", fully_replicated="0")
     total = inputs.samples.total("ndb_user_tables")
     if total is None:
-        return Finding(status="no_data", summary="The table_info collector gave no data.", **base)
+        return Finding(status="unknown", summary="The table_info collector gave no data.", **base)
     evidence = [
         Evidence(label="user tables", value=count(total)),
         Evidence(label="without READ_BACKUP (not fully replicated)", value=count(without or 0)),
@@ -127,7 +135,7 @@ def pruning(inputs: Inputs) -> Finding:
         or efficiency.scans < MIN_SCANS
     ):
         return Finding(
-            status="no_data", summary=f"Fewer than {MIN_SCANS} scans {_window(inputs)}.", **base
+            status="unknown", summary=f"Fewer than {MIN_SCANS} scans {_window(inputs)}.", **base
         )
     evidence = [
         Evidence(label="scans", value=count(efficiency.scans)),
@@ -168,7 +176,7 @@ def round_trips(inputs: Inputs) -> Finding:
     per_commit = efficiency.round_trips_per_commit
     if per_commit is None or efficiency.commits is None or efficiency.commits < MIN_COMMITS:
         return Finding(
-            status="no_data",
+            status="unknown",
             summary=f"Fewer than {MIN_COMMITS} committed transactions {_window(inputs)}.",
             **base,
         )
@@ -218,7 +226,7 @@ def unbalanced_primaries(inputs: Inputs) -> Finding:
     }
     primaries = inputs.samples.by_node("ndb_fragment_primaries")
     if not primaries:
-        return Finding(status="no_data", summary="The fragments collector gave no data.", **base)
+        return Finding(status="unknown", summary="The fragments collector gave no data.", **base)
     evidence, unbalanced = [], []
     for group in inputs.cluster.topology.node_groups:
         if group.running < len(group.nodes) or len(group.nodes) < 2:
@@ -242,7 +250,7 @@ def unbalanced_primaries(inputs: Inputs) -> Finding:
         )
     if not evidence:
         return Finding(
-            status="no_data", summary="No node group with all of its data nodes running.", **base
+            status="unknown", summary="No node group with all of its data nodes running.", **base
         )
     if unbalanced:
         groups = ", ".join(str(g) for g in unbalanced)
@@ -278,7 +286,7 @@ def inconsistent_config(inputs: Inputs) -> Finding:
         ),
     }
     if not inputs.samples.has("ndb_config_inconsistent_params"):
-        return Finding(status="no_data", summary="The config collector gave no data.", **base)
+        return Finding(status="unknown", summary="The config collector gave no data.", **base)
     bad = [p for p in inputs.config.params if p.inconsistent]
     evidence = [
         Evidence(label=p.param, value=", ".join(f"node {v.node_id}: {v.value:g}" for v in p.values))
@@ -303,7 +311,7 @@ def data_memory(inputs: Inputs) -> Finding:
         "severity": "warning",
         "promql": (
             'ndb_memory_used_bytes{memory_type="Data memory"}\n'
-            '  / ndb_memory_total_bytes{memory_type="Data memory"} > 0.8'
+            f'  / ndb_memory_total_bytes{{memory_type="Data memory"}} > {thresholds.DATA_MEMORY_WARNING}'
         ),
         "sql": "SELECT node_id, used, total FROM ndbinfo.memoryusage WHERE memory_type = 'Data memory'",
         "guide": "4.4 Schema optimisation (Schemaoptimierungen): efficient column types",
@@ -323,8 +331,11 @@ def data_memory(inputs: Inputs) -> Finding:
         collector="memoryusage",
         label="node {node}",
         ok="Fullest node uses {worst} of DataMemory.",
-        problem="A data node uses {worst} of its DataMemory.",
-        thresholds=(DATA_MEMORY_WARNING, DATA_MEMORY_CRITICAL),
+        problem=(
+            "Data node {nodes} uses {worst} of its DataMemory.",
+            "Data nodes {nodes} use up to {worst} of their DataMemory.",
+        ),
+        limits=(thresholds.DATA_MEMORY_WARNING, thresholds.DATA_MEMORY_CRITICAL),
     )
 
 
@@ -333,7 +344,10 @@ def redo(inputs: Inputs) -> Finding:
         "id": "redo_log_full",
         "title": "REDO log filling up",
         "severity": "warning",
-        "promql": 'ndb_log_space_used_bytes{log_type="REDO"} / ndb_log_space_total_bytes{log_type="REDO"} > 0.7',
+        "promql": (
+            'ndb_log_space_used_bytes{log_type="REDO"}\n'
+            f'  / ndb_log_space_total_bytes{{log_type="REDO"}} > {thresholds.REDO_WARNING}'
+        ),
         "sql": "SELECT node_id, log_id, log_part, used, total FROM ndbinfo.logspaces WHERE log_type = 'REDO'",
         "guide": "4.6 Parameter tuning (Parameteroptimierung)",
         "advice": (
@@ -352,8 +366,11 @@ def redo(inputs: Inputs) -> Finding:
         collector="logspaces",
         label="node {node}, fullest part",
         ok="Fullest REDO log part is at {worst}.",
-        problem="A REDO log part is {worst} full.",
-        thresholds=(REDO_WARNING, REDO_CRITICAL),
+        problem=(
+            "A REDO log part of data node {nodes} is {worst} full.",
+            "REDO log parts of data nodes {nodes} are up to {worst} full.",
+        ),
+        limits=(thresholds.REDO_WARNING, thresholds.REDO_CRITICAL),
     )
 
 
@@ -363,27 +380,30 @@ def _fullest_node(
     collector: str,
     label: str,
     ok: str,
-    problem: str,
-    thresholds: tuple[float, float],
+    problem: tuple[str, str],
+    limits: tuple[float, float],
 ) -> Finding:
     """A finding on a used/total ratio per data node: every node is evidence, the fullest one
-    decides (warning above the first threshold, critical above the second)."""
+    decides (warning above the first threshold, critical above the second); the summary names
+    every node above the first (``problem`` holds the sentence for one node and for several)."""
     if not ratios:
-        return Finding(status="no_data", summary=f"The {collector} collector gave no data.", **base)
+        return Finding(status="unknown", summary=f"The {collector} collector gave no data.", **base)
     evidence = [
         Evidence(label=label.format(node=node), value=percent(value))
         for node, value in sorted(ratios.items())
     ]
     worst = max(ratios.values())
-    warning, critical = thresholds
+    warning, critical = limits
     if worst <= warning:
         return Finding(
             status="ok", summary=ok.format(worst=percent(worst)), evidence=evidence, **base
         )
     base["severity"] = "critical" if worst > critical else "warning"
+    over = sorted(node for node, value in ratios.items() if value > warning)
+    sentence = problem[0] if len(over) == 1 else problem[1]
     return Finding(
         status="problem",
-        summary=problem.format(worst=percent(worst)),
+        summary=sentence.format(nodes=_and(over), worst=percent(worst)),
         evidence=evidence,
         **base,
     )
@@ -394,8 +414,11 @@ def lcp_age(inputs: Inputs) -> Finding:
     base = {
         "id": "lcp_old",
         "title": "Local checkpoint not completed for long",
-        "severity": "warning",
-        "promql": "floor(ndb_sql_last_commit_epoch / 2^32) - ndb_lcp_completed_gci > 900",
+        "severity": "critical",
+        "promql": (
+            "floor(ndb_sql_last_commit_epoch / 2^32)\n"
+            f"  - on (instance) max by (instance) (ndb_lcp_completed_gci) > {thresholds.LCP_AGE_GCIS}"
+        ),
         "sql": (
             "SELECT MAX(last_lcp_id), MAX(last_max_gci_completed) FROM ndbinfo.table_replicas\n"
             "WHERE node_id = <one running data node> AND is_replica_alive = 1;\n"
@@ -408,7 +431,7 @@ def lcp_age(inputs: Inputs) -> Finding:
         ),
     }
     if lcp.age_gcis is None:
-        return Finding(status="no_data", summary="LCP or epoch data missing.", **base)
+        return Finding(status="unknown", summary="LCP or epoch data missing.", **base)
     evidence = [
         Evidence(label="LCP id", value=count(lcp.lcp_id)),
         Evidence(label="last LCP completed at GCI", value=count(lcp.completed_gci)),
@@ -417,10 +440,11 @@ def lcp_age(inputs: Inputs) -> Finding:
     ]
     if lcp.age_seconds is not None:
         evidence.append(Evidence(label="age (estimate)", value=f"{lcp.age_seconds:,.0f} s"))
-    old = lcp.age_gcis > LCP_AGE_GCIS_HIGH
+    old = lcp.age_gcis > thresholds.LCP_AGE_GCIS
     return Finding(
         status="problem" if old else "ok",
-        summary=f"The last LCP completed {lcp.age_gcis:,} GCIs ago (threshold {LCP_AGE_GCIS_HIGH}).",
+        summary=f"The last LCP completed {lcp.age_gcis:,} GCIs ago "
+        f"(threshold {thresholds.LCP_AGE_GCIS}).",
         evidence=evidence,
         **base,
     )
@@ -450,12 +474,10 @@ def dead_replicas(inputs: Inputs) -> Finding:
         if not node.running
     ] + [node.node_id for node in inputs.cluster.topology.unassigned_data_nodes if not node.running]
     if fragments is None and not stopped:
-        return Finding(status="no_data", summary="The fragments collector gave no data.", **base)
+        return Finding(status="unknown", summary="The fragments collector gave no data.", **base)
     evidence = [Evidence(label="fragments with dead replicas", value=count(fragments))]
     if stopped:
-        evidence.append(
-            Evidence(label="stopped data nodes", value=", ".join(str(n) for n in sorted(stopped)))
-        )
+        evidence.append(Evidence(label="stopped", value=_nodes(sorted(stopped))))
     for group in inputs.cluster.topology.node_groups:
         if group.running < len(group.nodes):
             evidence.append(
@@ -477,18 +499,202 @@ def dead_replicas(inputs: Inputs) -> Finding:
     return Finding(
         status="problem",
         summary=f"{count(fragments)} fragments have dead replicas"
-        + (
-            f"; data node(s) {', '.join(str(n) for n in sorted(stopped))} stopped."
-            if stopped
-            else "."
+        + (f"; {_nodes(sorted(stopped))} stopped." if stopped else "."),
+        evidence=evidence,
+        **base,
+    )
+
+
+def visibility(inputs: Inputs) -> Finding:
+    """What the exporter cannot see: a cluster without a ready data node, failed collectors."""
+    view = inputs.cluster
+    base = {
+        "id": "cluster_not_visible",
+        "title": "Cluster not visible",
+        "severity": "warning",
+        "promql": (
+            "ndb_sql_data_nodes_ready == 0\n"
+            "# and what the exporter cannot read: ndb_exporter_collector_success == 0"
         ),
+        "sql": (
+            "SHOW GLOBAL STATUS LIKE 'Ndb_number_of_ready_data_nodes';\n"
+            "SELECT node_id, status FROM ndbinfo.nodes"
+        ),
+        "guide": "Availability (outside the tuning guide): the checks need the data nodes' view",
+        "advice": (
+            "With no data node ready the cluster serves no NDB table and ndbinfo answers error "
+            "1296: start the data nodes (ndb_mgm -e SHOW lists them). A single failed collector "
+            "usually means a missing privilege on ndbinfo or a query slower than "
+            "--exporter.query-timeout; the exporter's log names the error."
+        ),
+    }
+    failed = view.collectors_failed
+    by_error: dict[str, list[str]] = {}
+    for failure in failed:
+        by_error.setdefault(failure.error, []).append(failure.collector)
+    evidence = [
+        Evidence(label=f"collector {names[0]}", value=error)
+        if len(names) == 1
+        else Evidence(label=f"{len(names)} collectors", value=f"{error} ({', '.join(names)})")
+        for error, names in by_error.items()
+    ]
+    ready = view.sql_node.data_nodes_ready
+    running = [n for g in view.topology.node_groups for n in g.nodes if n.running]
+    if ready == 0 or (ready is None and failed and not running):
+        configured = view.sql_node.data_nodes_configured
+        evidence.insert(
+            0,
+            Evidence(
+                label="data nodes ready / configured", value=f"{count(ready)} / {count(configured)}"
+            ),
+        )
+        error = f": {failed[0].error}" if failed else ""
+        base["severity"] = "critical"
+        return Finding(
+            status="problem",
+            summary=f"No data node is ready: the cluster is down or cut off from SQL node "
+            f"{view.target}, and the checks below cannot see it{error}.",
+            evidence=evidence,
+            **base,
+        )
+    if failed:
+        names = _and([f.collector for f in failed])
+        return Finding(
+            status="problem",
+            summary=f"{len(failed)} collector(s) failed in the last scrape ({names}): the checks "
+            "that need their data are unknown.",
+            evidence=evidence,
+            **base,
+        )
+    if ready is None:
+        return Finding(
+            status="unknown",
+            summary="The SQL node reported no Ndb_number_of_ready_data_nodes.",
+            **base,
+        )
+    return Finding(
+        status="ok",
+        summary="Every collector answered and at least one data node is ready.",
+        evidence=[Evidence(label="data nodes ready", value=count(ready))],
+        **base,
+    )
+
+
+def arbitrator(inputs: Inputs) -> Finding:
+    base = {
+        "id": "no_arbitrator",
+        "title": "No arbitrator",
+        "severity": "warning",
+        "promql": (
+            "max(ndb_arbitrator_node_id) == 0\n"
+            "  or max(ndb_arbitrator_connected) == 0\n"
+            '  or max(ndb_arbitration_state{state="ARBIT_RUN"}) == 0'
+        ),
+        "sql": "SELECT node_id, arbitrator, arb_state, arb_connected FROM ndbinfo.membership",
+        "guide": "Availability (outside the tuning guide): arbitration after a network split",
+        "advice": (
+            "Without an arbitrator, a network split or the loss of half the data nodes shuts the "
+            "whole cluster down instead of letting one half survive. Check that the management "
+            "node (ArbitrationRank 1) runs and that the data nodes reach it; ndb_mgm -e SHOW."
+        ),
+    }
+    nodes = inputs.samples.by_node("ndb_arbitrator_node_id")
+    if not nodes:
+        return Finding(status="unknown", summary="The membership collector gave no data.", **base)
+    connected = inputs.samples.by_node("ndb_arbitrator_connected")
+    running = inputs.samples.by_node("ndb_arbitration_state", state="ARBIT_RUN")
+    evidence = [
+        Evidence(
+            label=f"data node {node}",
+            value=(f"arbitrator node {arbiter:.0f}" if arbiter else "no arbitrator")
+            + ("" if connected.get(node) else ", not connected")
+            + ("" if running.get(node) else ", not in ARBIT_RUN"),
+        )
+        for node, arbiter in sorted(nodes.items())
+    ]
+    if (
+        max(nodes.values())
+        and max(connected.values(), default=0)
+        and max(running.values(), default=0)
+    ):
+        return Finding(
+            status="ok",
+            summary=f"Node {max(nodes.values()):.0f} is the arbitrator.",
+            evidence=evidence,
+            **base,
+        )
+    return Finding(
+        status="problem",
+        summary="No data node has a connected, running arbitrator: a network split would stop "
+        "the cluster.",
+        evidence=evidence,
+        **base,
+    )
+
+
+def transporter_overload(inputs: Inputs) -> Finding:
+    base = {
+        "id": "transporter_overloaded",
+        "title": "Overloaded transporters",
+        "severity": "warning",
+        "promql": "rate(ndb_transporter_overloads_total[5m]) > 0\n  or ndb_transporter_overloaded == 1",
+        "sql": (
+            "SELECT node_id, remote_node_id, overloaded, overload_count, slowdown\n"
+            "FROM ndbinfo.transporters WHERE overloaded = 1 OR overload_count > 0"
+        ),
+        "guide": "4.3 Batching (Stapelverarbeitung); 4.6 Parameter tuning: SendBufferMemory",
+        "advice": (
+            "A full send buffer makes transactions fail with error 1218. Raise SendBufferMemory "
+            "(or TotalSendBufferMemory), check the network between these nodes, and batch large "
+            "writes into smaller transactions."
+        ),
+    }
+    link = "node {} → node {}"
+    now = {
+        (labels["node_id"], labels["remote_node_id"]): value
+        for labels, value in inputs.samples.select("ndb_transporter_overloaded")
+    }
+    if not now:
+        return Finding(status="unknown", summary="The transporters collector gave no data.", **base)
+    overloaded = {key for key, value in now.items() if value}
+    before = inputs.previous.select("ndb_transporter_overloads_total") if inputs.previous else []
+    earlier = {(labels["node_id"], labels["remote_node_id"]): v for labels, v in before}
+    grew = {
+        (labels["node_id"], labels["remote_node_id"]): value - earlier[key]
+        for labels, value in inputs.samples.select("ndb_transporter_overloads_total")
+        if (key := (labels["node_id"], labels["remote_node_id"])) in earlier
+        and value > earlier[key]
+    }
+    bad = sorted(overloaded | set(grew), key=lambda k: (int(k[0]), int(k[1])))
+    evidence = [
+        Evidence(
+            label=link.format(*key),
+            value=("overloaded now" if key in overloaded else "")
+            + (", " if key in overloaded and key in grew else "")
+            + (f"{grew[key]:,.0f} overloads since the previous scrape" if key in grew else ""),
+        )
+        for key in bad[:NAMES_SHOWN]
+    ]
+    if not bad:
+        return Finding(
+            status="ok",
+            summary=f"None of {len(now)} transporters is overloaded.",
+            **base,
+        )
+    return Finding(
+        status="problem",
+        summary=f"{len(bad)} of {len(now)} transporters are overloaded or were since the "
+        "previous scrape: their send buffers fill up.",
         evidence=evidence,
         **base,
     )
 
 
 CHECKS: tuple[Callable[[Inputs], Finding], ...] = (
+    visibility,
     dead_replicas,
+    arbitrator,
+    transporter_overload,
     data_memory,
     redo,
     lcp_age,
@@ -501,6 +707,20 @@ CHECKS: tuple[Callable[[Inputs], Finding], ...] = (
 
 
 def evaluate(inputs: Inputs) -> list[Finding]:
-    """Every check, problems first (most severe first), then ok, then no data."""
+    """Every check, problems first (most severe first), then unknown, then ok. With no data
+    node ready nothing is judged healthy: a check that passed on what the SQL node alone
+    reports (its counters) is unknown too."""
     findings = [check(inputs) for check in CHECKS]
+    if any(f.id == "cluster_not_visible" and f.severity == "critical" for f in findings):
+        findings = [
+            f.model_copy(
+                update={
+                    "status": "unknown",
+                    "summary": f"Not judged while no data node is ready. {f.summary}",
+                }
+            )
+            if f.status == "ok"
+            else f
+            for f in findings
+        ]
     return sorted(findings, key=lambda f: (ORDER[f.status], SEVERITY[f.severity]))

@@ -105,7 +105,15 @@ class SqlEfficiency(BaseModel):
     key_operations_per_round_trip: float | None = None
 
 
+class CollectorFailure(BaseModel):
+    collector: str
+    error: str = Field(description="Why it failed in this scrape, one line")
+
+
 class ClusterView(ScrapeInfo):
+    collectors_failed: list[CollectorFailure] = Field(
+        [], description="Collectors that failed in this scrape: what the view cannot see"
+    )
     sql_node: SqlNode
     topology: Topology
     lcp: Lcp
@@ -129,6 +137,9 @@ class ConfigParam(BaseModel):
 
 
 class ConfigView(ScrapeInfo):
+    unknown: str | None = Field(
+        None, description="Why the parameters cannot be read now; the list is then empty"
+    )
     params: list[ConfigParam] = Field(
         description="Parameters that differ from their default or between data nodes"
     )
@@ -144,7 +155,9 @@ class Evidence(BaseModel):
 class Finding(BaseModel):
     id: str
     title: str
-    status: Literal["problem", "ok", "no_data"]
+    status: Literal["problem", "ok", "unknown"] = Field(
+        description="unknown: the data the check needs is missing, so it neither passed nor failed"
+    )
     severity: Literal["critical", "warning", "info"]
     summary: str = Field(description="What was measured, in one or two sentences")
     evidence: list[Evidence] = []
@@ -158,9 +171,10 @@ class Finding(BaseModel):
 
 class FindingsView(ScrapeInfo):
     findings: list[Finding] = Field(
-        description="Every check: problems first, then ok, then no data"
+        description="Every check: problems first, then unknown, then ok"
     )
     problems: int
+    unknown: int = Field(description="Checks that could not run for lack of data")
 
 
 class Fragment(BaseModel):
@@ -208,3 +222,25 @@ class PlacementView(BaseModel):
     databases: list[DatabaseCount] = Field(description="Matching tables per database")
     nodes: list[PlacementNode] = Field(description="Per-node summary over all matching tables")
     tables: list[PlacementTable] = Field(description="This page, ordered by database and table")
+
+
+class Alert(BaseModel):
+    name: str = Field(description="alertname")
+    state: Literal["firing", "pending"] = Field(
+        description="pending: the condition holds, the rule's `for` has not passed yet"
+    )
+    severity: str | None = None
+    summary: str | None = None
+    since: str | None = Field(None, description="When the condition started (RFC 3339)")
+    labels: dict[str, str]
+    runbook_url: str | None = None
+    link: str = Field(description="Where the alert is shown in Prometheus or Alertmanager")
+
+
+class AlertsView(BaseModel):
+    source: str | None = Field(
+        description="Prometheus or Alertmanager the alerts come from (--view.alerts-url); "
+        "null when none is configured"
+    )
+    alerts: list[Alert] = Field(description="Ndb* alerts: firing first, most severe first")
+    error: str | None = Field(None, description="Why the alerts could not be read")

@@ -38,13 +38,23 @@ def config_params(samples: Samples) -> list[ConfigParam]:
     return params
 
 
+COLLECTOR = "config"
+
+
 def config_view(result: Any) -> ConfigView:
-    params = config_params(Samples(result.families))
+    samples = Samples(result.families)
+    params = config_params(samples)
+    unknown = None
+    if COLLECTOR in result.collector_errors:
+        unknown = f"the {COLLECTOR} collector failed: {result.collector_errors[COLLECTOR]}"
+    elif not samples.has("ndb_config_inconsistent_params"):
+        unknown = f"the {COLLECTOR} collector gave no data"
     return ConfigView(
         target=result.target,
         up=result.up,
         error=result.error,
         scraped_at=result.finished_at,
+        unknown=unknown,
         params=params,
         non_default_count=sum(1 for p in params if p.non_default_nodes),
         inconsistent_count=sum(1 for p in params if p.inconsistent),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import importlib.resources
 import logging
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -16,8 +17,10 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
 from ndbinfo_exporter import __version__
 from ndbinfo_exporter.view import findings, placement
+from ndbinfo_exporter.view.alerts import AlertSource
 from ndbinfo_exporter.view.cluster import cluster_view
 from ndbinfo_exporter.view.models import (
+    AlertsView,
     ApiError,
     ClusterView,
     ConfigView,
@@ -32,6 +35,9 @@ log = logging.getLogger(__name__)
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
 PAGE = Template((HERE / "templates" / "index.html").read_text(encoding="utf-8"))
+# Swagger UI's script, style sheet and icon, shipped by fastapi-offline: /docs needs no CDN.
+SWAGGER_UI = importlib.resources.files("fastapi_offline") / "static"
+SWAGGER_FILES = ("swagger-ui-bundle.js", "swagger-ui.css", "favicon.png")
 MAX_PAGE_SIZE = 500
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ApiError, "description": "Bad query parameter"},
@@ -83,6 +89,7 @@ def make_router(app: FastAPI) -> APIRouter:
     settings = app.state.settings
     source = ViewSource(app.state.scraper, app.state.default_target, settings.query_timeout)
     app.state.view_source = source
+    alert_source = AlertSource(settings.view_alerts_url, source.interval)
     router = APIRouter()
     api = APIRouter(prefix="/api/v1", route_class=JsonErrorRoute, tags=["cluster view"])
 
@@ -121,13 +128,26 @@ def make_router(app: FastAPI) -> APIRouter:
             return error(404, f"no static file {name!r}")
         return FileResponse(files[name])
 
+    @router.get("/static/docs/{name}", include_in_schema=False)
+    async def swagger_ui(name: str) -> Response:
+        if name not in SWAGGER_FILES:
+            return error(404, f"no static file {name!r}")
+        with importlib.resources.as_file(SWAGGER_UI / name) as path:
+            return FileResponse(path)
+
     @router.get("/openapi.json", include_in_schema=False)
     async def openapi() -> JSONResponse:
         return JSONResponse(app.openapi())
 
     @router.get("/docs", include_in_schema=False)
     async def docs() -> HTMLResponse:
-        return get_swagger_ui_html(openapi_url="/openapi.json", title="ndbinfo-exporter API")
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="ndbinfo-exporter API",
+            swagger_js_url="/static/docs/swagger-ui-bundle.js",
+            swagger_css_url="/static/docs/swagger-ui.css",
+            swagger_favicon_url="/static/docs/favicon.png",
+        )
 
     @api.get("/cluster", response_model=ClusterView, responses=ERRORS)
     async def get_cluster() -> ClusterView:
@@ -182,6 +202,7 @@ def make_router(app: FastAPI) -> APIRouter:
             samples=Samples(result.families),
             config=config_view(result),
             placement=data,
+            previous=Samples(before.families) if (before := source.previous(result)) else None,
         )
         checked = findings.evaluate(inputs)
         return FindingsView(
@@ -191,12 +212,24 @@ def make_router(app: FastAPI) -> APIRouter:
             scraped_at=result.finished_at,
             findings=checked,
             problems=sum(1 for f in checked if f.status == "problem"),
+            unknown=sum(1 for f in checked if f.status == "unknown"),
         )
 
     @api.get("/config", response_model=ConfigView, responses=ERRORS)
     async def get_config() -> ConfigView:
         """Data node parameters that differ from their default or between data nodes."""
         return config_view(await reachable())
+
+    @api.get("/alerts", response_model=AlertsView)
+    async def get_alerts() -> AlertsView:
+        """Ndb* alerts firing or pending in the Prometheus or Alertmanager named by
+        --view.alerts-url; `source` is null when the exporter was given none."""
+        return await alert_source.alerts()
+
+    @api.get("/", include_in_schema=False)
+    async def index() -> JSONResponse:
+        paths = sorted(r.path for r in api.routes if getattr(r, "include_in_schema", False))
+        return JSONResponse({"endpoints": paths, "docs": "/docs", "openapi": "/openapi.json"})
 
     @api.get("/{path:path}", include_in_schema=False)
     async def unknown(path: str) -> JSONResponse:

@@ -24,6 +24,13 @@ def create_app(cluster: Cluster) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        for err in exc.errors():
+            if err.get("type") == "json_invalid":
+                reason = err.get("ctx", {}).get("error", "")
+                detail = f"the request body is not valid JSON ({reason})" if reason else ""
+                return JSONResponse(
+                    status_code=400, content={"detail": detail or "the request body is not JSON"}
+                )
         return JSONResponse(status_code=422, content={"detail": _one_line(exc)})
 
     @app.exception_handler(FaultError)

@@ -137,6 +137,15 @@ class SessionState:
             raise self._write_error(sql)
         if keyword in ("begin", "start", "commit", "rollback", "do"):
             return None
+        if keyword in ("create", "drop", "alter") and (
+            m := _DDL_TABLE.match(" ".join(sql.split()))
+        ):
+            # mysqld checks the privilege before the database exists: the monitoring user has none.
+            table = _split_name(m["table"])[0]
+            raise SqlError(
+                1142,
+                f"{keyword.upper()} command denied to user '{self.user}'@'{self.host}' for table '{table}'",
+            )
         if keyword in ("create", "drop", "alter", "rename", "grant", "revoke"):
             raise SqlError(
                 1044, f"Access denied for user '{self.user}'@'{self.host}' to database '{SCHEMA}'"
@@ -486,6 +495,9 @@ class SessionState:
 # --- helpers ---------------------------------------------------------------------------------
 
 _NAME = r"(?:`[^`]+`|[\w$]+)(?:\.(?:`[^`]+`|[\w$]+))?"
+_DDL_TABLE = re.compile(
+    rf"(?i)^(?:CREATE|DROP|ALTER) (?:TEMPORARY )?TABLE (?:IF (?:NOT )?EXISTS )?(?P<table>{_NAME})"
+)
 _FILTER = r"(?: (?P<filter>(?:LIKE|WHERE) .+))?"
 _SHOW_VARS = re.compile(
     rf"(?i)^SHOW (?:(?P<scope>GLOBAL|SESSION|LOCAL) )?(?P<what>STATUS|VARIABLES){_FILTER}$"

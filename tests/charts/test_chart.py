@@ -27,6 +27,8 @@ from chart_render import (
     tool,
 )
 
+pytestmark = pytest.mark.integration  # helm and kubeconform from .tools/bin
+
 RULES_DIR = ROOT / "provisioning" / "prometheus" / "rules"
 DASHBOARDS_DIR = ROOT / "dashboards" / "generated"
 VALUES = [None, *EXAMPLES, EVERYTHING]

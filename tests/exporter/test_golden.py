@@ -61,6 +61,7 @@ def test_every_golden_has_a_fixture():
     assert goldens <= {(p.parent.name, p.stem) for p in CASES}
 
 
+@pytest.mark.integration
 def test_goldens_pass_promtool():
     promtool = shutil.which("promtool")
     assert promtool, "promtool is missing: apt-get install prometheus"

@@ -163,6 +163,8 @@ async def test_failing_collect_gives_success_zero_and_one_log_line(target, caplo
     assert not records[0].exc_info
     assert PASSWORD not in records[0].fields["err"]
     assert "cannot parse row" in records[0].fields["err"]
+    # The same line is kept with the result, for the cluster view.
+    assert result.collector_errors == {"broken": records[0].fields["err"]}
 
 
 async def test_failing_collect_keeps_its_connection(node, target):

@@ -139,6 +139,7 @@ def test_cli_config_errors_exit_2(capsys, tmp_path):
         assert "Traceback" not in err
 
 
+@pytest.mark.integration
 def test_cli_subprocess_error_has_no_traceback(tmp_path):
     cnf = tmp_path / "my.cnf"
     cnf.write_text("password=hunter2-secret\n")  # no section header
@@ -162,3 +163,43 @@ def test_help_lists_collector_flags(capsys):
     out = capsys.readouterr().out
     assert "--collector.alpha" in out
     assert "--collector.beta.limit" in out
+
+
+ENVIRONMENT = {
+    "listen_address": (":9999", ":9999"),
+    "telemetry_path": ("/m", "/m"),
+    "web_config_file": ("/etc/web.yml", "/etc/web.yml"),
+    "my_cnf": ("/etc/my.cnf", "/etc/my.cnf"),
+    "mysqld_address": ("db:3307", "db:3307"),
+    "mysqld_username": ("exp", "exp"),
+    "query_timeout": ("3", 3.0),
+    "max_connections": ("4", 4),
+    "scrape_timeout_offset": ("1", 1.0),
+    "probe_allowed_targets": ("a:1,b:*", ("a:1", "b:*")),
+    "log_level": ("debug", "debug"),
+    "log_format": ("json", "json"),
+    "view_alerts_url": ("http://prom:9090", "http://prom:9090"),
+}
+
+
+def test_help_shows_defaults_no_collector_and_every_environment_variable(capsys, monkeypatch):
+    from ndbinfo_exporter.settings import FLAGS
+
+    with pytest.raises(SystemExit):
+        parse(["--help"], COLLECTORS)
+    out = capsys.readouterr().out
+    assert "(default ())" not in out and "(default )" not in out
+    assert "--collector.beta.tables VALUE" in out and "which (default none)" in out
+    assert "--no-collector.NAME" in out
+    assert set(ENVIRONMENT) == set(FLAGS)
+    for field, (text, expected) in ENVIRONMENT.items():
+        variable = f"NDB_EXPORTER_{field.upper()}"
+        assert variable in out
+        monkeypatch.setenv(variable, text)
+        value = getattr(parse([], COLLECTORS), field)
+        assert (str(value) if field.endswith(("_file", "my_cnf")) else value) == expected, field
+        monkeypatch.delenv(variable)
+
+
+def test_no_collector_turns_a_collector_off():
+    assert parse(["--no-collector.alpha"], COLLECTORS).collectors == {"alpha": False}

@@ -34,6 +34,7 @@ def bcrypt_hash(password: str) -> str:
     return bcrypt.hashpw(password.encode(), bcrypt.gensalt(rounds=4)).decode()
 
 
+@pytest.mark.integration
 def test_load_relative_paths_and_users(tmp_path):
     make_cert(tmp_path)
     path = tmp_path / "web.yml"

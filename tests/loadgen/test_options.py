@@ -65,3 +65,10 @@ def test_sysbench_without_sysbench_is_one_line_with_the_password_masked(capsys, 
     assert len(err.splitlines()) == 1 and "sysbench is not installed" in err
     assert "s3cret" not in err and "--mysql-password=***" in err
     assert "--mysql-storage-engine=ndbcluster" in err and err.endswith(" prepare")
+
+
+@pytest.mark.parametrize("parser", [cli._parser, cli._sysbench_parser])
+def test_help_names_every_default(parser):
+    options = [a for a in parser()._actions if a.dest != "help"]
+    missing = [a.dest for a in options if "default" not in (a.help or "")]
+    assert missing == []

@@ -5,6 +5,8 @@ import subprocess
 import pytest
 from rules_model import ALERTMANAGER_FILE, RULE_FILES, RULES_DIR, UNIT_TEST_FILES, tool
 
+pytestmark = pytest.mark.integration  # promtool
+
 
 def run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(args, capture_output=True, text=True, cwd=RULES_DIR, timeout=120)

@@ -10,6 +10,8 @@ import sys
 import pytest
 from ndbsim.testing import running_ndbsim
 
+pytestmark = pytest.mark.integration  # starts ndbsim
+
 
 def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(

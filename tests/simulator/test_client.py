@@ -9,9 +9,13 @@ import subprocess
 import pytest
 from sqlnode_helpers import CAPTURES, PASSWORD, USER
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("mariadb") is None, reason="mariadb client not installed (Debian mariadb-client)"
-)
+pytestmark = [
+    pytest.mark.integration,  # real MySQL clients against ndbsim
+    pytest.mark.skipif(
+        shutil.which("mariadb") is None,
+        reason="mariadb client not installed (Debian mariadb-client)",
+    ),
+]
 
 
 def mariadb(port: int, sql: str, password: str = PASSWORD) -> subprocess.CompletedProcess:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import mysql.connector
 import pytest
 
+pytestmark = pytest.mark.integration  # the sqlnode fixture starts ndbsim
+
 
 def error_of(node, sql, database="ndbinfo"):
     with pytest.raises(mysql.connector.Error) as info:
@@ -70,3 +72,19 @@ def test_cluster_unreachable_gives_1296(sqlnode):
         assert rows[0][0] > 0
     finally:
         cluster.reset()
+
+
+@pytest.mark.parametrize(
+    ("sql", "command"),
+    [
+        ("CREATE TABLE test.t (a INT)", "CREATE"),
+        ("CREATE TABLE IF NOT EXISTS `test`.`t` (a INT) ENGINE=NDB", "CREATE"),
+        ("DROP TABLE test.t", "DROP"),
+        ("ALTER TABLE t ADD b INT", "ALTER"),
+    ],
+)
+def test_ddl_is_denied_for_the_table_as_mysqld_words_it(sqlnode, sql, command):
+    errno, state, msg = error_of(sqlnode, sql)
+    assert (errno, state) == (1142, "42000")
+    assert msg.startswith(f"{command} command denied to user '")
+    assert msg.endswith("' for table 't'")

@@ -69,6 +69,7 @@ def assert_healthy(node: SqlNode) -> None:
     assert node.rows("SELECT count(*) FROM ndbinfo.transporters WHERE overloaded = 1") == [(0,)]
 
 
+@pytest.mark.integration
 def test_send_overload_on_one_link_counts_up_and_never_down(node):
     node.cluster.faults.set("send-overload", node=3, remote=4)
     samples = []
@@ -96,6 +97,7 @@ def test_send_overload_on_one_link_counts_up_and_never_down(node):
     assert_healthy(node)
 
 
+@pytest.mark.integration
 def test_send_overload_on_every_connected_link_of_a_node(node):
     node.cluster.stop_node(2)
     node.cluster.faults.set("send-overload", node=1)
@@ -109,6 +111,7 @@ def test_send_overload_on_every_connected_link_of_a_node(node):
     assert overloaded_links(node)[(1, 2)] == (1, 1, 1, 2)
 
 
+@pytest.mark.integration
 def test_stuck_start_holds_a_restarted_node_in_its_phase(node):
     node.cluster.stop_node(4)
     node.cluster.faults.set("stuck-start", node=4, phase=3)
@@ -137,6 +140,7 @@ def test_stuck_start_holds_a_restarted_node_in_its_phase(node):
     assert_healthy(node)
 
 
+@pytest.mark.integration
 def test_stuck_start_waits_for_the_next_start_of_a_started_node(node):
     node.cluster.faults.set("stuck-start", node=2)
     node.tick(60)
@@ -152,6 +156,7 @@ def test_stuck_start_waits_for_the_next_start_of_a_started_node(node):
     assert_healthy(node)
 
 
+@pytest.mark.integration
 def test_primaries_away_moves_the_primaries_of_one_node(node):
     before = node.rows(
         "SELECT table_id, fragment_id, current_primary, current_first_backup "

@@ -13,10 +13,13 @@ from sqlnode_helpers import start_sql_node
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 DATA = Path(__file__).resolve().parents[2] / "simulator" / "data"
 
-pytestmark = pytest.mark.skipif(
-    not (SHARED / "ndbinfo" / "schema-8.0.json").exists(),
-    reason="/work/shared/ndbinfo (the ground truth) is not available here",
-)
+pytestmark = [
+    pytest.mark.integration,  # starts ndbsim
+    pytest.mark.skipif(
+        not (SHARED / "ndbinfo" / "schema-8.0.json").exists(),
+        reason=f"{SHARED / 'ndbinfo'} (the ground truth, ../shared next to the repository) is missing",
+    ),
+]
 
 # Facts from /work/shared/ndbinfo/README.md ("What differs by version") and the view lists of the
 # 7.5 (2017) and 7.6 (2018) ndbinfo_sql.cpp copies it points to.

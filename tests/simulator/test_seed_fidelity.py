@@ -8,6 +8,8 @@ import re
 import pytest
 from sqlnode_helpers import CAPTURES
 
+pytestmark = pytest.mark.integration  # starts ndbsim
+
 SEED = json.loads(CAPTURES.read_text())
 
 

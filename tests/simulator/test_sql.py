@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+pytestmark = pytest.mark.integration  # starts ndbsim
+
 
 def cols(node, sql, database="ndbinfo"):
     return node.query(sql, database)

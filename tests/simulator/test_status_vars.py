@@ -6,7 +6,10 @@ import json
 import time
 from pathlib import Path
 
+import pytest
 from sqlnode_helpers import start_sql_node
+
+pytestmark = pytest.mark.integration  # starts ndbsim
 
 STATUS_VARS = (
     Path(__file__).resolve().parents[2] / "simulator" / "data" / "ndbinfo" / "status-vars.json"

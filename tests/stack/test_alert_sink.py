@@ -6,8 +6,11 @@ import sys
 import time
 import urllib.request
 
+import pytest
 from compose_model import ROOT
 from live_stack import free_port
+
+pytestmark = pytest.mark.integration  # starts the alert sink
 
 SINK = ROOT / "provisioning/alertmanager/alert_sink.py"
 

@@ -73,6 +73,7 @@ def _node_id(service: dict) -> int | None:
 # --- compose's own validation -------------------------------------------------------
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("profiles", sorted(map(sorted, PROFILE_SETS.values())), ids=str)
 def test_docker_compose_validates_each_profile(profiles):
     binary = shutil.which("docker-compose")
@@ -408,6 +409,7 @@ def test_sql_nodes_mount_the_init_scripts_and_get_the_passwords():
 # --- Prometheus ---------------------------------------------------------------------
 
 
+@pytest.mark.integration
 def test_prometheus_config_is_valid():
     promtool = shutil.which("promtool")
     if promtool is None:

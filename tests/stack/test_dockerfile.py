@@ -53,6 +53,7 @@ def runs() -> list[str]:
     return [args for kw, args in INSTRUCTIONS if kw == "RUN"]
 
 
+@pytest.mark.integration
 def test_hadolint_finds_nothing():
     hadolint = shutil.which("hadolint") or shutil.which("hadolint", path=str(ROOT / ".venv/bin"))
     if hadolint is None:
@@ -107,7 +108,7 @@ def test_runs_as_non_root_with_healthcheck_and_exec_form_entrypoint():
     assert users, "no USER in the final stage"
     assert users[-1].split(":")[0] not in {"root", "0"}
     healthchecks = [args for kw, args in stage if kw == "HEALTHCHECK"]
-    assert healthchecks and "/healthz" in healthchecks[-1]
+    assert healthchecks and "ndbinfo_exporter.healthcheck" in healthchecks[-1]
     for kw, args in stage:
         if kw in {"ENTRYPOINT", "CMD"} or (kw == "HEALTHCHECK" and " CMD " in f" {args} "):
             form = args.split(" CMD ", 1)[1] if kw == "HEALTHCHECK" else args
@@ -136,6 +137,7 @@ def _build_context() -> set[str]:
     return set(json.loads(result.stdout))
 
 
+@pytest.mark.integration
 def test_build_context_has_what_the_image_copies_and_nothing_private():
     context = _build_context()
     assert not any(

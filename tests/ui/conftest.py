@@ -29,3 +29,9 @@ def page(browser):
     yield page
     context.close()
     assert errors == [], f"JavaScript errors on the page: {errors}"
+
+
+def pytest_collection_modifyitems(items):
+    """Browser tests last: Playwright's sync API keeps an event loop in this thread for the
+    session, and pytest-asyncio's tests cannot run after it."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)

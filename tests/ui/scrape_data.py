@@ -23,6 +23,7 @@ class Result:
     target_info: TargetInfo | None = TargetInfo("8.4.3-cluster", (8, 4, 3), OBJECTS)
     error: str | None = None
     finished_at: float = 1000.0
+    collector_errors: dict[str, str] = field(default_factory=dict)
 
 
 def gauge(name: str, labels: dict[str, str] | None = None, value: float = 1.0) -> GaugeMetricFamily:
@@ -206,3 +207,29 @@ def placement_rows(
                         }
                     )
     return rows
+
+
+def arbitration(result: Result, arbitrator: int) -> Result:
+    """``result`` with ndbinfo.membership's arbitration columns for data nodes 1-4."""
+    node = GaugeMetricFamily("ndb_arbitrator_node_id", "t", labels=["node_id"])
+    connected = GaugeMetricFamily("ndb_arbitrator_connected", "t", labels=["node_id"])
+    state = GaugeMetricFamily("ndb_arbitration_state", "t", labels=["node_id", "state"])
+    for data_node in ("1", "2", "3", "4"):
+        node.add_metric([data_node], arbitrator)
+        connected.add_metric([data_node], 1 if arbitrator else 0)
+        for name in ("ARBIT_NULL", "ARBIT_RUN"):
+            running = (name == "ARBIT_RUN") == bool(arbitrator)
+            state.add_metric([data_node, name], 1 if running else 0)
+    return replace(result, families=[*result.families, node, connected, state])
+
+
+def links(result: Result, overloaded: set[tuple[str, str]], overloads: float) -> Result:
+    """``result`` with two transporters, 1 → 2 and 2 → 1."""
+    now = GaugeMetricFamily("ndb_transporter_overloaded", "t", labels=["node_id", "remote_node_id"])
+    total = CounterMetricFamily(
+        "ndb_transporter_overloads", "t", labels=["node_id", "remote_node_id"]
+    )
+    for key in (("1", "2"), ("2", "1")):
+        now.add_metric(list(key), 1 if key in overloaded else 0)
+        total.add_metric(list(key), overloads)
+    return replace(result, families=[*result.families, now, total])

@@ -1,9 +1,10 @@
-"""Write docs/screenshots/view-healthy.png and view-node-stopped.png from a live ndbsim.
+"""Write docs/screenshots/view-healthy.png, view-node-stopped.png and view-cluster-down.png.
 
     .venv/bin/python tests/ui/screenshots.py [--out docs/screenshots]
 
-Starts ndbsim (4 data nodes) and the exporter, photographs the view, stops data node 2,
-waits until the view shows it stopped with its dead replicas, photographs it again.
+Starts ndbsim as `make demo` does (2 data nodes, 20 tables) and the exporter, photographs the view, stops data node 2,
+waits until the view shows it stopped with its dead replicas, photographs it again; then
+stops data node 1 too and photographs the view of a cluster it cannot see.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from view_stack import CHROMIUM, CHROMIUM_ARGS, running_stack  # noqa: E402
 
 WAIT_MS = 60_000
-NDBSIM_ARGS = ("--data-nodes", "4", "--tables", "24")
+NDBSIM_ARGS = ("--data-nodes", "2", "--tables", "20")  # what `make demo` starts
 
 
 def photograph(page, path: Path) -> None:
@@ -49,6 +50,13 @@ def main() -> int:
         page.wait_for_selector("[data-testid=data-node-2][data-state=STOPPED]", timeout=WAIT_MS)
         page.wait_for_selector("[data-testid=dead-replica]", timeout=WAIT_MS)
         photograph(page, options.out / "view-node-stopped.png")
+
+        stack.sim.stop_node(1)
+        page.reload()
+        page.wait_for_selector(
+            "[data-testid=finding-cluster_not_visible][data-status=problem]", timeout=WAIT_MS
+        )
+        photograph(page, options.out / "view-cluster-down.png")
         browser.close()
     return 0
 

@@ -57,7 +57,9 @@ def scraper():
 def app(scraper, monkeypatch):
     monkeypatch.setattr(clock, "now", 1000.0)
     application = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
-    application.state.settings = SimpleNamespace(telemetry_path="/metrics", query_timeout=5.0)
+    application.state.settings = SimpleNamespace(
+        telemetry_path="/metrics", query_timeout=5.0, view_alerts_url=None
+    )
     application.state.scraper = scraper
     application.state.default_target = SimpleNamespace(name="127.0.0.1:3306")
     application.include_router(view.make_router(application))
@@ -138,6 +140,50 @@ async def test_unknown_endpoint_is_a_json_404(client):
     answer = await client.get("/api/v1/nothing")
     assert answer.status_code == 404
     assert answer.json() == {"error": "no API endpoint /api/v1/nothing"}
+
+
+async def test_docs_use_swagger_ui_files_served_here(client):
+    page = (await client.get("/docs")).text
+    assert "cdn" not in page.lower()
+    for name in ("swagger-ui-bundle.js", "swagger-ui.css", "favicon.png"):
+        assert f'"/static/docs/{name}"' in page
+        answer = await client.get(f"/static/docs/{name}")
+        assert answer.status_code == 200
+        assert len(answer.content) > 1000
+    assert (await client.get("/static/docs/../routes.py")).status_code == 404
+
+
+async def test_api_root_lists_the_endpoints(client):
+    answer = await client.get("/api/v1/")
+    assert answer.status_code == 200
+    assert answer.json()["endpoints"] == [
+        "/api/v1/alerts",
+        "/api/v1/cluster",
+        "/api/v1/config",
+        "/api/v1/findings",
+        "/api/v1/placement",
+    ]
+    alerts = (await client.get("/api/v1/alerts")).json()
+    assert alerts == {"source": None, "alerts": [], "error": None}
+
+
+async def test_collectors_that_failed_are_named_in_every_answer(client, scraper):
+    error = "1296 (HY000): Got error 4009 'Cluster Failure' from NDB"
+    scraper.result = dataclasses.replace(
+        scraper.result, collector_errors={"config": error, "membership": error}
+    )
+    cluster_answer = (await client.get("/api/v1/cluster")).json()
+    assert cluster_answer["collectors_failed"] == [
+        {"collector": "config", "error": error},
+        {"collector": "membership", "error": error},
+    ]
+    found = (await client.get("/api/v1/findings")).json()
+    first = found["findings"][0]
+    assert (first["id"], first["status"]) == ("cluster_not_visible", "problem")
+    assert found["unknown"] == sum(1 for f in found["findings"] if f["status"] == "unknown")
+    assert found["unknown"] >= 2
+    config = (await client.get("/api/v1/config")).json()
+    assert config["unknown"] == f"the config collector failed: {error}"
 
 
 async def test_unreachable_sql_node(client, scraper):

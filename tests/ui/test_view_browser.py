@@ -108,6 +108,10 @@ def test_stopped_data_node_and_its_dead_replicas(page, stack):
         group = page.locator("[data-testid^=nodegroup-]", has=page.get_by_test_id("data-node-2"))
         assert "1/2 running" in group.inner_text()
         assert int(page.get_by_test_id("heat-2").get_attribute("data-dead")) > 0
+        # The stopped node keeps its column in the parameters table; tiles do not wrap.
+        assert page.get_by_test_id("config-node-2").inner_text() == "Node 2 (stopped)"
+        heat = page.get_by_test_id("heat-1")
+        assert heat.evaluate("el => getComputedStyle(el).whiteSpace") == "nowrap"
         dead = page.get_by_test_id("finding-dead_replicas")
         assert dead.get_attribute("data-status") == "problem"
         placement = httpx.get(f"{stack.url}/api/v1/placement", params={"node": 2}).json()
@@ -136,3 +140,29 @@ def test_unreachable_sql_node_shows_a_clear_message(page):
         answer = httpx.get(f"{small.url}/api/v1/findings")
         assert answer.status_code == 503
         assert "unreachable" in answer.json()["error"]
+
+
+def test_outage_and_lost_arbitrator_are_findings_never_no_problems(page):
+    with running_stack("--data-nodes", "2", "--tables", "5") as small:
+        load(page, small.url)
+        assert page.get_by_test_id("up").inner_text() == "SQL node up"
+        small.sim.fault("arbitrator-lost")
+        lost = page.locator("[data-testid=finding-no_arbitrator][data-status=problem]")
+        lost.wait_for(timeout=CHANGE_TIMEOUT_MS)
+        small.sim.stop_node(1)
+        small.sim.stop_node(2)
+        down = page.locator("[data-testid=finding-cluster_not_visible][data-status=problem]")
+        down.wait_for(timeout=CHANGE_TIMEOUT_MS)
+        assert down.locator(".sev").inner_text().lower() == "critical"
+        assert "No data node is ready" in down.inner_text()
+        assert "1296" in down.inner_text()
+        findings = page.get_by_test_id("findings").inner_text()
+        assert "No problems found" not in findings
+        assert page.locator("[data-testid=passed-checks] [data-status=ok]").count() == 0
+        assert page.locator("[data-testid=unknown-checks] [data-status=unknown]").count() >= 5
+        assert page.get_by_test_id("up").inner_text() == "SQL node up · no data node ready"
+        assert "pill down" in page.get_by_test_id("up").get_attribute("class")
+        assert "Every parameter has its default" not in page.get_by_test_id("config").inner_text()
+        api = httpx.get(f"{small.url}/api/v1/findings").json()
+        assert api["findings"][0]["id"] == "cluster_not_visible"
+        assert not any(f["status"] == "ok" for f in api["findings"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from dataclasses import replace
 
 import pytest
 import yaml
@@ -11,13 +12,14 @@ from ndbinfo_exporter.view import findings, placement
 from ndbinfo_exporter.view.cluster import cluster_view
 from ndbinfo_exporter.view.parameters import config_view
 from ndbinfo_exporter.view.samples import Samples
-from scrape_data import cluster, later, placement_rows
+from scrape_data import arbitration, cluster, later, links, placement_rows
 
 
 def evaluate(result, previous=None, rows=None, groups=None):
     data = placement.build(rows, 1, result.finished_at) if rows is not None else None
     view = cluster_view(result, previous, groups or {})
-    inputs = findings.Inputs(view, Samples(result.families), config_view(result), data)
+    before = Samples(previous.families) if previous is not None else None
+    inputs = findings.Inputs(view, Samples(result.families), config_view(result), data, before)
     return {f.id: f for f in findings.evaluate(inputs)}
 
 
@@ -161,7 +163,8 @@ def test_dead_replicas_finding_names_the_stopped_node():
     dead = found["dead_replicas"]
     assert (dead.status, dead.severity) == ("problem", "critical")
     evidence = {e.label: e.value for e in dead.evidence}
-    assert evidence["stopped data nodes"] == "2"
+    assert evidence["stopped"] == "data node 2"
+    assert dead.summary.endswith("; data node 2 stopped.")
     assert evidence["node group 0"] == "1 of 2 running"
     # the survivor holds every primary of its group: that is not reported as imbalance
     assert found["unbalanced_primaries"].status == "ok"
@@ -188,7 +191,7 @@ def test_efficiency_findings_fire_on_low_pruning_and_many_round_trips():
 def test_thresholds_for_memory_primaries_config_and_lcp():
     found = evaluate(
         cluster(
-            data_memory={1: 0.95},
+            data_memory={1: 0.97},
             primaries={1: 60, 2: 20, 3: 40, 4: 40},
             inconsistent={"MaxNoOfConcurrentOperations": {1: 1, 2: 2}},
             lcp_completed_gci=1000,
@@ -205,16 +208,101 @@ def test_thresholds_for_memory_primaries_config_and_lcp():
     assert list(found)[0] == "data_memory_full"  # critical problems first
 
 
-def test_missing_collectors_give_no_data_not_errors():
+def test_missing_collectors_give_unknown_not_errors():
     from scrape_data import Result, gauge
 
     found = evaluate(Result(families=[gauge("ndb_up")]))
-    assert {f.status for f in found.values()} == {"no_data"}
+    assert {f.status for f in found.values()} == {"unknown"}
+
+
+def test_whole_cluster_down_is_a_critical_finding_and_no_check_passes():
+    from scrape_data import Result, gauge
+
+    error = "1296 (HY000): Got error 4009 'Cluster Failure' from NDB"
+    down = Result(
+        families=[
+            gauge("ndb_up"),
+            gauge("ndb_sql_data_nodes_ready", value=0),
+            gauge("ndb_sql_data_nodes_configured", value=2),
+        ],
+        collector_errors={"nodes": error, "memoryusage": error},
+    )
+    found = evaluate(down)
+    seen = found["cluster_not_visible"]
+    assert (seen.status, seen.severity) == ("problem", "critical")
+    assert seen.summary.startswith("No data node is ready")
+    assert error in seen.summary
+    assert list(found)[0] == "cluster_not_visible"
+    assert {f.status for k, f in found.items() if k != "cluster_not_visible"} == {"unknown"}
+    # Checks that pass on the SQL node's own counters are not judged with the cluster down.
+    counted = evaluate(replace(cluster(), collector_errors={"nodes": error}))
+    assert counted["many_round_trips"].status == "ok"
+    down_counted = replace(
+        cluster(),
+        families=[f for f in cluster().families if f.name != "ndb_sql_data_nodes_ready"]
+        + [gauge("ndb_sql_data_nodes_ready", value=0)],
+        collector_errors={"nodes": error},
+    )
+    judged = evaluate(down_counted)["many_round_trips"]
+    assert judged.status == "unknown"
+    assert judged.summary.startswith("Not judged while no data node is ready.")
+    config = config_view(down)
+    assert config.unknown is None or "config" in config.unknown
+    assert config_view(replace(down, collector_errors={"config": error})).unknown == (
+        f"the config collector failed: {error}"
+    )
+
+
+def test_a_failed_collector_is_a_warning_naming_it():
+    result = replace(cluster(), collector_errors={"transporters": "timed out after 9.5s"})
+    seen = evaluate(result)["cluster_not_visible"]
+    assert (seen.status, seen.severity) == ("problem", "warning")
+    assert {e.label: e.value for e in seen.evidence} == {
+        "collector transporters": "timed out after 9.5s"
+    }
+    same = {"nodes": "1296 x", "config": "1296 x", "threads": "timed out"}
+    grouped = evaluate(replace(cluster(), collector_errors=same))["cluster_not_visible"]
+    assert {e.label: e.value for e in grouped.evidence} == {
+        "2 collectors": "1296 x (config, nodes)",
+        "collector threads": "timed out",
+    }
+    assert evaluate(cluster())["cluster_not_visible"].status == "ok"
+
+
+def test_lost_arbitrator_is_a_finding():
+    healthy = evaluate(arbitration(cluster(), arbitrator=49))["no_arbitrator"]
+    assert healthy.status == "ok"
+    lost = evaluate(arbitration(cluster(), arbitrator=0))["no_arbitrator"]
+    assert (lost.status, lost.severity) == ("problem", "warning")
+    assert {e.value for e in lost.evidence} == {"no arbitrator, not connected, not in ARBIT_RUN"}
+
+
+def test_overloaded_transporter_now_or_since_the_previous_scrape():
+    first = links(cluster(), overloaded={}, overloads=5)
+    assert evaluate(first)["transporter_overloaded"].status == "ok"
+    now = links(cluster(), overloaded={("1", "2")}, overloads=5)
+    found = evaluate(now, previous=first)["transporter_overloaded"]
+    assert found.status == "problem"
+    assert {e.label: e.value for e in found.evidence} == {"node 1 → node 2": "overloaded now"}
+    grew = replace(links(cluster(), overloaded={}, overloads=9), finished_at=1015.0)
+    found = evaluate(grew, previous=first)["transporter_overloaded"]
+    assert found.summary.startswith("2 of 2 transporters")
+    assert found.evidence[0].value == "4 overloads since the previous scrape"
+
+
+def test_several_full_nodes_are_named_in_the_summary():
+    found = evaluate(cluster(data_memory={1: 0.97, 2: 0.96, 3: 0.5, 4: 0.5}))
+    assert found["data_memory_full"].summary == (
+        "Data nodes 1 and 2 use up to 97.0 % of their DataMemory."
+    )
+    one = evaluate(cluster(data_memory={1: 0.85, 2: 0.5, 3: 0.5, 4: 0.5}))["data_memory_full"]
+    assert (one.summary, one.severity) == ("Data node 1 uses 85.0 % of its DataMemory.", "warning")
 
 
 @pytest.mark.skipif(
     shutil.which("promtool") is None, reason="promtool (Debian package prometheus) is missing"
 )
+@pytest.mark.integration
 def test_every_findings_promql_parses(tmp_path):
     expressions = {f.id: f.promql for f in evaluate(cluster()).values()}
     rules = {

@@ -113,7 +113,10 @@ function renderTopology(cluster) {
   if (t.president_node_id) roles.push(`president: node ${t.president_node_id}`);
   if (t.arbitrator_node_id) roles.push(`arbitrator: node ${t.arbitrator_node_id}`);
   fill("topology",
-    h("div", { class: "groups" }, groups.length ? groups : h("p", { class: "note" }, "No data nodes reported.")),
+    h("div", { class: "groups" }, groups.length ? groups : h("p", { class: "note", "data-testid": "no-data-nodes" },
+      cluster.collectors_failed.length
+        ? `No data nodes reported: ${cluster.collectors_failed.length} collectors failed (${cluster.collectors_failed[0].error}).`
+        : "No data nodes reported.")),
     h("div", { class: "others" },
       h("div", {}, h("h3", {}, "Management nodes"), t.management_nodes.length ? t.management_nodes.map(chip) : h("span", { class: "note" }, "none reported")),
       h("div", {}, h("h3", {}, "SQL and API nodes"), t.api_nodes.length ? t.api_nodes.map(chip) : h("span", { class: "note" }, "none reported")),
@@ -192,7 +195,7 @@ function renderResources(cluster) {
 function renderFindings(view) {
   const card = (f) => h("details", { class: `finding ${f.status === "problem" ? f.severity : f.status}`, "data-testid": `finding-${f.id}`, "data-status": f.status },
     h("summary", {},
-      h("span", { class: "sev" }, f.status === "problem" ? f.severity : f.status.replace("_", " ")),
+      h("span", { class: "sev" }, f.status === "problem" ? f.severity : f.status),
       h("span", { class: "title" }, f.title),
       h("span", { class: "summary" }, f.summary)),
     h("div", { class: "body" },
@@ -202,25 +205,58 @@ function renderFindings(view) {
       h("div", { class: "label" }, "Tuning guide"), h("p", {}, f.guide),
       h("div", { class: "label" }, "What to do"), h("p", {}, f.advice)));
   const problems = view.findings.filter((f) => f.status === "problem");
-  const rest = view.findings.filter((f) => f.status !== "problem");
-  fill("findings-count", `${problems.length} problem${problems.length === 1 ? "" : "s"} · ${rest.length} other checks`);
+  const unknown = view.findings.filter((f) => f.status === "unknown");
+  const passed = view.findings.filter((f) => f.status === "ok");
+  fill("findings-count", `${problems.length} problem${problems.length === 1 ? "" : "s"} · ${unknown.length} unknown · ${passed.length} passed`);
+  const none = unknown.length
+    ? `No problems found in the ${passed.length} checks that have data; ${unknown.length} cannot tell.`
+    : "No problems found.";
   fill("findings",
-    problems.length ? problems.map(card) : h("p", { class: "note" }, "No problems found."),
-    h("details", { class: "passed" }, h("summary", {}, `Checks without a problem (${rest.length})`), rest.map(card)));
+    problems.length ? problems.map(card) : h("p", { class: "note", "data-testid": "no-problems" }, none),
+    unknown.length ? h("details", { class: "passed", "data-testid": "unknown-checks" },
+      h("summary", {}, `Checks without data: unknown (${unknown.length})`), unknown.map(card)) : null,
+    h("details", { class: "passed", "data-testid": "passed-checks" },
+      h("summary", {}, `Checks without a problem (${passed.length})`), passed.map(card)));
+}
+
+// ---- alerts (only with --view.alerts-url) ----
+function renderAlerts(view) {
+  document.getElementById("alerts-section").hidden = !view.source;
+  if (!view.source) return;
+  const firing = view.alerts.filter((a) => a.state === "firing").length;
+  fill("alerts-count", `${firing} firing · ${view.alerts.length - firing} pending · from ${view.source}`);
+  if (view.error) { fill("alerts", h("p", { class: "note" }, view.error)); return; }
+  fill("alerts", view.alerts.length ? view.alerts.map((a) =>
+    h("div", { class: `alert ${a.severity || ""}`, "data-testid": `alert-${a.name}`, "data-state": a.state },
+      h("a", { class: "name", href: a.link, target: "_blank", rel: "noopener" }, a.name),
+      h("span", { class: "sev" }, `${a.state}${a.severity ? " · " + a.severity : ""}`),
+      a.summary ? h("span", { class: "summary" }, ` ${a.summary}`) : null,
+      a.since ? h("span", { class: "since" }, `since ${new Date(a.since).toLocaleTimeString("en-GB")}`) : null,
+      a.runbook_url ? [" · ", h("a", { href: a.runbook_url, target: "_blank", rel: "noopener" }, "runbook")] : null))
+    : h("p", { class: "note" }, "No Ndb alert is firing or pending."));
 }
 
 // ---- config ----
-function renderConfig(view) {
-  const nodes = [...new Set(view.params.flatMap((p) => p.values.map((v) => v.node_id)))].sort((a, b) => a - b);
+// Every data node gets a column, a stopped one too (its values are unknown while it is down).
+function renderConfig(view, cluster) {
+  const dataNodes = cluster.topology.node_groups.flatMap((g) => g.nodes).concat(cluster.topology.unassigned_data_nodes);
+  const stopped = new Set(dataNodes.filter((n) => !n.running).map((n) => n.node_id));
+  const nodes = [...new Set(view.params.flatMap((p) => p.values.map((v) => v.node_id)).concat(dataNodes.map((n) => n.node_id)))].sort((a, b) => a - b);
+  if (view.unknown) {
+    fill("config-count", "unknown");
+    fill("config", h("tbody", {}, h("tr", {}, h("td", { class: "note", "data-testid": "config-unknown" }, `Parameters unknown: ${view.unknown}.`))));
+    return;
+  }
   fill("config-count", `${view.non_default_count} non-default · ${view.inconsistent_count} inconsistent`);
-  const head = h("tr", {}, h("th", {}, "Parameter"), h("th", {}, "Default"), nodes.map((n) => h("th", {}, `Node ${n}`)));
+  const head = h("tr", {}, h("th", {}, "Parameter"), h("th", {}, "Default"), nodes.map((n) =>
+    h("th", { class: stopped.has(n) ? "stopped" : null, "data-testid": `config-node-${n}` }, `Node ${n}${stopped.has(n) ? " (stopped)" : ""}`)));
   const rows = view.params.map((p) => {
     const byNode = Object.fromEntries(p.values.map((v) => [v.node_id, v.value]));
     return h("tr", { class: p.inconsistent ? "inconsistent" : "", "data-testid": `config-${p.param}` },
       h("td", {}, p.param),
       h("td", { class: "num" }, p.default === null ? "—" : fmt.int(p.default)),
       nodes.map((n) => h("td", { class: `num${p.non_default_nodes.includes(n) ? " non-default" : ""}` },
-        byNode[n] === undefined ? "—" : fmt.int(byNode[n]))));
+        byNode[n] === undefined ? (stopped.has(n) ? "?" : "—") : fmt.int(byNode[n]))));
   });
   fill("config", h("thead", {}, head), h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 2, class: "note" }, "Every parameter has its default value on every data node."))));
 }
@@ -309,10 +345,20 @@ async function loadPlacement() {
   } catch (err) {
     if (err.status === 400 && filter.page > 1) { filter.page = 1; return loadPlacement(); }
     fill("placement-note", `Placement map unavailable: ${err.message}`);
+    fill("placement-count", "unavailable");
     fill("heat");
     fill("placement");
     fill("pager");
   }
+}
+
+// Green only when the SQL node answered and every collector could read ndbinfo.
+function pill(cluster) {
+  if (!cluster.up) return ["down", "SQL node down"];
+  if (cluster.sql_node.data_nodes_ready === 0) return ["down", "SQL node up · no data node ready"];
+  const failed = cluster.collectors_failed.length;
+  if (failed) return ["partial", `SQL node up · ${failed} collector${failed === 1 ? "" : "s"} failing`];
+  return ["up", "SQL node up"];
 }
 
 async function refresh() {
@@ -326,8 +372,10 @@ async function refresh() {
     return;
   }
   const up = document.getElementById("up");
-  up.className = `pill ${cluster.up ? "up" : "down"}`;
-  up.textContent = cluster.up ? "SQL node up" : "SQL node down";
+  const [pillClass, pillText] = pill(cluster);
+  up.className = `pill ${pillClass}`;
+  up.textContent = pillText;
+  up.title = cluster.collectors_failed.map((f) => `${f.collector}: ${f.error}`).join("\n");
   up.dataset.value = cluster.up ? "1" : "0";
   const scraped = document.getElementById("scraped-at");
   scraped.textContent = `data from ${fmt.time(cluster.scraped_at)}`;
@@ -348,10 +396,11 @@ async function refresh() {
   renderLcp(cluster.lcp);
   renderSql(cluster);
   renderResources(cluster);
-  const [findings, config] = await Promise.allSettled([getJson("/api/v1/findings"), getJson("/api/v1/config"), loadPlacement()]);
+  const [findings, config, , alerts] = await Promise.allSettled([getJson("/api/v1/findings"), getJson("/api/v1/config"), loadPlacement(), getJson("/api/v1/alerts")]);
+  if (alerts.status === "fulfilled") renderAlerts(alerts.value);
   if (findings.status === "fulfilled") renderFindings(findings.value);
   else fill("findings", h("p", { class: "note" }, `Findings unavailable: ${findings.reason.message}`));
-  if (config.status === "fulfilled") renderConfig(config.value);
+  if (config.status === "fulfilled") renderConfig(config.value, cluster);
   else fill("config", h("tr", {}, h("td", { class: "note" }, `Configuration unavailable: ${config.reason.message}`)));
   document.body.dataset.loaded = String(cluster.scraped_at);
 }

@@ -1,0 +1,26 @@
+"""The view's thresholds are the alert rules' thresholds."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from ndbinfo_exporter.view import thresholds
+
+RULES = Path(__file__).parents[2] / "provisioning" / "prometheus" / "rules" / "ndb-alerts.yml"
+# "> 0.8", "> 300": the comparisons of an expression; "> 0" only filters (rate > 0, total > 0).
+COMPARISON = re.compile(r">\s*([0-9]+(?:\.[0-9]+)?)\b")
+
+
+def alert_expressions() -> dict[str, str]:
+    groups = yaml.safe_load(RULES.read_text())["groups"]
+    return {r["alert"]: r["expr"] for g in groups for r in g["rules"] if "alert" in r}
+
+
+@pytest.mark.parametrize(("alert", "threshold"), sorted(thresholds.ALERTS.items()))
+def test_alert_compares_with_the_views_threshold(alert, threshold):
+    expr = alert_expressions()[alert]
+    compared = {float(n) for n in COMPARISON.findall(expr)} - {0.0}
+    assert compared == {threshold}, f"{alert}: {expr}"

@@ -6,7 +6,6 @@ so a new module is placed in a layer when it is added."""
 from __future__ import annotations
 
 import ast
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -86,15 +85,14 @@ def _imports(path: Path, module: str) -> set[str]:
 
 
 def _sources(folder: str) -> list[Path]:
-    """The folder's Python files that git tracks or would track (not build/ output)."""
-    listed = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "--", f"{folder}/*.py"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
-    return sorted(ROOT / name for name in listed if (ROOT / name).exists())
+    """The folder's Python source files, without build output (build/, *.egg-info)."""
+    return sorted(
+        path
+        for path in (ROOT / folder).rglob("*.py")
+        if not any(
+            part == "build" or part.endswith(".egg-info") for part in path.relative_to(ROOT).parts
+        )
+    )
 
 
 CASES = [

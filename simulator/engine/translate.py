@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,6 +24,36 @@ MYSQL = Dialect.get_or_raise("mysql")
 
 # MySQL date format letters that differ in strftime
 _DATE_FORMAT = {"%i": "%M", "%s": "%S", "%h": "%I", "%k": "%-H", "%l": "%-I", "%e": "%-d"}
+
+
+# MySQL functions DuckDB lacks, as DuckDB macros (created once per engine)
+_DIGITS = "'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ'"
+MACROS = {
+    "conv": f"""(n, f, t) AS CASE WHEN n IS NULL OR f IS NULL OR t IS NULL THEN NULL ELSE
+        upper(to_base(CAST(list_reduce(list_transform(string_split(upper(CAST(n AS VARCHAR)), ''),
+        lambda x: CAST(instr({_DIGITS}, x) - 1 AS HUGEINT)), lambda a, d: a * CAST(f AS HUGEINT) + d)
+        AS BIGINT), CAST(t AS INTEGER))) END""",
+    "unix_timestamp": """() AS CAST(epoch(CAST(current_localtimestamp() AS TIMESTAMP)) AS BIGINT),
+        (t) AS CAST(epoch(CAST(t AS TIMESTAMP)) AS BIGINT)""",
+    "sec_to_time": """(s) AS printf('%02d:%02d:%02d', CAST(s AS BIGINT) // 3600,
+        (CAST(s AS BIGINT) % 3600) // 60, CAST(s AS BIGINT) % 60)""",
+    "time_to_sec": """(t) AS hour(CAST(t AS TIME)) * 3600 + minute(CAST(t AS TIME)) * 60
+        + second(CAST(t AS TIME))""",
+    "substring_index": """(s, d, n) AS CASE WHEN n > 0
+        THEN array_to_string(string_split(s, d)[1:n], d) WHEN n < 0
+        THEN array_to_string(string_split(s, d)[n:], d) ELSE '' END""",
+    "inet_ntoa": """(n) AS printf('%d.%d.%d.%d', (CAST(n AS BIGINT) >> 24) & 255,
+        (CAST(n AS BIGINT) >> 16) & 255, (CAST(n AS BIGINT) >> 8) & 255, CAST(n AS BIGINT) & 255)""",
+    "inet_aton": """(s) AS list_reduce(list_transform(string_split(s, '.'),
+        lambda x: CAST(x AS BIGINT)), lambda a, b: a * 256 + b)""",
+    "oct": "(n) AS to_base(CAST(n AS BIGINT), 8)",
+    "find_in_set": "(s, l) AS coalesce(list_position(string_split(l, ','), s), 0)",
+}
+
+
+def create_macros(db: Any) -> None:
+    for name, body in MACROS.items():
+        db.execute(f"CREATE OR REPLACE MACRO {name}{body}")
 
 
 def quote(name: str) -> str:
@@ -69,7 +100,7 @@ class Plan:
     duck_sql: str
     sources: list[Source] | None  # None: take names/types from DuckDB
     objects: frozenset[str]  # ndbinfo objects read (as written, e.g. "nodes", "ndb$pools")
-    perf_tables: frozenset[str]  # performance_schema tables read
+    perf_tables: frozenset[str]  # tables filled at each read (infoschema.DYNAMIC), "schema.name"
     volatile: bool = False  # depends on session values: do not cache
     warnings: list[tuple[str, int, str]] = field(default_factory=list)
 
@@ -125,6 +156,9 @@ class Translator:
             name = table.name
             if not table.db and name in ctes:
                 continue
+            if not table.db and name.lower() == "dual" and isinstance(table.parent, exp.From):
+                table.parent.pop()  # FROM DUAL: no table
+                continue
             db = table.db or session.database
             if not db:
                 raise SqlError(1046, "No database selected")
@@ -141,12 +175,17 @@ class Translator:
                 schema = infoschema.ALL if session.show_hidden else infoschema.VISIBLE
                 _retarget(table, schema, obj.name)
                 volatile = True  # depends on ndbinfo_show_hidden
-            elif db.lower() == "performance_schema":
-                obj = infoschema.P_S_TABLES.get(name.lower())
+                if f"{infoschema.DATA}.{obj.name}" in infoschema.DYNAMIC:
+                    perf.add(f"{infoschema.DATA}.{obj.name}")
+            elif db.lower() in ("performance_schema", "mysql"):
+                mysql = db.lower() == "mysql"
+                obj = infoschema.system_tables(db, self.catalog.version).get(name.lower())
                 if obj is None:
                     raise SqlError(1146, f"Table '{db}.{name}' doesn't exist")
-                perf.add(obj.name)
-                _retarget(table, infoschema.PERF, obj.name)
+                schema = infoschema.MYSQL if mysql else infoschema.PERF
+                if f"{schema}.{obj.name}" in infoschema.DYNAMIC:
+                    perf.add(f"{schema}.{obj.name}")
+                _retarget(table, schema, obj.name)
             else:
                 raise SqlError(1146, f"Table '{db}.{name}' doesn't exist")
             resolved[id(table)] = obj
@@ -197,6 +236,7 @@ def _substitute_session_values(tree: exp.Expression, session: Session) -> bool:
             value = session.user_variable(node.name)
         node.replace(literal(value))
         changed = True
+    changed |= _substitute_clock(tree)
     function_nodes = {
         exp.CurrentSchema: "DATABASE",
         exp.CurrentUser: "CURRENT_USER",
@@ -211,6 +251,76 @@ def _substitute_session_values(tree: exp.Expression, session: Session) -> bool:
             node.replace(literal(session.functions[name]))
             changed = True
     return changed
+
+
+_NOW = ("NOW", "SYSDATE", "LOCALTIME", "LOCALTIMESTAMP", "UTC_TIMESTAMP", "CURRENT_TIMESTAMP")
+
+
+def _substitute_clock(tree: exp.Expression) -> bool:
+    """NOW() and friends are the statement's start time, as DATETIME/DATE/TIME in the
+    server's time zone (UTC)."""
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0, tzinfo=None)
+    kinds: dict[type, tuple[str, str]] = {
+        exp.CurrentTimestamp: (now.isoformat(" "), "TIMESTAMP"),
+        exp.CurrentDatetime: (now.isoformat(" "), "TIMESTAMP"),
+        exp.UtcTimestamp: (now.isoformat(" "), "TIMESTAMP"),
+        exp.CurrentDate: (now.date().isoformat(), "DATE"),
+        exp.UtcDate: (now.date().isoformat(), "DATE"),
+        exp.CurrentTime: (now.time().isoformat(), "TIME"),
+        exp.UtcTime: (now.time().isoformat(), "TIME"),
+    }
+    changed = False
+    for node in list(tree.find_all(*kinds)):
+        text, kind = kinds[type(node)]
+        node.replace(exp.cast(exp.Literal.string(text), kind))
+        changed = True
+    for node in list(tree.find_all(exp.Anonymous)):
+        if node.name.upper() in _NOW:
+            node.replace(exp.cast(exp.Literal.string(now.isoformat(" ")), "TIMESTAMP"))
+            changed = True
+    return changed
+
+
+def _as_text(node: exp.Expression) -> exp.Expression:
+    return node if isinstance(node, exp.Literal) and node.is_string else exp.cast(node, "VARCHAR")
+
+
+def _as_timestamp(node: exp.Expression) -> exp.Expression:
+    return exp.cast(node, "TIMESTAMP") if isinstance(node, exp.Literal) else node
+
+
+def _mysql_functions(tree: exp.Expression) -> None:
+    """MySQL converts function arguments to the type the function needs; DuckDB does not."""
+    for node in list(tree.find_all(exp.Upper, exp.Lower)):
+        node.set("this", _as_text(node.this))
+    for node in list(tree.find_all(exp.DateDiff, exp.TimestampDiff)):
+        for key in ("this", "expression"):
+            if node.args.get(key) is not None:
+                node.set(key, _as_timestamp(node.args[key]))
+    for node in list(tree.find_all(exp.LastDay)):
+        if isinstance(node.this, exp.Literal):
+            node.set("this", exp.cast(node.this, "DATE"))
+    # FROM_UNIXTIME(t): a DATETIME in the server's time zone (UTC), not a TIMESTAMPTZ
+    for node in list(tree.find_all(exp.UnixToTime)):
+        stamp = exp.Anonymous(
+            this="MAKE_TIMESTAMP",
+            expressions=[
+                exp.Mul(
+                    this=exp.cast(node.this.copy(), "BIGINT"),
+                    expression=exp.Literal.number(1000000),
+                )
+            ],
+        )
+        fmt = node.args.get("format")
+        if fmt is not None and fmt.is_string:
+            text = fmt.this
+            for mysql_code, strftime_code in _DATE_FORMAT.items():
+                text = text.replace(mysql_code, strftime_code)
+            node.replace(
+                exp.Anonymous(this="STRFTIME", expressions=[stamp, exp.Literal.string(text)])
+            )
+        else:
+            node.replace(stamp)
 
 
 def mysql_semantics(tree: exp.Expression) -> None:
@@ -231,22 +341,7 @@ def mysql_semantics(tree: exp.Expression) -> None:
         node.set(
             "expression", exp.Nullif(this=node.expression.copy(), expression=exp.Literal.number(0))
         )
-    # FROM_UNIXTIME(t, fmt)
-    for node in list(tree.find_all(exp.UnixToTime)):
-        fmt = node.args.get("format")
-        if fmt is not None and fmt.is_string:
-            text = fmt.this
-            for mysql_code, strftime_code in _DATE_FORMAT.items():
-                text = text.replace(mysql_code, strftime_code)
-            node.replace(
-                exp.Anonymous(
-                    this="STRFTIME",
-                    expressions=[
-                        exp.Anonymous(this="TO_TIMESTAMP", expressions=[node.this.copy()]),
-                        exp.Literal.string(text),
-                    ],
-                )
-            )
+    _mysql_functions(tree)
 
 
 def _first_select(tree: exp.Expression) -> exp.Select | None:

@@ -164,6 +164,27 @@ I_S_TABLES = {
         "POSITION_IN_UNIQUE_CONSTRAINT INT UNSIGNED; REFERENCED_TABLE_SCHEMA VARCHAR(64); "
         "REFERENCED_TABLE_NAME VARCHAR(64); REFERENCED_COLUMN_NAME VARCHAR(64)",
     ),
+    "TABLE_CONSTRAINTS": _table(
+        "TABLE_CONSTRAINTS",
+        "CONSTRAINT_CATALOG VARCHAR(64)!; CONSTRAINT_SCHEMA VARCHAR(64)!; "
+        "CONSTRAINT_NAME VARCHAR(64); TABLE_SCHEMA VARCHAR(64)!; TABLE_NAME VARCHAR(64)!; "
+        "CONSTRAINT_TYPE VARCHAR(11)!; ENFORCED VARCHAR(3)!",
+    ),
+    "REFERENTIAL_CONSTRAINTS": _table(
+        "REFERENTIAL_CONSTRAINTS",
+        "CONSTRAINT_CATALOG VARCHAR(64)!; CONSTRAINT_SCHEMA VARCHAR(64)!; "
+        "CONSTRAINT_NAME VARCHAR(64); UNIQUE_CONSTRAINT_CATALOG VARCHAR(64)!; "
+        "UNIQUE_CONSTRAINT_SCHEMA VARCHAR(64)!; UNIQUE_CONSTRAINT_NAME VARCHAR(64); "
+        "MATCH_OPTION ENUM('NONE','PARTIAL','FULL')!; "
+        "UPDATE_RULE ENUM('NO ACTION','RESTRICT','CASCADE','SET NULL','SET DEFAULT')!; "
+        "DELETE_RULE ENUM('NO ACTION','RESTRICT','CASCADE','SET NULL','SET DEFAULT')!; "
+        "TABLE_NAME VARCHAR(64)!; REFERENCED_TABLE_NAME VARCHAR(64)!",
+    ),
+    "USER_PRIVILEGES": _table(
+        "USER_PRIVILEGES",
+        "GRANTEE VARCHAR(292)!; TABLE_CATALOG VARCHAR(512)!; PRIVILEGE_TYPE VARCHAR(64)!; "
+        "IS_GRANTABLE VARCHAR(3)!",
+    ),
     "VIEWS": _table(
         "VIEWS",
         "TABLE_CATALOG VARCHAR(64)!; TABLE_SCHEMA VARCHAR(64)!; TABLE_NAME VARCHAR(64)!; "
@@ -219,6 +240,7 @@ MYSQL_TABLES = {
 # information_schema / performance_schema tables filled at each read: DuckDB schema.table
 DYNAMIC = (
     f"{DATA}.PROCESSLIST",
+    f"{DATA}.USER_PRIVILEGES",
     *(f"{PERF}.{name}" for name in ("global_status", "session_status", "global_variables")),
     f"{PERF}.session_variables",
     f"{PERF}.threads",
@@ -370,6 +392,10 @@ def create(engine: Engine) -> None:
         for pos, c in enumerate((c for c in obj.columns if c.key == "PRI"), start=1)
     ]
     _insert(engine, "KEY_COLUMN_USAGE", keys)
+    constraints = sorted(
+        {("def", SCHEMA, "PRIMARY", SCHEMA, k[5], "PRIMARY KEY", "YES") for k in keys}
+    )
+    _insert(engine, "TABLE_CONSTRAINTS", constraints)
     _insert(engine, "STATISTICS", index_rows(hidden.objects.values()))
     views = [
         ("def", SCHEMA, o.name, o.sql, "NONE", "NO", "root@localhost", "INVOKER", "latin1",

@@ -66,6 +66,8 @@ def parse(sql: str) -> list[exp.Expression]:
         return [e for e in MYSQL.parse(sql) if e is not None]
     except (ParseError, TokenError) as e:
         raise syntax_error(sql, e) from None
+    except Exception as e:  # the parser failing on odd input is a syntax error too
+        raise syntax_error(sql, e) from None
 
 
 def syntax_error(sql: str, error: Exception) -> SqlError:
@@ -455,4 +457,6 @@ def select_item_texts(sql: str) -> list[str] | None:
         items[-1].append(tok)
     if not items[-1]:
         return None
+    if any(not group for group in items):  # "SELECT , x": an empty select item
+        raise syntax_error(sql, ValueError())
     return [sql[group[0].start : group[-1].end + 1] for group in items]

@@ -163,7 +163,10 @@ class SessionState:
             self._set(sql)
             return None
         if keyword == "use":
-            self.use(_unquote(sql.strip().rstrip(";").split(None, 1)[1].strip()))
+            m = re.match(r"(?is)^\s*USE\s+(`[^`]+`|[\w$]+)\s*;?\s*$", sql)
+            if not m:
+                raise SqlError(1064, _syntax_near(sql))
+            self.use(_unquote(m.group(1)))
             return None
         if keyword in ("insert", "update", "delete", "replace", "truncate", "load"):
             raise self._write_error(sql)
@@ -333,7 +336,13 @@ class SessionState:
         engine = self.node.engine
         for target in tables:
             schema, name = target.split(".")
-            if schema == infoschema.DATA:
+            if name == "USER_PRIVILEGES":
+                table = infoschema.I_S_TABLES[name]
+                grantee = f"'{self.user}'@'%'"
+                rows = [
+                    (grantee, "def", p, "NO") for p in ("SELECT", "PROCESS", "REPLICATION CLIENT")
+                ]
+            elif schema == infoschema.DATA:
                 table, rows = infoschema.I_S_TABLES[name], self._processlist(True)
             elif schema == infoschema.MYSQL:
                 table, rows = infoschema.MYSQL_TABLES[name], self._accounts()
@@ -694,7 +703,12 @@ class SessionState:
         trees = parse(query)
         if len(trees) != 1 or not isinstance(trees[0], (exp.Select, exp.SetOperation)):
             raise SqlError(1064, _syntax_near(query))
-        self.node.plan(query, trees[0], self.translation_session())  # unknown tables, columns
+        plan = self.node.plan(query, trees[0], self.translation_session())
+        with self.node.engine.lock:  # binds the query: unknown columns fail as on mysqld
+            try:
+                self.node.engine.db.execute(f"SELECT * FROM ({plan.duck_sql}) LIMIT 0")
+            except duckdb.Error as e:
+                raise duck_error(e, query) from None
         ctes = {c.alias_or_name for c in trees[0].find_all(exp.CTE)}
         tables = [t.alias_or_name for t in trees[0].find_all(exp.Table) if t.name not in ctes]
         return _plain(replies.EXPLAIN_COLUMNS, replies.explain_rows(tables))
@@ -743,6 +757,8 @@ class SessionState:
                 self._set_variable(item)
             elif kind in ("NAMES", "CHARACTER SET"):
                 charset = item.name if item.name.upper() != "DEFAULT" else "utf8mb4"
+                if charset.lower() not in sysvars.CharacterSet.__members__:
+                    raise SqlError(1115, f"Unknown character set: '{charset}'")
                 for name in (
                     "character_set_client",
                     "character_set_connection",

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mysql_mimic.charset import CharacterSet
 from mysql_mimic.variables import DEFAULT, Variables
 from ndbsim.engine.catalog import load_json
 from ndbsim.errors import SqlError
@@ -154,6 +155,16 @@ def select_value(value: Any, kind: str) -> Any:
     return value
 
 
+def _check_charset(name: str, value: str) -> None:
+    """mysqld knows its character sets and collations; an unknown one is an error."""
+    charsets = CharacterSet.__members__
+    if name.startswith("character_set_"):
+        if value.lower() not in charsets:
+            raise SqlError(1115, f"Unknown character set: '{value}'")
+    elif value.lower() != "binary" and value.lower().split("_")[0] not in charsets:
+        raise SqlError(1273, f"Unknown collation: '{value}'")
+
+
 class GlobalStore:
     """Global values shared by every connection of the server."""
 
@@ -226,6 +237,8 @@ class SessionVariables(Variables):
     def _coerce(name: str, d: VarDef, value: Any) -> Any:
         if value is DEFAULT or value is None:
             return d.default
+        if name.startswith(("character_set_", "collation_")) and name != "character_set_system":
+            _check_charset(name, str(value))
         if d.kind == "bool":
             text = str(value).upper()
             if text in ("1", "ON", "TRUE"):

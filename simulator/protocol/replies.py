@@ -173,9 +173,34 @@ def ndb_engine_status(status: dict[str, Any], sessions: int) -> list[tuple[str, 
     return rows
 
 
+_PLUGINS = (
+    ("binlog", "STORAGE ENGINE"),
+    ("mysql_native_password", "AUTHENTICATION"),
+    ("sha256_password", "AUTHENTICATION"),
+    ("caching_sha2_password", "AUTHENTICATION"),
+    ("CSV", "STORAGE ENGINE"),
+    ("MEMORY", "STORAGE ENGINE"),
+    ("InnoDB", "STORAGE ENGINE"),
+    ("MyISAM", "STORAGE ENGINE"),
+    ("PERFORMANCE_SCHEMA", "STORAGE ENGINE"),
+    ("ndbcluster", "STORAGE ENGINE"),
+    ("ndbinfo", "STORAGE ENGINE"),
+    ("ndb_transid_mysql_connection_map", "INFORMATION SCHEMA"),
+)
+
+
+def plugins(version: NdbVersion) -> list[tuple]:
+    """SHOW PLUGINS: the built-in plugins of an NDB SQL node (5.7 has no caching_sha2)."""
+    return [
+        (name, "ACTIVE", kind, None, "GPL")
+        for name, kind in _PLUGINS
+        if not (version.is_7x and name == "caching_sha2_password")
+    ]
+
+
 def grants(user: str, version: NdbVersion) -> list[tuple[str]]:
     """What the one account of ndbsim may do: read everything, see every process."""
-    account = f"`{user}`@`%`" if version.is_7x is False else f"'{user}'@'%'"
+    account = f"'{user}'@'%'" if version.is_7x else f"`{user}`@`%`"
     return [(f"GRANT SELECT, PROCESS, REPLICATION CLIENT ON *.* TO {account}",)]
 
 

@@ -509,6 +509,10 @@ class SessionState:
                 m["filter"],
                 "Charset",
             )
+        if re.match(r"(?i)^SHOW PLUGINS$", text):
+            return _plain(
+                ["Name", "Status", "Type", "Library", "License"], replies.plugins(version)
+            )
         m = _SHOW_CREATE_DB.match(text)
         if m:
             database = _unquote(m["db"])
@@ -884,7 +888,7 @@ _COM_SHOW = {
     "databases": "databases", "schemas": "databases", "warnings": "warnings",
     "errors": "errors", "grants": "grants", "processlist": "processlist", "tables": "tables",
     "engines": "storage_engines", "collation": "collations", "character": "charsets",
-    "charset": "charsets",
+    "charset": "charsets", "plugins": "plugins",
 }  # fmt: skip
 _TABLE_STATUS_COLUMNS = [
     "Name", "Engine", "Version", "Row_format", "Rows", "Avg_row_length", "Data_length",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -189,6 +190,8 @@ class SessionVariables(Variables):
 
     def get_variable(self, name: str) -> Any:
         name = name.lower()
+        if name == "timestamp" and not self._values.get(name):
+            return round(time.time(), 6)  # the session clock unless SET timestamp
         if name in self._values:
             return self._values[name]
         if name in self.store.values:

@@ -39,6 +39,7 @@ CORPUS = [
     "SHOW CHARACTER SET LIKE 'latin%'",
     "SHOW CREATE DATABASE ndbinfo",
     "SHOW ENGINES",
+    "SHOW PLUGINS",
     "SHOW PROCESSLIST",
     "SELECT @@session.transaction_isolation, @@tx_isolation, @@query_cache_type",
     "SELECT @@global.max_connections, @@version_comment LIMIT 1",

@@ -386,7 +386,7 @@ def _sources(sql: str, tree: exp.Expression, resolved: dict[int, TableDef]) -> l
             if qualifier:
                 star_of = aliases.get(qualifier.lower())
             else:
-                star_of = next(iter(aliases.values())) if len(tables) == 1 else None
+                star_of = next(iter(aliases.values()), None) if len(tables) == 1 else None
             sources.append(Source(None, star_of=star_of))
         elif isinstance(proj, exp.Alias):
             inner = proj.this

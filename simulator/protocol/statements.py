@@ -160,7 +160,7 @@ class SessionState:
         if keyword in ("desc", "describe", "explain"):
             return await self._describe(sql)
         if keyword == "set":
-            self._set(sql)
+            await self._set(sql)
             return None
         if keyword == "use":
             m = re.match(r"(?is)^\s*USE\s+(`[^`]+`|[\w$]+)\s*;?\s*$", sql)
@@ -187,6 +187,8 @@ class SessionState:
             )
         if keyword == "call":
             return self._call(sql)
+        if keyword in ("analyze", "check", "optimize", "repair", "checksum"):
+            return self._maintenance(sql)
         if keyword in ("create", "drop", "alter", "rename", "grant", "revoke"):
             raise SqlError(
                 1044, f"Access denied for user '{self.user}'@'{self.host}' to database '{SCHEMA}'"
@@ -262,6 +264,30 @@ class SessionState:
         if not database:
             raise SqlError(1046, "No database selected")
         raise SqlError(1305, f"PROCEDURE {database}.{name} does not exist")
+
+    def _maintenance(self, sql: str) -> WireResult:
+        """ANALYZE/CHECK/OPTIMIZE/REPAIR/CHECKSUM TABLE: ndbinfo's engine supports none."""
+        m = _MAINTENANCE.match(" ".join(sql.strip().rstrip(";").split()))
+        if not m:
+            raise SqlError(1064, _syntax_near(sql))
+        op = m["op"].lower()
+        rows: list[tuple] = []
+        for text in m["tables"].split(","):
+            table, database = self._resolve(text.strip())
+            if not database:
+                raise SqlError(1046, "No database selected")
+            name = f"{database}.{table}"
+            try:
+                self._table_def(database, table)
+            except SqlError as e:
+                rows += [(name, op, "Error", e.msg), (name, op, "status", "Operation failed")]
+                continue
+            rows.append(
+                (name, op, "note", f"The storage engine for the table doesn't support {op}")
+            )
+        if op == "checksum":
+            return _plain(["Table", "Checksum"], [(r[0], None) for r in rows if r[2] != "status"])
+        return _plain(["Table", "Op", "Msg_type", "Msg_text"], rows)
 
     def _resolve(self, text: str) -> tuple[str, str | None]:
         """'db.name' or 'name' -> (name, db or the current database)."""
@@ -731,6 +757,7 @@ class SessionState:
         return _plain(header, rows)
 
     def _where(self, header: list[str], rows: list[tuple], condition: str) -> list[tuple]:
+        condition = _quote_columns(condition, header)
         tree = parse(f"SELECT 1 FROM t WHERE {condition}")[0]
         where = tree.args["where"]
         mysql_semantics(where)
@@ -739,7 +766,12 @@ class SessionState:
             return []
         values = ", ".join("(" + ", ".join("?" for _ in header) + ")" for _ in rows)
         cols = ", ".join(quote(h) for h in header)
-        params = [None if v is None else str(v) for row in rows for v in row]
+        numeric = [
+            all(isinstance(r[i], int) or r[i] is None for r in rows) for i in range(len(header))
+        ]
+        params = [
+            v if v is None or numeric[i] else str(v) for row in rows for i, v in enumerate(row)
+        ]
         with self.node.engine.lock:
             try:
                 keep = self.node.engine.db.execute(
@@ -751,14 +783,19 @@ class SessionState:
 
     # --- SET / writes ---------------------------------------------------------------------
 
-    def _set(self, sql: str) -> None:
+    async def _set(self, sql: str) -> None:
         tree = parse(sql)[0]
+        if isinstance(tree, exp.Command) and tree.name.upper() == "SET":
+            parts = [parse(f"SET {text}")[0] for text in _set_items(sql)]
+            if not all(isinstance(p, exp.Set) and len(p.expressions) == 1 for p in parts):
+                raise SqlError(1064, _syntax_near(sql))
+            tree = exp.Set(expressions=[p.expressions[0] for p in parts])
         if not isinstance(tree, exp.Set):
             raise SqlError(1064, _syntax_near(sql))
         for item in tree.expressions:
             kind = setitem_kind(item)
             if kind == "VARIABLE":
-                self._set_variable(item)
+                await self._set_variable(item)
             elif kind in ("NAMES", "CHARACTER SET"):
                 charset = item.name if item.name.upper() != "DEFAULT" else "utf8mb4"
                 if charset.lower() not in sysvars.CharacterSet.__members__:
@@ -771,26 +808,31 @@ class SessionState:
                     self.variables.set(name, charset, force=True)
             # SET TRANSACTION ... has no effect on ndbinfo reads
 
-    def _set_variable(self, item: exp.SetItem) -> None:
+    async def _set_variable(self, item: exp.SetItem) -> None:
         assignment = item.this
         left, right = assignment.left, assignment.right
         if isinstance(left, exp.Parameter):
-            self.user_vars[left.name.lower()] = self._value(right)
+            self.user_vars[left.name.lower()] = await self._value(right, system=False)
             return
         if isinstance(left, exp.SessionParameter):
             scope = (left.text("kind") or "SESSION").upper()
         else:
             scope = (item.text("kind") or "SESSION").upper()
         scope = "GLOBAL" if scope in ("GLOBAL", "PERSIST", "PERSIST_ONLY") else "SESSION"
-        self.variables.set(left.name, self._value(right), scope=scope)
+        self.variables.set(left.name, await self._value(right), scope=scope)
 
-    def _value(self, node: exp.Expression) -> Any:
+    async def _value(self, node: exp.Expression, system: bool = True) -> Any:
+        """A literal, a bare word (SET x = ON), or any expression evaluated as SELECT does."""
         try:
             return expression_to_value(node)
         except Exception:
-            if isinstance(node, exp.Column):
+            bare = isinstance(node, exp.Var) or (isinstance(node, exp.Column) and not node.table)
+            if bare and system:
                 return node.name
-            raise SqlError(1231, f"Can't set a variable to '{node.sql(dialect='mysql')}'") from None
+            if bare:
+                raise SqlError(1054, f"Unknown column '{node.name}' in 'field list'") from None
+        result = await self._select(f"SELECT {node.sql(dialect='mysql')}", [])
+        return result.rows[0][0] if result.rows else None
 
     def _write_error(self, sql: str) -> SqlError:
         m = _WRITE_TARGET.match(" ".join(sql.split()))
@@ -862,6 +904,10 @@ _SELECT_MODIFIERS = re.compile(
 _DIAGNOSTIC = re.compile(
     r"(?is)^\s*(?:SHOW\s+(?:COUNT\s*\(\s*\*\s*\)\s+)?(?:WARNINGS|ERRORS)\b|"
     r"SELECT\s+@@(?:session\.)?(?:warning|error)_count\s*;?\s*$)"
+)
+_MAINTENANCE = re.compile(
+    r"(?i)^(?P<op>ANALYZE|CHECK|OPTIMIZE|REPAIR|CHECKSUM)(?: NO_WRITE_TO_BINLOG| LOCAL)? "
+    r"TABLES? (?P<tables>.+?)(?: (?:QUICK|FAST|MEDIUM|EXTENDED|CHANGED|USE_FRM|FOR UPGRADE))*$"
 )
 _STMT_NAME = r"(?P<name>`[^`]+`|[\w$]+)"
 _PREPARE = re.compile(rf"(?is)^PREPARE {_STMT_NAME} FROM (?P<src>.+)$")
@@ -946,6 +992,35 @@ def sql_literal(value: Any) -> str:
         return repr(value)
     text = str(value).replace("\\", "\\\\").replace("'", "''")
     return f"'{text}'"
+
+
+def _set_items(sql: str) -> list[str]:
+    """The assignments of a SET statement, split at its top-level commas (the parser gives up
+    on a list that holds a subquery)."""
+    body = re.sub(r"(?is)^\s*SET\s+", "", sql.strip().rstrip(";"))
+    parts, depth, last = [], 0, 0
+    for t in MYSQL_TOKENIZER(body):
+        depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(t.token_type, 0)
+        if depth == 0 and t.token_type == TokenType.COMMA:
+            parts.append(body[last : t.start])
+            last = t.end + 1
+    return [*parts, body[last:]]
+
+
+def _quote_columns(condition: str, header: list[str]) -> str:
+    """Backquote the listing's column names in a WHERE condition: SHOW COLLATION's `Charset`
+    or `Default` are keywords to the parser but columns to mysqld."""
+    names = {h.lower() for h in header}
+    try:
+        tokens = MYSQL_TOKENIZER(condition)
+    except Exception:
+        return condition
+    out, last = [], 0
+    for t in tokens:
+        if t.token_type not in (TokenType.STRING, TokenType.IDENTIFIER) and t.text.lower() in names:
+            out += [condition[last : t.start], f"`{t.text}`"]
+            last = t.end + 1
+    return "".join(out) + condition[last:]
 
 
 def _string_literal(text: str) -> str | None:

@@ -372,3 +372,29 @@ def test_show_index_table_status_grants(sqlnode):
     assert out[5] == 1054
     assert out[6] == 1286
     assert out[7] == 1381
+
+
+def test_expressions_in_set_show_where_and_table_maintenance(sqlnode):
+    out = session(
+        sqlnode,
+        [
+            "SET @n = (SELECT COUNT(*) FROM ndbinfo.nodes), @s = CONCAT('a', 1)",
+            "SELECT @n, @s",
+            "SET wait_timeout = 100 + 1, sql_mode = ANSI_QUOTES",
+            "SELECT @@wait_timeout, @@sql_mode",
+            "SET @v = nosuchcolumn",
+            "SHOW COLLATION WHERE Charset = 'utf8mb4' AND `Default` = 'Yes'",
+            "SHOW CHARACTER SET WHERE Maxlen > 1",
+            "ANALYZE TABLE ndbinfo.nodes, ndbinfo.nope",
+            "CHECKSUM TABLE ndbinfo.nodes",
+            "SET NAMES nosuchcharset",
+        ],
+    )
+    assert out[1][1] == [(2, "a1")]
+    assert out[3][1] == [(101, "ANSI_QUOTES")]
+    assert out[4] == 1054
+    assert [r[0] for r in out[5][1]] == ["utf8mb4_0900_ai_ci"]
+    assert {r[0] for r in out[6][1]} == {"utf8mb4", "utf8mb3"}
+    assert [r[2] for r in out[7][1]] == ["note", "Error", "status"]
+    assert out[8][1] == [("ndbinfo.nodes", None)]
+    assert out[9] == 1115

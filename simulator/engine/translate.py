@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ndbsim.engine.catalog import SCHEMA, Column, TableDef
+from ndbsim.engine.mysqltypes import parse_type
 from ndbsim.errors import SqlError
 from sqlglot import expressions as exp
 from sqlglot.dialects.dialect import Dialect
@@ -196,6 +197,7 @@ class Translator:
                 schema = infoschema.ALL if session.show_hidden else infoschema.VISIBLE
                 column.set("db", exp.to_identifier(schema, quoted=True))
 
+        _numeric_conversions(tree, _string_columns(resolved.values()))
         sources = _sources(sql, tree, resolved)
         volatile |= _substitute_session_values(tree, session)
         mysql_semantics(tree)
@@ -206,6 +208,48 @@ class Translator:
             perf_tables=frozenset(perf),
             volatile=volatile,
         )
+
+
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div)
+
+
+def _string_columns(tables) -> set[str]:
+    """Names of the columns that are strings in every table the query reads."""
+    kinds: dict[str, set[bool]] = {}
+    for table in tables:
+        for c in table.columns:
+            kinds.setdefault(c.name.lower(), set()).add(parse_type(c.mysql_type).is_string)
+    return {name for name, k in kinds.items() if k == {True}}
+
+
+def _as_number(node: exp.Expression) -> exp.Expression:
+    """MySQL's string-to-number conversion: the leading number, 0 when there is none."""
+    return exp.func("COALESCE", exp.TryCast(this=node.copy(), to=exp.DataType.build("DOUBLE")),
+                    exp.Literal.number(0))  # fmt: skip
+
+
+def _is_number(node: exp.Expression) -> bool:
+    if isinstance(node, exp.Neg):
+        node = node.this
+    return isinstance(node, exp.Literal) and not node.is_string
+
+
+def _numeric_conversions(tree: exp.Expression, string_columns: set[str]) -> None:
+    """A string compared with a number, or a string literal in arithmetic, is a number in
+    MySQL (performance_schema's VARIABLE_VALUE > 0, '10' + 5); DuckDB refuses both."""
+    for node in list(tree.find_all(*_COMPARISONS)):
+        left, right = node.this, node.expression
+        for side, other in ((left, right), (right, left)):
+            text_column = isinstance(side, exp.Column) and side.name.lower() in string_columns
+            if _is_number(other) and (
+                text_column or (isinstance(side, exp.Literal) and side.is_string)
+            ):
+                side.replace(_as_number(side))
+    for node in list(tree.find_all(*_ARITHMETIC)):
+        for side in (node.this, node.expression):
+            if isinstance(side, exp.Literal) and side.is_string:
+                side.replace(_as_number(side))
 
 
 def _cte_names(tree: exp.Expression) -> set[str]:

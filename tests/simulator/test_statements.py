@@ -398,3 +398,18 @@ def test_expressions_in_set_show_where_and_table_maintenance(sqlnode):
     assert [r[2] for r in out[7][1]] == ["note", "Error", "status"]
     assert out[8][1] == [("ndbinfo.nodes", None)]
     assert out[9] == 1115
+
+
+def test_strings_and_numbers_convert_as_in_mysql(sqlnode):
+    out = session(
+        sqlnode,
+        [
+            "SELECT COUNT(*) > 0 FROM performance_schema.global_status WHERE VARIABLE_VALUE > 0",
+            "SELECT VARIABLE_NAME FROM performance_schema.global_variables "
+            "WHERE VARIABLE_NAME = 'max_connections' AND VARIABLE_VALUE = 151",
+            "SELECT '10' + 5, 'abc' = 0",
+        ],
+    )
+    assert out[0][1] == [(1,)]
+    assert out[1][1] == [("max_connections",)]
+    assert out[2][1] == [(15.0, 1)]

@@ -51,6 +51,7 @@ CORPUS = [
     "SELECT * FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'ndbinfo'",
     "SELECT * FROM performance_schema.session_variables WHERE VARIABLE_NAME = 'autocommit'",
     "SELECT * FROM performance_schema.threads",
+    "SELECT VARIABLE_NAME FROM performance_schema.global_status WHERE VARIABLE_VALUE > 10",
     "SELECT FROM_UNIXTIME(UNIX_TIMESTAMP() - 60), DATE_SUB(NOW(), INTERVAL 1 HOUR)",
     "SELECT CONV(HEX(255), 16, 8), CONCAT_WS('-', 1, 2.5, NULL, 'x'), IFNULL(@nothing, 0)",
     "SELECT LAST_DAY('2024-02-10'), DATEDIFF('2024-03-01', '2024-02-01'), CURDATE()",

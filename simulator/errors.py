@@ -38,6 +38,7 @@ SQLSTATES = {
     1317: "70100",  # query interrupted
     1381: "HY000",  # binary logging off
     1690: "22003",  # out of range
+    3167: "HY000",  # 5.7 information_schema status/variables tables disabled
 }
 
 CLUSTER_FAILURE = (1296, "Got error 157 'Connection to NDB failed' from NDBINFO")

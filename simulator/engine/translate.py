@@ -173,6 +173,12 @@ class Translator:
                 _retarget(table, SCHEMA, name)
             elif db.lower() == "information_schema":
                 obj = infoschema.I_S_TABLES.get(name.upper())
+                if obj is None and self.catalog.version.is_7x and name.upper() in _COMPAT_56:
+                    raise SqlError(
+                        3167,
+                        f"The 'INFORMATION_SCHEMA.{name.upper()}' feature is disabled; see the "
+                        "documentation for 'show_compatibility_56'",
+                    )
                 if obj is None:
                     raise SqlError(1109, f"Unknown table '{name.upper()}' in information_schema")
                 schema = infoschema.ALL if session.show_hidden else infoschema.VISIBLE
@@ -210,6 +216,8 @@ class Translator:
         )
 
 
+# information_schema tables 5.7 keeps behind show_compatibility_56 (OFF by default)
+_COMPAT_56 = ("GLOBAL_STATUS", "GLOBAL_VARIABLES", "SESSION_STATUS", "SESSION_VARIABLES")
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div)
 

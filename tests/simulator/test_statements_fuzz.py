@@ -76,6 +76,7 @@ CORPUS = [
     "SHOW COLLATION WHERE Charset = 'latin1' AND Sortlen > 0",
     "HANDLER nodes OPEN",
     "SELECT * FROM nosuchdb.nosuchtable",
+    "SELECT * FROM information_schema.GLOBAL_STATUS",
     "SELECT nosuch FROM ndbinfo.nodes",
     "SELECT 1 +",
     "",

@@ -55,6 +55,8 @@ class SqlNode:
             weakref.WeakValueDictionary()
         )
         self.started = time.monotonic()
+        major, minor, patch = sysvars.server_version(self.version)[:3]
+        self.server_version = major * 10000 + minor * 100 + patch
         dictionary = cluster.dictionary
         with engine.lock:
             infoschema.fill_files(
@@ -120,6 +122,8 @@ class SessionState:
         if self.killed:  # KILL CONNECTION from another session: mysqld closes it
             raise asyncio.CancelledError
         self.node.sessions[self.connection_id] = self
+        if "/*" in sql:
+            sql = versioned_comments(sql, self.node.server_version)
         keyword = first_keyword(sql)
         if not keyword:
             raise SqlError(1065, "Query was empty")
@@ -952,6 +956,19 @@ _INDEX_COLUMNS = [
     "Table", "Non_unique", "Key_name", "Seq_in_index", "Column_name", "Collation",
     "Cardinality", "Sub_part", "Packed", "Null", "Index_type", "Comment", "Index_comment",
 ]  # fmt: skip
+
+
+_VERSIONED = re.compile(r"/\*!(\d{5,6})?(.*?)\*/", re.S)
+_HINTS = re.compile(r"/\*\+.*?\*/", re.S)
+
+
+def versioned_comments(sql: str, server: int) -> str:
+    """mysqld runs the text of /*!NNNNN ... */ when its version is at least NNNNN (and of
+    /*! ... */ always); optimizer hints /*+ ... */ change nothing here."""
+    sql = _HINTS.sub(" ", sql)
+    return _VERSIONED.sub(
+        lambda m: f" {m[2]} " if m[1] is None or int(m[1]) <= server else " ", sql
+    )
 
 
 def com_counter(keyword: str, sql: str) -> str | None:

@@ -388,6 +388,8 @@ def test_expressions_in_set_show_where_and_table_maintenance(sqlnode):
             "ANALYZE TABLE ndbinfo.nodes, ndbinfo.nope",
             "CHECKSUM TABLE ndbinfo.nodes",
             "SET NAMES nosuchcharset",
+            "SHOW /*!50002 GLOBAL */ STATUS LIKE 'Uptime'",
+            "SELECT /*+ MAX_EXECUTION_TIME(1000) */ 1 /*!99999 + 1 */",
         ],
     )
     assert out[1][1] == [(2, "a1")]
@@ -398,6 +400,8 @@ def test_expressions_in_set_show_where_and_table_maintenance(sqlnode):
     assert [r[2] for r in out[7][1]] == ["note", "Error", "status"]
     assert out[8][1] == [("ndbinfo.nodes", None)]
     assert out[9] == 1115
+    assert out[10][1][0][0] == "Uptime"
+    assert out[11][1] == [(1,)]
 
 
 def test_strings_and_numbers_convert_as_in_mysql(sqlnode):

@@ -27,6 +27,8 @@ CORPUS = [
     "SHOW GLOBAL STATUS LIKE 'Ndb%'",
     "SHOW GLOBAL VARIABLES WHERE Variable_name LIKE 'ndbinfo%'",
     "SHOW SESSION STATUS",
+    "SHOW /*!50002 GLOBAL */ STATUS LIKE 'Com_%'",
+    "/*!40101 SET character_set_client = utf8mb4 */",
     "SHOW FULL TABLES FROM ndbinfo LIKE 'ndb$%'",
     "SHOW FULL COLUMNS FROM nodes FROM ndbinfo",
     "SHOW SLAVE STATUS",

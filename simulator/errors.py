@@ -15,17 +15,31 @@ SQLSTATES = {
     1055: "42000",  # only_full_group_by
     1064: "42000",  # syntax
     1065: "42000",  # empty query
+    1094: "HY000",  # unknown thread id (KILL)
     1109: "42S02",  # unknown table in information_schema
+    1115: "42000",  # unknown character set
+    1141: "42000",  # no such grant
     1142: "42000",  # command denied for table
     1146: "42S02",  # table doesn't exist
     1193: "HY000",  # unknown system variable
+    1210: "HY000",  # wrong arguments (EXECUTE)
+    1227: "42000",  # privilege needed
+    1228: "HY000",  # session variable set as global
     1229: "HY000",  # global variable set as session
     1231: "42000",  # wrong value for variable
+    1232: "42000",  # wrong type for variable
     1235: "42000",  # not supported
     1238: "HY000",  # read only variable
+    1243: "HY000",  # unknown prepared statement
+    1273: "HY000",  # unknown collation
+    1286: "42000",  # unknown storage engine
+    1292: "22007",  # truncated wrong value
     1296: "HY000",  # error from storage engine
     1305: "42000",  # function does not exist
+    1317: "70100",  # query interrupted
+    1381: "HY000",  # binary logging off
     1690: "22003",  # out of range
+    3167: "HY000",  # 5.7 information_schema status/variables tables disabled
 }
 
 CLUSTER_FAILURE = (1296, "Got error 157 'Connection to NDB failed' from NDBINFO")

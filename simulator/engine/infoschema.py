@@ -2,7 +2,9 @@
 
 information_schema describes the ndbinfo schema of the catalog; hidden ndb$ tables are only
 listed when ndbinfo_show_hidden=ON, so two DuckDB schemas expose the same data: i_s_all and
-i_s_visible. performance_schema status/variable tables are filled right before a query reads them.
+i_s_visible. Tables whose rows depend on the moment (PROCESSLIST, the performance_schema status,
+variable and thread tables) are filled right before a query reads them (DYNAMIC). The `mysql`
+schema has the user and time zone tables tools look at.
 """
 
 from __future__ import annotations
@@ -11,18 +13,20 @@ from typing import TYPE_CHECKING
 
 from ndbsim.engine.catalog import SCHEMA, Column, TableDef
 from ndbsim.engine.mysqltypes import CHARSET_MAXLEN, COLLATIONS, parse_type
-from ndbsim.engine.translate import quote
+from ndbsim.engine.translate import create_macros, quote
 
 if TYPE_CHECKING:
     from ndbsim.engine.database import Engine
+    from ndbsim.versions import NdbVersion
 
 DATA = "i_s_data"
 ALL = "i_s_all"
 VISIBLE = "i_s_visible"
 PERF = "p_s"
-DUCK_SCHEMAS = (DATA, ALL, VISIBLE, PERF)
+MYSQL = "mysql_db"
+DUCK_SCHEMAS = (DATA, ALL, VISIBLE, PERF, MYSQL)
 
-DATABASES = ("information_schema", SCHEMA, "performance_schema")
+DATABASES = ("information_schema", "mysql", SCHEMA, "performance_schema")
 
 
 def _cols(spec: str) -> tuple[Column, ...]:
@@ -38,6 +42,38 @@ def _cols(spec: str) -> tuple[Column, ...]:
 
 def _table(name: str, spec: str) -> TableDef:
     return TableDef(name, "system", _cols(spec), False, False, None, None)
+
+
+_FILES_NULL = [
+    "TABLE_CATALOG",
+    "TABLE_SCHEMA",
+    "TABLE_NAME",
+    "FULLTEXT_KEYS",
+    "DELETED_ROWS",
+    "UPDATE_COUNT",
+    "CREATION_TIME",
+    "LAST_UPDATE_TIME",
+    "LAST_ACCESS_TIME",
+    "RECOVER_TIME",
+    "TRANSACTION_COUNTER",
+    "TABLE_ROWS",
+    "AVG_ROW_LENGTH",
+    "DATA_LENGTH",
+    "MAX_DATA_LENGTH",
+    "INDEX_LENGTH",
+    "CREATE_TIME",
+    "UPDATE_TIME",
+    "CHECK_TIME",
+    "CHECKSUM",
+]
+_CMP = (
+    "page_size INT!; compress_ops INT!; compress_ops_ok INT!; compress_time INT!; "
+    "uncompress_ops INT!; uncompress_time INT!"
+)
+_CMPMEM = (
+    "page_size INT!; buffer_pool_instance INT!; pages_used INT!; pages_free INT!; "
+    "relocation_ops BIGINT!; relocation_time INT!"
+)
 
 
 I_S_TABLES = {
@@ -70,13 +106,91 @@ I_S_TABLES = {
         "DEFAULT_CHARACTER_SET_NAME VARCHAR(64)!; DEFAULT_COLLATION_NAME VARCHAR(64)!; "
         "SQL_PATH VARCHAR(512)",
     ),
-    # ndbcluster rows of information_schema.FILES (read by the ndbinfo.files view)
+    # every column of MySQL 8.0's FILES; the ndbcluster rows come from the dictionary
     "FILES": _table(
         "FILES",
         "FILE_ID BIGINT; FILE_NAME VARCHAR(268); FILE_TYPE VARCHAR(256); "
-        "TABLESPACE_NAME VARCHAR(268); ENGINE VARCHAR(64)!; FREE_EXTENTS BIGINT; "
-        "TOTAL_EXTENTS BIGINT; EXTENT_SIZE BIGINT; INITIAL_SIZE BIGINT; MAXIMUM_SIZE BIGINT; "
-        "AUTOEXTEND_SIZE BIGINT",
+        "TABLESPACE_NAME VARCHAR(268); TABLE_CATALOG VARCHAR(64)!; TABLE_SCHEMA VARCHAR(64); "
+        "TABLE_NAME VARCHAR(64); LOGFILE_GROUP_NAME VARCHAR(256); LOGFILE_GROUP_NUMBER BIGINT; "
+        "ENGINE VARCHAR(64)!; FULLTEXT_KEYS VARCHAR(64); DELETED_ROWS VARCHAR(64); "
+        "UPDATE_COUNT VARCHAR(64); FREE_EXTENTS BIGINT; TOTAL_EXTENTS BIGINT; EXTENT_SIZE BIGINT; "
+        "INITIAL_SIZE BIGINT; MAXIMUM_SIZE BIGINT; AUTOEXTEND_SIZE BIGINT; "
+        "CREATION_TIME VARCHAR(64); LAST_UPDATE_TIME VARCHAR(64); LAST_ACCESS_TIME VARCHAR(64); "
+        "RECOVER_TIME VARCHAR(64); TRANSACTION_COUNTER VARCHAR(64); VERSION BIGINT; "
+        "ROW_FORMAT VARCHAR(256); TABLE_ROWS VARCHAR(64); AVG_ROW_LENGTH VARCHAR(64); "
+        "DATA_LENGTH VARCHAR(64); MAX_DATA_LENGTH VARCHAR(64); INDEX_LENGTH VARCHAR(64); "
+        "DATA_FREE BIGINT; CREATE_TIME VARCHAR(64); UPDATE_TIME VARCHAR(64); "
+        "CHECK_TIME VARCHAR(64); CHECKSUM VARCHAR(64); STATUS VARCHAR(256); EXTRA VARCHAR(256)",
+    ),
+    "PROCESSLIST": _table(
+        "PROCESSLIST",
+        "ID BIGINT UNSIGNED!; USER VARCHAR(32)!; HOST VARCHAR(261)!; DB VARCHAR(64); "
+        "COMMAND VARCHAR(16)!; TIME INT!; STATE VARCHAR(64); INFO VARCHAR(65535)",
+    ),
+    "INNODB_CMP": _table("INNODB_CMP", _CMP),
+    "INNODB_CMP_RESET": _table("INNODB_CMP_RESET", _CMP),
+    "INNODB_CMPMEM": _table("INNODB_CMPMEM", _CMPMEM),
+    "INNODB_CMPMEM_RESET": _table("INNODB_CMPMEM_RESET", _CMPMEM),
+    "ENGINES": _table(
+        "ENGINES",
+        "ENGINE VARCHAR(64)!; SUPPORT VARCHAR(8)!; COMMENT VARCHAR(80)!; "
+        "TRANSACTIONS VARCHAR(3); XA VARCHAR(3); SAVEPOINTS VARCHAR(3)",
+    ),
+    "CHARACTER_SETS": _table(
+        "CHARACTER_SETS",
+        "CHARACTER_SET_NAME VARCHAR(64)!; DEFAULT_COLLATE_NAME VARCHAR(64)!; "
+        "DESCRIPTION VARCHAR(2048)!; MAXLEN INT UNSIGNED!",
+    ),
+    "COLLATIONS": _table(
+        "COLLATIONS",
+        "COLLATION_NAME VARCHAR(64)!; CHARACTER_SET_NAME VARCHAR(64)!; ID BIGINT UNSIGNED!; "
+        "IS_DEFAULT VARCHAR(3)!; IS_COMPILED VARCHAR(3)!; SORTLEN INT UNSIGNED!; "
+        "PAD_ATTRIBUTE ENUM('PAD SPACE','NO PAD')!",
+    ),
+    "STATISTICS": _table(
+        "STATISTICS",
+        "TABLE_CATALOG VARCHAR(64)!; TABLE_SCHEMA VARCHAR(64)!; TABLE_NAME VARCHAR(64)!; "
+        "NON_UNIQUE INT!; INDEX_SCHEMA VARCHAR(64)!; INDEX_NAME VARCHAR(64); "
+        "SEQ_IN_INDEX INT UNSIGNED!; COLUMN_NAME VARCHAR(64); COLLATION VARCHAR(1); "
+        "CARDINALITY BIGINT; SUB_PART BIGINT; PACKED VARCHAR(64); NULLABLE VARCHAR(3)!; "
+        "INDEX_TYPE VARCHAR(11)!; COMMENT VARCHAR(8)!; INDEX_COMMENT VARCHAR(2048)!; "
+        "IS_VISIBLE VARCHAR(3)!; EXPRESSION VARCHAR(64)",
+    ),
+    "KEY_COLUMN_USAGE": _table(
+        "KEY_COLUMN_USAGE",
+        "CONSTRAINT_CATALOG VARCHAR(64)!; CONSTRAINT_SCHEMA VARCHAR(64)!; "
+        "CONSTRAINT_NAME VARCHAR(64); TABLE_CATALOG VARCHAR(64)!; TABLE_SCHEMA VARCHAR(64)!; "
+        "TABLE_NAME VARCHAR(64)!; COLUMN_NAME VARCHAR(64); ORDINAL_POSITION INT UNSIGNED!; "
+        "POSITION_IN_UNIQUE_CONSTRAINT INT UNSIGNED; REFERENCED_TABLE_SCHEMA VARCHAR(64); "
+        "REFERENCED_TABLE_NAME VARCHAR(64); REFERENCED_COLUMN_NAME VARCHAR(64)",
+    ),
+    "TABLE_CONSTRAINTS": _table(
+        "TABLE_CONSTRAINTS",
+        "CONSTRAINT_CATALOG VARCHAR(64)!; CONSTRAINT_SCHEMA VARCHAR(64)!; "
+        "CONSTRAINT_NAME VARCHAR(64); TABLE_SCHEMA VARCHAR(64)!; TABLE_NAME VARCHAR(64)!; "
+        "CONSTRAINT_TYPE VARCHAR(11)!; ENFORCED VARCHAR(3)!",
+    ),
+    "REFERENTIAL_CONSTRAINTS": _table(
+        "REFERENTIAL_CONSTRAINTS",
+        "CONSTRAINT_CATALOG VARCHAR(64)!; CONSTRAINT_SCHEMA VARCHAR(64)!; "
+        "CONSTRAINT_NAME VARCHAR(64); UNIQUE_CONSTRAINT_CATALOG VARCHAR(64)!; "
+        "UNIQUE_CONSTRAINT_SCHEMA VARCHAR(64)!; UNIQUE_CONSTRAINT_NAME VARCHAR(64); "
+        "MATCH_OPTION ENUM('NONE','PARTIAL','FULL')!; "
+        "UPDATE_RULE ENUM('NO ACTION','RESTRICT','CASCADE','SET NULL','SET DEFAULT')!; "
+        "DELETE_RULE ENUM('NO ACTION','RESTRICT','CASCADE','SET NULL','SET DEFAULT')!; "
+        "TABLE_NAME VARCHAR(64)!; REFERENCED_TABLE_NAME VARCHAR(64)!",
+    ),
+    "USER_PRIVILEGES": _table(
+        "USER_PRIVILEGES",
+        "GRANTEE VARCHAR(292)!; TABLE_CATALOG VARCHAR(512)!; PRIVILEGE_TYPE VARCHAR(64)!; "
+        "IS_GRANTABLE VARCHAR(3)!",
+    ),
+    "VIEWS": _table(
+        "VIEWS",
+        "TABLE_CATALOG VARCHAR(64)!; TABLE_SCHEMA VARCHAR(64)!; TABLE_NAME VARCHAR(64)!; "
+        "VIEW_DEFINITION VARCHAR(65535); CHECK_OPTION VARCHAR(8); IS_UPDATABLE VARCHAR(3); "
+        "DEFINER VARCHAR(288); SECURITY_TYPE VARCHAR(7); CHARACTER_SET_CLIENT VARCHAR(64)!; "
+        "COLLATION_CONNECTION VARCHAR(64)!",
     ),
     # NDB transaction id -> mysqld connection id (server_locks/operations/transactions views)
     "NDB_TRANSID_MYSQL_CONNECTION_MAP": _table(
@@ -86,10 +200,145 @@ I_S_TABLES = {
 }
 
 _PS_SPEC = "VARIABLE_NAME VARCHAR(64)!; VARIABLE_VALUE VARCHAR(1024)"
+_SYNC_SPEC = "SCHEMA_NAME VARCHAR(64); NAME VARCHAR(64); TYPE ENUM('LOGFILE GROUP','TABLESPACE','SCHEMA','TABLE')!"
 P_S_TABLES = {
-    name: _table(name, _PS_SPEC)
-    for name in ("global_status", "session_status", "global_variables", "session_variables")
+    **{
+        name: _table(name, _PS_SPEC)
+        for name in ("global_status", "session_status", "global_variables", "session_variables")
+    },
+    "threads": _table(
+        "threads",
+        "THREAD_ID BIGINT UNSIGNED!; NAME VARCHAR(128)!; TYPE VARCHAR(10)!; "
+        "PROCESSLIST_ID BIGINT UNSIGNED; PROCESSLIST_USER VARCHAR(32); "
+        "PROCESSLIST_HOST VARCHAR(255); PROCESSLIST_DB VARCHAR(64); "
+        "PROCESSLIST_COMMAND VARCHAR(16); PROCESSLIST_TIME BIGINT; PROCESSLIST_STATE VARCHAR(64); "
+        "PROCESSLIST_INFO VARCHAR(65535); PARENT_THREAD_ID BIGINT UNSIGNED; ROLE VARCHAR(64); "
+        "INSTRUMENTED ENUM('YES','NO')!; HISTORY ENUM('YES','NO')!; "
+        "CONNECTION_TYPE VARCHAR(16); THREAD_OS_ID BIGINT UNSIGNED",
+    ),
+    "ndb_sync_pending_objects": _table("ndb_sync_pending_objects", _SYNC_SPEC),
+    "ndb_sync_excluded_objects": _table(
+        "ndb_sync_excluded_objects", _SYNC_SPEC + "; REASON VARCHAR(256)!"
+    ),
 }
+# performance_schema tables a version does not have yet: name -> first NDB version
+P_S_SINCE = {"ndb_sync_pending_objects": (8, 0, 21), "ndb_sync_excluded_objects": (8, 0, 21)}
+
+MYSQL_TABLES = {
+    "user": _table(
+        "user",
+        "Host CHAR(255)!; User CHAR(32)!; Select_priv ENUM('N','Y')!; "
+        "Process_priv ENUM('N','Y')!; Repl_client_priv ENUM('N','Y')!; "
+        "Super_priv ENUM('N','Y')!; ssl_type ENUM('','ANY','X509','SPECIFIED')!; "
+        "max_questions INT UNSIGNED!; max_updates INT UNSIGNED!; "
+        "max_connections INT UNSIGNED!; max_user_connections INT UNSIGNED!; "
+        "plugin CHAR(64)!; password_expired ENUM('N','Y')!; account_locked ENUM('N','Y')!",
+    ),
+    "time_zone_name": _table("time_zone_name", "Name CHAR(64)!; Time_zone_id INT UNSIGNED!"),
+}
+
+# information_schema / performance_schema tables filled at each read: DuckDB schema.table
+DYNAMIC = (
+    f"{DATA}.PROCESSLIST",
+    f"{DATA}.USER_PRIVILEGES",
+    *(f"{PERF}.{name}" for name in ("global_status", "session_status", "global_variables")),
+    f"{PERF}.session_variables",
+    f"{PERF}.threads",
+    f"{MYSQL}.user",
+)
+
+
+def system_tables(database: str, version: NdbVersion) -> dict[str, TableDef]:
+    """The tables of information_schema, performance_schema or mysql on that version (keys as
+    the schema spells them: upper case in information_schema, lower case elsewhere)."""
+    database = database.lower()
+    if database == "information_schema":
+        return I_S_TABLES
+    if database == "mysql":
+        return MYSQL_TABLES
+    if database == "performance_schema":
+        return {
+            name: t
+            for name, t in P_S_TABLES.items()
+            if name not in P_S_SINCE or version.at_least(*P_S_SINCE[name])
+        }
+    return {}
+
+
+_ENGINES = [
+    ("ndbcluster", "YES", "Clustered, fault-tolerant tables", "YES", "NO", "NO"),
+    ("ndbinfo", "YES", "MySQL Cluster system information storage engine", "NO", "NO", "NO"),
+    (
+        "InnoDB",
+        "DEFAULT",
+        "Supports transactions, row-level locking, and foreign keys",
+        "YES",
+        "YES",
+        "YES",
+    ),
+    ("PERFORMANCE_SCHEMA", "YES", "Performance Schema", "NO", "NO", "NO"),
+    (
+        "MEMORY",
+        "YES",
+        "Hash based, stored in memory, useful for temporary tables",
+        "NO",
+        "NO",
+        "NO",
+    ),
+    ("MyISAM", "YES", "MyISAM storage engine", "NO", "NO", "NO"),
+    ("CSV", "YES", "CSV storage engine", "NO", "NO", "NO"),
+]
+_CHARSETS = [
+    ("utf8mb4", "utf8mb4_0900_ai_ci", "UTF-8 Unicode", 4, 255),
+    ("utf8mb3", "utf8mb3_general_ci", "UTF-8 Unicode", 3, 33),
+    ("latin1", "latin1_swedish_ci", "cp1252 West European", 1, 8),
+    ("binary", "binary", "Binary pseudo charset", 1, 63),
+    ("ascii", "ascii_general_ci", "US ASCII", 1, 11),
+]
+_EXTRA_COLLATIONS = [
+    ("utf8mb4_general_ci", "utf8mb4", 45),
+    ("utf8mb4_bin", "utf8mb4", 46),
+    ("utf8mb4_unicode_ci", "utf8mb4", 224),
+    ("utf8mb3_bin", "utf8mb3", 83),
+    ("latin1_bin", "latin1", 47),
+    ("latin1_general_ci", "latin1", 48),
+    ("ascii_bin", "ascii", 65),
+]
+
+
+def engines() -> list[tuple]:
+    """SHOW ENGINES and information_schema.ENGINES."""
+    return list(_ENGINES)
+
+
+def _charsets(mysql57: bool) -> list[tuple]:
+    rows = []
+    for name, collation, description, maxlen, _ in _CHARSETS:
+        if mysql57:
+            name = "utf8" if name == "utf8mb3" else name
+            collation = {"utf8mb4_0900_ai_ci": "utf8mb4_general_ci"}.get(collation, collation)
+            collation = collation.replace("utf8mb3_", "utf8_")
+        rows.append((name, collation, description, maxlen))
+    return rows
+
+
+def collations(mysql57: bool) -> list[tuple]:
+    """(name, charset, id, is_default, compiled, sortlen, pad) as information_schema shows them."""
+    rows = []
+    pairs = [(c[1], c[0], c[4], "Yes") for c in _CHARSETS]
+    pairs += [(name, cs, cid, "") for name, cs, cid in _EXTRA_COLLATIONS]
+    for name, charset, cid, default in pairs:
+        if mysql57:
+            if name == "utf8mb4_0900_ai_ci":
+                continue
+            if name == "utf8mb4_general_ci":
+                default = "Yes"
+            name, charset = name.replace("utf8mb3", "utf8"), charset.replace("utf8mb3", "utf8")
+        pad = (
+            "NO PAD" if name.endswith(("0900_ai_ci", "_bin")) and "utf8mb4" in name else "PAD SPACE"
+        )
+        rows.append((name, charset, cid, default, "Yes", 1 if not name.endswith("_ci") else 8, pad))
+    return rows
 
 
 def create(engine: Engine) -> None:
@@ -99,7 +348,7 @@ def create(engine: Engine) -> None:
         ddl = ", ".join(
             f"{quote(c.name)} {parse_type(c.mysql_type).duckdb()}" for c in table.columns
         )
-        extra = ", _hidden BOOLEAN" if name in ("TABLES", "COLUMNS") else ""
+        extra = ", _hidden BOOLEAN" if name in ("TABLES", "COLUMNS", "STATISTICS") else ""
         db.execute(f"CREATE TABLE {quote(DATA)}.{quote(name)} ({ddl}{extra})")
         names = ", ".join(quote(c.name) for c in table.columns)
         src = f"{quote(DATA)}.{quote(name)}"
@@ -108,11 +357,13 @@ def create(engine: Engine) -> None:
         db.execute(
             f"CREATE VIEW {quote(VISIBLE)}.{quote(name)} AS SELECT {names} FROM {src}{where}"
         )
-    for name, table in P_S_TABLES.items():
-        ddl = ", ".join(
-            f"{quote(c.name)} {parse_type(c.mysql_type).duckdb()}" for c in table.columns
-        )
-        db.execute(f"CREATE TABLE {quote(PERF)}.{quote(name)} ({ddl})")
+    for schema, tables in ((PERF, P_S_TABLES), (MYSQL, MYSQL_TABLES)):
+        for name, table in tables.items():
+            ddl = ", ".join(
+                f"{quote(c.name)} {parse_type(c.mysql_type).duckdb()}" for c in table.columns
+            )
+            db.execute(f"CREATE TABLE {quote(schema)}.{quote(name)} ({ddl})")
+    create_macros(db)
 
     mysql57 = hidden.version.is_7x
     tables, columns = [], []
@@ -127,6 +378,86 @@ def create(engine: Engine) -> None:
         "SCHEMATA",
         [("def", name, "utf8mb4", "utf8mb4_0900_ai_ci", None) for name in DATABASES],
     )
+    _insert(engine, "ENGINES", engines())
+    _insert(engine, "CHARACTER_SETS", _charsets(mysql57))
+    _insert(engine, "COLLATIONS", collations(mysql57))
+    _insert(engine, "INNODB_CMP", [(1024 << i, 0, 0, 0, 0, 0) for i in range(5)])
+    _insert(engine, "INNODB_CMP_RESET", [(1024 << i, 0, 0, 0, 0, 0) for i in range(5)])
+    cmpmem = [(1024 << i, 0, 0, 0, 0, 0) for i in range(5)]
+    _insert(engine, "INNODB_CMPMEM", cmpmem)
+    _insert(engine, "INNODB_CMPMEM_RESET", cmpmem)
+    keys = [
+        ("def", SCHEMA, "PRIMARY", "def", SCHEMA, obj.name, c.name, pos, None, None, None, None)
+        for obj in hidden.objects.values()
+        for pos, c in enumerate((c for c in obj.columns if c.key == "PRI"), start=1)
+    ]
+    _insert(engine, "KEY_COLUMN_USAGE", keys)
+    constraints = sorted(
+        {("def", SCHEMA, "PRIMARY", SCHEMA, k[5], "PRIMARY KEY", "YES") for k in keys}
+    )
+    _insert(engine, "TABLE_CONSTRAINTS", constraints)
+    _insert(engine, "STATISTICS", index_rows(hidden.objects.values()))
+    views = [
+        ("def", SCHEMA, o.name, o.sql, "NONE", "NO", "root@localhost", "INVOKER", "latin1",
+         "latin1_swedish_ci")
+        for o in hidden.objects.values()
+        if o.kind == "view"
+    ]  # fmt: skip
+    _insert(engine, "VIEWS", views)
+
+
+def index_rows(objects) -> list[tuple]:
+    """information_schema.STATISTICS rows (and SHOW INDEX) of the ndbinfo tables with a key;
+    the last value is the table's hidden flag."""
+    rows = []
+    for obj in objects:
+        for pos, c in enumerate((c for c in obj.columns if c.key == "PRI"), start=1):
+            rows.append(
+                ("def", SCHEMA, obj.name, 0, SCHEMA, "PRIMARY", pos, c.name, "A", None, None,
+                 None, "", "HASH", "", "", "YES", None, obj.hidden)
+            )  # fmt: skip
+    return rows
+
+
+def fill_files(engine: Engine, objects: list, lg_id: int | None, ts_id: int | None) -> None:
+    """The ndbcluster rows of information_schema.FILES: the undo log files of the log file
+    group and the data files of the tablespace (dictionary objects of types 22 and 23)."""
+    from ndbsim.model.dictionary import DATAFILE, UNDOFILE
+
+    names = {o.id: o.fq_name for o in objects}
+    rows = []
+    for o in objects:
+        if o.type not in (DATAFILE, UNDOFILE):
+            continue
+        undo = o.type == UNDOFILE
+        size = 134217728
+        extent = 0 if undo else 1048576
+        total = size // extent if extent else 0
+        values = dict.fromkeys(_FILES_NULL)
+        values.update(
+            FILE_ID=o.id,
+            FILE_NAME=o.fq_name,
+            FILE_TYPE="UNDO LOG" if undo else "DATAFILE",
+            TABLESPACE_NAME=None if undo else names.get(ts_id),
+            TABLE_CATALOG="",
+            LOGFILE_GROUP_NAME=names.get(lg_id),
+            LOGFILE_GROUP_NUMBER=lg_id,
+            ENGINE="ndbcluster",
+            FREE_EXTENTS=0 if undo else total - 4,
+            TOTAL_EXTENTS=total,
+            EXTENT_SIZE=extent,
+            INITIAL_SIZE=size,
+            MAXIMUM_SIZE=size,
+            AUTOEXTEND_SIZE=None,
+            VERSION=None,
+            ROW_FORMAT="FIXED",
+            DATA_FREE=None,
+            STATUS="NORMAL",
+            EXTRA="UNDO_BUFFER_SIZE=67108864" if undo else None,
+        )
+        rows.append(tuple(values[c.name] for c in I_S_TABLES["FILES"].columns))
+    engine.db.execute(f"DELETE FROM {quote(DATA)}.FILES")
+    _insert(engine, "FILES", rows)
 
 
 def _insert(engine: Engine, name: str, rows: list[tuple]) -> None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ndbsim.engine.catalog import SCHEMA, Column, TableDef
+from ndbsim.engine.mysqltypes import parse_type
 from ndbsim.errors import SqlError
 from sqlglot import expressions as exp
 from sqlglot.dialects.dialect import Dialect
@@ -25,6 +27,36 @@ MYSQL = Dialect.get_or_raise("mysql")
 _DATE_FORMAT = {"%i": "%M", "%s": "%S", "%h": "%I", "%k": "%-H", "%l": "%-I", "%e": "%-d"}
 
 
+# MySQL functions DuckDB lacks, as DuckDB macros (created once per engine)
+_DIGITS = "'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ'"
+MACROS = {
+    "conv": f"""(n, f, t) AS CASE WHEN n IS NULL OR f IS NULL OR t IS NULL THEN NULL ELSE
+        upper(to_base(CAST(list_reduce(list_transform(string_split(upper(CAST(n AS VARCHAR)), ''),
+        lambda x: CAST(instr({_DIGITS}, x) - 1 AS HUGEINT)), lambda a, d: a * CAST(f AS HUGEINT) + d)
+        AS BIGINT), CAST(t AS INTEGER))) END""",
+    "unix_timestamp": """() AS CAST(epoch(CAST(current_localtimestamp() AS TIMESTAMP)) AS BIGINT),
+        (t) AS CAST(epoch(CAST(t AS TIMESTAMP)) AS BIGINT)""",
+    "sec_to_time": """(s) AS printf('%02d:%02d:%02d', CAST(s AS BIGINT) // 3600,
+        (CAST(s AS BIGINT) % 3600) // 60, CAST(s AS BIGINT) % 60)""",
+    "time_to_sec": """(t) AS hour(CAST(t AS TIME)) * 3600 + minute(CAST(t AS TIME)) * 60
+        + second(CAST(t AS TIME))""",
+    "substring_index": """(s, d, n) AS CASE WHEN n > 0
+        THEN array_to_string(string_split(s, d)[1:n], d) WHEN n < 0
+        THEN array_to_string(string_split(s, d)[n:], d) ELSE '' END""",
+    "inet_ntoa": """(n) AS printf('%d.%d.%d.%d', (CAST(n AS BIGINT) >> 24) & 255,
+        (CAST(n AS BIGINT) >> 16) & 255, (CAST(n AS BIGINT) >> 8) & 255, CAST(n AS BIGINT) & 255)""",
+    "inet_aton": """(s) AS list_reduce(list_transform(string_split(s, '.'),
+        lambda x: CAST(x AS BIGINT)), lambda a, b: a * 256 + b)""",
+    "oct": "(n) AS to_base(CAST(n AS BIGINT), 8)",
+    "find_in_set": "(s, l) AS coalesce(list_position(string_split(l, ','), s), 0)",
+}
+
+
+def create_macros(db: Any) -> None:
+    for name, body in MACROS.items():
+        db.execute(f"CREATE OR REPLACE MACRO {name}{body}")
+
+
 def quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -34,6 +66,8 @@ def parse(sql: str) -> list[exp.Expression]:
     try:
         return [e for e in MYSQL.parse(sql) if e is not None]
     except (ParseError, TokenError) as e:
+        raise syntax_error(sql, e) from None
+    except Exception as e:  # the parser failing on odd input is a syntax error too
         raise syntax_error(sql, e) from None
 
 
@@ -69,7 +103,7 @@ class Plan:
     duck_sql: str
     sources: list[Source] | None  # None: take names/types from DuckDB
     objects: frozenset[str]  # ndbinfo objects read (as written, e.g. "nodes", "ndb$pools")
-    perf_tables: frozenset[str]  # performance_schema tables read
+    perf_tables: frozenset[str]  # tables filled at each read (infoschema.DYNAMIC), "schema.name"
     volatile: bool = False  # depends on session values: do not cache
     warnings: list[tuple[str, int, str]] = field(default_factory=list)
 
@@ -125,6 +159,9 @@ class Translator:
             name = table.name
             if not table.db and name in ctes:
                 continue
+            if not table.db and name.lower() == "dual" and isinstance(table.parent, exp.From):
+                table.parent.pop()  # FROM DUAL: no table
+                continue
             db = table.db or session.database
             if not db:
                 raise SqlError(1046, "No database selected")
@@ -136,17 +173,28 @@ class Translator:
                 _retarget(table, SCHEMA, name)
             elif db.lower() == "information_schema":
                 obj = infoschema.I_S_TABLES.get(name.upper())
+                if obj is None and self.catalog.version.is_7x and name.upper() in _COMPAT_56:
+                    raise SqlError(
+                        3167,
+                        f"The 'INFORMATION_SCHEMA.{name.upper()}' feature is disabled; see the "
+                        "documentation for 'show_compatibility_56'",
+                    )
                 if obj is None:
                     raise SqlError(1109, f"Unknown table '{name.upper()}' in information_schema")
                 schema = infoschema.ALL if session.show_hidden else infoschema.VISIBLE
                 _retarget(table, schema, obj.name)
                 volatile = True  # depends on ndbinfo_show_hidden
-            elif db.lower() == "performance_schema":
-                obj = infoschema.P_S_TABLES.get(name.lower())
+                if f"{infoschema.DATA}.{obj.name}" in infoschema.DYNAMIC:
+                    perf.add(f"{infoschema.DATA}.{obj.name}")
+            elif db.lower() in ("performance_schema", "mysql"):
+                mysql = db.lower() == "mysql"
+                obj = infoschema.system_tables(db, self.catalog.version).get(name.lower())
                 if obj is None:
                     raise SqlError(1146, f"Table '{db}.{name}' doesn't exist")
-                perf.add(obj.name)
-                _retarget(table, infoschema.PERF, obj.name)
+                schema = infoschema.MYSQL if mysql else infoschema.PERF
+                if f"{schema}.{obj.name}" in infoschema.DYNAMIC:
+                    perf.add(f"{schema}.{obj.name}")
+                _retarget(table, schema, obj.name)
             else:
                 raise SqlError(1146, f"Table '{db}.{name}' doesn't exist")
             resolved[id(table)] = obj
@@ -155,6 +203,7 @@ class Translator:
                 schema = infoschema.ALL if session.show_hidden else infoschema.VISIBLE
                 column.set("db", exp.to_identifier(schema, quoted=True))
 
+        _numeric_conversions(tree, _string_columns(resolved.values()))
         sources = _sources(sql, tree, resolved)
         volatile |= _substitute_session_values(tree, session)
         mysql_semantics(tree)
@@ -165,6 +214,50 @@ class Translator:
             perf_tables=frozenset(perf),
             volatile=volatile,
         )
+
+
+# information_schema tables 5.7 keeps behind show_compatibility_56 (OFF by default)
+_COMPAT_56 = ("GLOBAL_STATUS", "GLOBAL_VARIABLES", "SESSION_STATUS", "SESSION_VARIABLES")
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div)
+
+
+def _string_columns(tables) -> set[str]:
+    """Names of the columns that are strings in every table the query reads."""
+    kinds: dict[str, set[bool]] = {}
+    for table in tables:
+        for c in table.columns:
+            kinds.setdefault(c.name.lower(), set()).add(parse_type(c.mysql_type).is_string)
+    return {name for name, k in kinds.items() if k == {True}}
+
+
+def _as_number(node: exp.Expression) -> exp.Expression:
+    """MySQL's string-to-number conversion: the leading number, 0 when there is none."""
+    return exp.func("COALESCE", exp.TryCast(this=node.copy(), to=exp.DataType.build("DOUBLE")),
+                    exp.Literal.number(0))  # fmt: skip
+
+
+def _is_number(node: exp.Expression) -> bool:
+    if isinstance(node, exp.Neg):
+        node = node.this
+    return isinstance(node, exp.Literal) and not node.is_string
+
+
+def _numeric_conversions(tree: exp.Expression, string_columns: set[str]) -> None:
+    """A string compared with a number, or a string literal in arithmetic, is a number in
+    MySQL (performance_schema's VARIABLE_VALUE > 0, '10' + 5); DuckDB refuses both."""
+    for node in list(tree.find_all(*_COMPARISONS)):
+        left, right = node.this, node.expression
+        for side, other in ((left, right), (right, left)):
+            text_column = isinstance(side, exp.Column) and side.name.lower() in string_columns
+            if _is_number(other) and (
+                text_column or (isinstance(side, exp.Literal) and side.is_string)
+            ):
+                side.replace(_as_number(side))
+    for node in list(tree.find_all(*_ARITHMETIC)):
+        for side in (node.this, node.expression):
+            if isinstance(side, exp.Literal) and side.is_string:
+                side.replace(_as_number(side))
 
 
 def _cte_names(tree: exp.Expression) -> set[str]:
@@ -197,6 +290,7 @@ def _substitute_session_values(tree: exp.Expression, session: Session) -> bool:
             value = session.user_variable(node.name)
         node.replace(literal(value))
         changed = True
+    changed |= _substitute_clock(tree)
     function_nodes = {
         exp.CurrentSchema: "DATABASE",
         exp.CurrentUser: "CURRENT_USER",
@@ -211,6 +305,76 @@ def _substitute_session_values(tree: exp.Expression, session: Session) -> bool:
             node.replace(literal(session.functions[name]))
             changed = True
     return changed
+
+
+_NOW = ("NOW", "SYSDATE", "LOCALTIME", "LOCALTIMESTAMP", "UTC_TIMESTAMP", "CURRENT_TIMESTAMP")
+
+
+def _substitute_clock(tree: exp.Expression) -> bool:
+    """NOW() and friends are the statement's start time, as DATETIME/DATE/TIME in the
+    server's time zone (UTC)."""
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0, tzinfo=None)
+    kinds: dict[type, tuple[str, str]] = {
+        exp.CurrentTimestamp: (now.isoformat(" "), "TIMESTAMP"),
+        exp.CurrentDatetime: (now.isoformat(" "), "TIMESTAMP"),
+        exp.UtcTimestamp: (now.isoformat(" "), "TIMESTAMP"),
+        exp.CurrentDate: (now.date().isoformat(), "DATE"),
+        exp.UtcDate: (now.date().isoformat(), "DATE"),
+        exp.CurrentTime: (now.time().isoformat(), "TIME"),
+        exp.UtcTime: (now.time().isoformat(), "TIME"),
+    }
+    changed = False
+    for node in list(tree.find_all(*kinds)):
+        text, kind = kinds[type(node)]
+        node.replace(exp.cast(exp.Literal.string(text), kind))
+        changed = True
+    for node in list(tree.find_all(exp.Anonymous)):
+        if node.name.upper() in _NOW:
+            node.replace(exp.cast(exp.Literal.string(now.isoformat(" ")), "TIMESTAMP"))
+            changed = True
+    return changed
+
+
+def _as_text(node: exp.Expression) -> exp.Expression:
+    return node if isinstance(node, exp.Literal) and node.is_string else exp.cast(node, "VARCHAR")
+
+
+def _as_timestamp(node: exp.Expression) -> exp.Expression:
+    return exp.cast(node, "TIMESTAMP") if isinstance(node, exp.Literal) else node
+
+
+def _mysql_functions(tree: exp.Expression) -> None:
+    """MySQL converts function arguments to the type the function needs; DuckDB does not."""
+    for node in list(tree.find_all(exp.Upper, exp.Lower)):
+        node.set("this", _as_text(node.this))
+    for node in list(tree.find_all(exp.DateDiff, exp.TimestampDiff)):
+        for key in ("this", "expression"):
+            if node.args.get(key) is not None:
+                node.set(key, _as_timestamp(node.args[key]))
+    for node in list(tree.find_all(exp.LastDay)):
+        if isinstance(node.this, exp.Literal):
+            node.set("this", exp.cast(node.this, "DATE"))
+    # FROM_UNIXTIME(t): a DATETIME in the server's time zone (UTC), not a TIMESTAMPTZ
+    for node in list(tree.find_all(exp.UnixToTime)):
+        stamp = exp.Anonymous(
+            this="MAKE_TIMESTAMP",
+            expressions=[
+                exp.Mul(
+                    this=exp.cast(node.this.copy(), "BIGINT"),
+                    expression=exp.Literal.number(1000000),
+                )
+            ],
+        )
+        fmt = node.args.get("format")
+        if fmt is not None and fmt.is_string:
+            text = fmt.this
+            for mysql_code, strftime_code in _DATE_FORMAT.items():
+                text = text.replace(mysql_code, strftime_code)
+            node.replace(
+                exp.Anonymous(this="STRFTIME", expressions=[stamp, exp.Literal.string(text)])
+            )
+        else:
+            node.replace(stamp)
 
 
 def mysql_semantics(tree: exp.Expression) -> None:
@@ -231,22 +395,7 @@ def mysql_semantics(tree: exp.Expression) -> None:
         node.set(
             "expression", exp.Nullif(this=node.expression.copy(), expression=exp.Literal.number(0))
         )
-    # FROM_UNIXTIME(t, fmt)
-    for node in list(tree.find_all(exp.UnixToTime)):
-        fmt = node.args.get("format")
-        if fmt is not None and fmt.is_string:
-            text = fmt.this
-            for mysql_code, strftime_code in _DATE_FORMAT.items():
-                text = text.replace(mysql_code, strftime_code)
-            node.replace(
-                exp.Anonymous(
-                    this="STRFTIME",
-                    expressions=[
-                        exp.Anonymous(this="TO_TIMESTAMP", expressions=[node.this.copy()]),
-                        exp.Literal.string(text),
-                    ],
-                )
-            )
+    _mysql_functions(tree)
 
 
 def _first_select(tree: exp.Expression) -> exp.Select | None:
@@ -289,7 +438,7 @@ def _sources(sql: str, tree: exp.Expression, resolved: dict[int, TableDef]) -> l
             if qualifier:
                 star_of = aliases.get(qualifier.lower())
             else:
-                star_of = next(iter(aliases.values())) if len(tables) == 1 else None
+                star_of = next(iter(aliases.values()), None) if len(tables) == 1 else None
             sources.append(Source(None, star_of=star_of))
         elif isinstance(proj, exp.Alias):
             inner = proj.this
@@ -360,4 +509,6 @@ def select_item_texts(sql: str) -> list[str] | None:
         items[-1].append(tok)
     if not items[-1]:
         return None
+    if any(not group for group in items):  # "SELECT , x": an empty select item
+        raise syntax_error(sql, ValueError())
     return [sql[group[0].start : group[-1].end + 1] for group in items]

@@ -3,32 +3,13 @@
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from ndbsim.engine.catalog import load_json
+from ndbsim.protocol.sysvars import load_mysqld, present, server_version
 from ndbsim.versions import NdbVersion
-
-# Statement counters the server keeps for its own connections (added to the simulated workload).
-COM_COUNTERS = (
-    "Com_select",
-    "Com_insert",
-    "Com_update",
-    "Com_delete",
-    "Com_commit",
-    "Com_rollback",
-)
-SERVER_VARIABLES = (
-    "Aborted_clients",
-    "Aborted_connects",
-    *COM_COUNTERS,
-    "Connections",
-    "Max_used_connections",
-    "Questions",
-    "Threads_connected",
-    "Threads_running",
-    "Uptime",
-)
 
 # Not present in 7.x (status-vars.json "7.5/7.6 differences").
 _NOT_IN_7X = (
@@ -67,6 +48,17 @@ def ndb_variables(version: NdbVersion) -> list[StatusVar]:
     return out
 
 
+def server_variables(version: NdbVersion) -> dict[str, Any]:
+    """The other status variables of that mysqld version with their start values
+    (data/mysqld/status.json): a constant, or 0 for a counter."""
+    server = server_version(version)
+    return {
+        name: spec.get("value", 0)
+        for name, spec in load_mysqld("status.json")["variables"].items()
+        if present(spec, server)
+    }
+
+
 @dataclass
 class ServerCounters:
     """This server's own activity: connections and the statements clients sent."""
@@ -78,7 +70,7 @@ class ServerCounters:
     aborted_connects: int = 0
     aborted_clients: int = 0
     questions: int = 0
-    com: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COM_COUNTERS, 0))
+    com: Counter = field(default_factory=Counter)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def connect(self) -> None:
@@ -105,7 +97,7 @@ class SessionCounters:
     """Per-connection values (Thd_ndb counters start at 0 for every new connection)."""
 
     questions: int = 0
-    com: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COM_COUNTERS, 0))
+    com: Counter = field(default_factory=Counter)
     ndb: dict[str, int] = field(default_factory=dict)
 
 
@@ -114,6 +106,7 @@ class StatusView:
 
     def __init__(self, version: NdbVersion):
         self.ndb = ndb_variables(version)
+        self.server = server_variables(version)
 
     def values(
         self,
@@ -122,31 +115,41 @@ class StatusView:
         session: SessionCounters,
         scope: str,
     ) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+        out: dict[str, Any] = dict(self.server)
         glob = scope == "GLOBAL"
         for var in self.ndb:
             if var.per_session:
                 out[var.name] = session.ndb.get(var.name, 0)
             else:
                 out[var.name] = cluster_status.get(var.name, "" if var.is_string else 0)
+
+        def workload(name: str) -> int:
+            return int(cluster_status.get(name, 0))
+
         with server.lock:
             com = server.com if glob else session.com
-            for name in COM_COUNTERS:
-                out[name] = int(cluster_status.get(name, 0)) * glob + com[name]
-            out["Questions"] = (
-                int(cluster_status.get("Questions", 0)) + server.questions
-                if glob
-                else session.questions
-            )
-            out["Threads_connected"] = (
-                int(cluster_status.get("Threads_connected", 0)) + server.connected
-            )
-            out["Threads_running"] = int(cluster_status.get("Threads_running", 0)) + server.running
-            out["Connections"] = int(cluster_status.get("Connections", 0)) + server.connections
-            out["Max_used_connections"] = max(
-                int(cluster_status.get("Max_used_connections", 0)), server.max_used
-            )
+            for name in out:
+                if name.startswith("Com_"):
+                    out[name] = workload(name) * glob + com[name]
+            questions = workload("Questions") + server.questions if glob else session.questions
+            out["Questions"] = questions
+            out["Queries"] = workload("Questions") + server.questions
+            out["Threads_connected"] = workload("Threads_connected") + server.connected
+            out["Threads_running"] = workload("Threads_running") + server.running + 1
+            out["Threads_created"] = max(out.get("Threads_created", 1), server.max_used)
+            out["Connections"] = workload("Connections") + server.connections
+            out["Max_used_connections"] = max(workload("Max_used_connections"), server.max_used)
             out["Aborted_connects"] = server.aborted_connects
             out["Aborted_clients"] = server.aborted_clients
-        out["Uptime"] = int(cluster_status.get("Uptime", 0))
+        uptime = int(cluster_status.get("Uptime", 0))
+        out["Uptime"] = uptime
+        out["Uptime_since_flush_status"] = uptime
+        rows_read = workload("Com_select") * 3
+        for name, value in (
+            ("Handler_read_key", rows_read),
+            ("Bytes_received", out["Queries"] * 60),
+            ("Bytes_sent", out["Queries"] * 400),
+        ):
+            if name in out:
+                out[name] = value
         return dict(sorted(out.items(), key=lambda kv: kv[0].lower()))

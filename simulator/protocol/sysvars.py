@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import time
+import uuid
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from mysql_mimic.charset import CharacterSet
 from mysql_mimic.variables import DEFAULT, Variables
 from ndbsim.engine.catalog import load_json
 from ndbsim.errors import SqlError
@@ -13,7 +18,7 @@ from ndbsim.versions import NdbVersion
 
 @dataclass(frozen=True)
 class VarDef:
-    kind: str  # "bool" | "int" | "str"
+    kind: str  # "bool" | "int" | "double" | "str"
     default: Any
     scope: str  # "both" | "global" | "session"
     read_only: bool = False
@@ -21,9 +26,97 @@ class VarDef:
     maximum: int | None = None
 
 
+MYSQLD_DATA = Path(__file__).parents[1] / "data" / "mysqld"
+
+
+def load_mysqld(name: str) -> dict:
+    """A table of simulator/data/mysqld (system and status variables of a mysqld)."""
+    return json.loads((MYSQLD_DATA / name).read_text())
+
+
+def server_version(version: NdbVersion) -> tuple[int, ...]:
+    """The MySQL server version of the SQL node ("5.7.16-ndb-7.5.4-cluster-gpl" -> (5, 7, 16))."""
+    return version_tuple(version.version_string.split("-")[0])
+
+
+def version_tuple(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in text.split("."))
+
+
+def present(spec: dict, server: tuple[int, ...]) -> bool:
+    """Whether a variable with since/until bounds exists on that server version."""
+    if "since" in spec and server < version_tuple(spec["since"]):
+        return False
+    return not ("until" in spec and server >= version_tuple(spec["until"]))
+
+
+def _default(spec: dict, server: tuple[int, ...]) -> Any:
+    """The 8.0 default, or the one of the latest "defaults" version at or below the server."""
+    value, at = spec.get("default"), (8, 0)
+    for since, other in spec.get("defaults", {}).items():
+        key = version_tuple(since)
+        if key <= server and (key >= at or server < (8, 0)):
+            value, at = other, key
+    return value
+
+
+def _server_values(version: NdbVersion, sql_node_id: int) -> dict[str, Any]:
+    """Values only the running server knows: versions, host, paths, the node id."""
+    server = ".".join(str(p) for p in server_version(version))
+    return {
+        "version": version.version_string,
+        "version_comment": version.version_comment,
+        "version_compile_os": "Linux",
+        "version_compile_machine": "x86_64",
+        "version_compile_zlib": "1.2.13",
+        "innodb_version": server,
+        "license": "GPL",
+        "hostname": "ndbsim",
+        "port": 3306,
+        "server_uuid": str(uuid.uuid5(uuid.NAMESPACE_DNS, f"ndbsim-{sql_node_id}")),
+        "system_time_zone": "UTC",
+        "basedir": "/usr/",
+        "datadir": "/var/lib/mysql/",
+        "tmpdir": "/tmp",
+        "plugin_dir": "/usr/lib/mysql/plugin/",
+        "lc_messages_dir": "/usr/share/mysql/",
+        "character_sets_dir": "/usr/share/mysql/charsets/",
+        "secure_file_priv": "/var/lib/mysql-files/",
+        "pid_file": "/var/run/mysqld/mysqld.pid",
+        "socket": "/var/run/mysqld/mysqld.sock",
+        "log_error": "/var/log/mysql/error.log",
+        "general_log_file": "/var/lib/mysql/ndbsim.log",
+        "slow_query_log_file": "/var/lib/mysql/ndbsim-slow.log",
+        # no binary log on this SQL node (log_bin OFF)
+        "log_bin_basename": None,
+        "log_bin_index": None,
+        "relay_log": "",
+        "relay_log_basename": "/var/lib/mysql/ndbsim-relay-bin",
+        "relay_log_index": "/var/lib/mysql/ndbsim-relay-bin.index",
+        "ndb_nodeid": sql_node_id,
+        "ndb_version": version.ndbinfo_version,
+        "ndb_version_string": f"ndb-{version.ndb_text}",
+    }
+
+
 def definitions(version: NdbVersion, sql_node_id: int) -> dict[str, VarDef]:
-    mysql57 = version.is_7x
+    """Every system variable of the SQL node's mysqld version (data/mysqld/sysvars.json plus
+    the ndbinfo_* variables of the ground truth)."""
+    server = server_version(version)
+    known = _server_values(version, sql_node_id)
     defs: dict[str, VarDef] = {}
+    for name, spec in load_mysqld("sysvars.json")["variables"].items():
+        if not present(spec, server):
+            continue
+        default = known[name] if spec.get("server") else _default(spec, server)
+        defs[name] = VarDef(
+            spec["type"],
+            default,
+            spec["scope"],
+            read_only=spec.get("read_only", False),
+            minimum=spec.get("min"),
+            maximum=spec.get("max"),
+        )
     for name, spec in load_json("schema-8.0.json")["ndbinfo_system_variables"].items():
         kind = {"uint": "int", "bool": "bool", "string": "str"}[spec["type"]]
         default = spec.get("default")
@@ -44,71 +137,6 @@ def definitions(version: NdbVersion, sql_node_id: int) -> dict[str, VarDef]:
             minimum=spec.get("min"),
             maximum=spec.get("max"),
         )
-    sql_mode = (
-        "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,"
-        "ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"
-    )
-    if mysql57:
-        sql_mode = sql_mode.replace(
-            "ERROR_FOR_DIVISION_BY_ZERO,", "ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,"
-        )
-    charset = "utf8" if mysql57 else "utf8mb4"
-    collation = "utf8_general_ci" if mysql57 else "utf8mb4_0900_ai_ci"
-    common = {
-        "version": VarDef("str", version.version_string, "global", read_only=True),
-        "version_comment": VarDef("str", version.version_comment, "global", read_only=True),
-        "version_compile_os": VarDef("str", "Linux", "global", read_only=True),
-        "version_compile_machine": VarDef("str", "x86_64", "global", read_only=True),
-        "hostname": VarDef("str", "ndbsim", "global", read_only=True),
-        "port": VarDef("int", 3306, "global", read_only=True),
-        "license": VarDef("str", "GPL", "global", read_only=True),
-        "lower_case_table_names": VarDef("int", 0, "global", read_only=True),
-        "max_connections": VarDef("int", 151, "global"),
-        "performance_schema": VarDef("bool", True, "global", read_only=True),
-        "autocommit": VarDef("bool", True, "both"),
-        "sql_mode": VarDef("str", sql_mode, "both"),
-        "sql_select_limit": VarDef("int", 18446744073709551615, "both"),
-        "time_zone": VarDef("str", "SYSTEM", "both"),
-        "system_time_zone": VarDef("str", "UTC", "global", read_only=True),
-        "transaction_isolation": VarDef("str", "READ-COMMITTED", "both"),
-        "transaction_read_only": VarDef("bool", False, "both"),
-        "wait_timeout": VarDef("int", 28800, "both"),
-        "interactive_timeout": VarDef("int", 28800, "both"),
-        "net_write_timeout": VarDef("int", 60, "both"),
-        "net_read_timeout": VarDef("int", 30, "both"),
-        "net_buffer_length": VarDef("int", 16384, "both"),
-        "max_allowed_packet": VarDef("int", 4194304 if mysql57 else 67108864, "both"),
-        "auto_increment_increment": VarDef("int", 1, "both"),
-        "init_connect": VarDef("str", "", "global"),
-        "default_storage_engine": VarDef("str", "InnoDB", "both"),
-        "character_set_client": VarDef("str", charset, "both"),
-        "character_set_connection": VarDef("str", charset, "both"),
-        "character_set_results": VarDef("str", charset, "both"),
-        "character_set_server": VarDef("str", "latin1" if mysql57 else "utf8mb4", "both"),
-        "character_set_database": VarDef("str", "latin1" if mysql57 else "utf8mb4", "both"),
-        "collation_connection": VarDef("str", collation, "both"),
-        "collation_server": VarDef("str", "latin1_swedish_ci" if mysql57 else collation, "both"),
-        "collation_database": VarDef("str", "latin1_swedish_ci" if mysql57 else collation, "both"),
-        "external_user": VarDef("str", "", "session", read_only=True),
-        # ndbcluster plugin
-        "ndbcluster": VarDef("bool", True, "global", read_only=True),
-        "ndb_nodeid": VarDef("int", sql_node_id, "global", read_only=True),
-        "ndb_version": VarDef("int", version.ndbinfo_version, "global", read_only=True),
-        "ndb_version_string": VarDef("str", f"ndb-{version.ndb_text}", "global", read_only=True),
-        "ndb_connectstring": VarDef("str", "127.0.0.1:1186", "global", read_only=True),
-        "ndb_cluster_connection_pool": VarDef("int", 1, "global", read_only=True),
-        "ndb_batch_size": VarDef("int", 32768, "both"),
-        "ndb_use_exact_count": VarDef("bool", False, "both"),
-        "ndb_force_send": VarDef("bool", True, "both"),
-        "ndb_index_stat_enable": VarDef("bool", True, "both"),
-    }
-    if mysql57:
-        common["tx_isolation"] = VarDef("str", "REPEATABLE-READ", "both")
-        common["transaction_isolation"] = VarDef("str", "REPEATABLE-READ", "both")
-        common["have_ndbcluster"] = VarDef("str", "YES", "global", read_only=True)
-    else:
-        common["transaction_isolation"] = VarDef("str", "REPEATABLE-READ", "both")
-    defs.update(common)
     return dict(sorted(defs.items()))
 
 
@@ -116,6 +144,8 @@ def render(value: Any, kind: str) -> str:
     """Text of a value in SHOW VARIABLES."""
     if kind == "bool":
         return "ON" if value else "OFF"
+    if kind == "double" and value is not None:
+        return f"{float(value):.6f}"
     return "" if value is None else str(value)
 
 
@@ -124,6 +154,16 @@ def select_value(value: Any, kind: str) -> Any:
     if kind == "bool":
         return int(bool(value))
     return value
+
+
+def _check_charset(name: str, value: str) -> None:
+    """mysqld knows its character sets and collations; an unknown one is an error."""
+    charsets = CharacterSet.__members__
+    if name.startswith("character_set_"):
+        if value.lower() not in charsets:
+            raise SqlError(1115, f"Unknown character set: '{value}'")
+    elif value.lower() != "binary" and value.lower().split("_")[0] not in charsets:
+        raise SqlError(1273, f"Unknown collation: '{value}'")
 
 
 class GlobalStore:
@@ -150,6 +190,8 @@ class SessionVariables(Variables):
 
     def get_variable(self, name: str) -> Any:
         name = name.lower()
+        if name == "timestamp" and not self._values.get(name):
+            return round(time.time(), 6)  # the session clock unless SET timestamp
         if name in self._values:
             return self._values[name]
         if name in self.store.values:
@@ -198,6 +240,8 @@ class SessionVariables(Variables):
     def _coerce(name: str, d: VarDef, value: Any) -> Any:
         if value is DEFAULT or value is None:
             return d.default
+        if name.startswith(("character_set_", "collation_")) and name != "character_set_system":
+            _check_charset(name, str(value))
         if d.kind == "bool":
             text = str(value).upper()
             if text in ("1", "ON", "TRUE"):
@@ -205,6 +249,11 @@ class SessionVariables(Variables):
             if text in ("0", "OFF", "FALSE"):
                 return False
             raise SqlError(1231, f"Variable '{name}' can't be set to the value of '{value}'")
+        if d.kind == "double":
+            try:
+                return float(value)
+            except (TypeError, ValueError):
+                raise SqlError(1232, f"Incorrect argument type to variable '{name}'") from None
         if d.kind == "int":
             try:
                 number = int(value)

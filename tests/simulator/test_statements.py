@@ -11,9 +11,14 @@ import mysql.connector
 import pytest
 from sqlnode_helpers import PASSWORD, USER, RunningSqlNode, start_sql_node
 
-needs_mariadb = pytest.mark.skipif(
+_mariadb_installed = pytest.mark.skipif(
     shutil.which("mariadb") is None, reason="mariadb client not installed (Debian mariadb-client)"
 )
+
+
+def needs_mariadb(test):
+    """Runs the `mariadb` client: a process, so an integration test."""
+    return pytest.mark.integration(_mariadb_installed(test))
 
 
 @pytest.fixture(scope="module")

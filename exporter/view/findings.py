@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ndbinfo_exporter.view.models import ClusterView, ConfigView, Evidence, Finding
+from ndbinfo_exporter.view.performance_findings import PERFORMANCE_CHECKS
 from ndbinfo_exporter.view.placement import Placement
 from ndbinfo_exporter.view.samples import Samples
 
@@ -497,6 +498,7 @@ CHECKS: tuple[Callable[[Inputs], Finding], ...] = (
     round_trips,
     unbalanced_primaries,
     inconsistent_config,
+    *PERFORMANCE_CHECKS,
 )
 
 

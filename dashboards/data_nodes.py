@@ -254,7 +254,7 @@ def _thread_row(layout: Layout) -> None:
 
 def _activity_row(layout: Layout) -> None:
     exec_ratio = _node("ndb_thread_time_ratio", 'activity="exec"')
-    stalled = _node("ndb_thread_time_ratio", 'activity=~"buffer_full|spin"')
+    stalled = _node("ndb_thread_time_ratio", 'activity="buffer_full"')
     layout.row(
         "Thread saturation",
         timeseries_panel(
@@ -271,15 +271,12 @@ def _activity_row(layout: Layout) -> None:
             width=12,
         ),
         timeseries_panel(
-            "Spinning and send-buffer stalls",
-            "Share of the last second threads spun waiting for work (spin) or waited for "
-            "full send buffers (buffer_full). Buffer-full time means the node produces "
-            "data faster than its links send it.",
+            "Send-buffer stalls",
+            "Share of the last second the busiest thread of each type waited for full send "
+            "buffers. Buffer-full time means the node produces data faster than its links "
+            "send it (see the transporters).",
             "percentunit",
-            q(
-                f"max by (node_id, thread, activity) ({stalled})",
-                "node {{node_id}} {{thread}} {{activity}}",
-            ),
+            q(f"max by (node_id, thread) ({stalled})", "node {{node_id}} {{thread}}"),
             min_value=0,
             width=12,
         ),

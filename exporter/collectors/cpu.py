@@ -1,5 +1,6 @@
-"""How the data node threads spent the last second, from ndbinfo.cpustat: executing signals,
-spinning, sending and stalled on full send buffers, per thread type (or per thread)."""
+"""How the data node threads spent the last second, from ndbinfo.cpustat: executing signals and
+stalled on full send buffers for the busiest thread of each type, or (option per_thread) also
+spinning and sending, per thread."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ ACTIVITIES = {
     "send": "thread_send",
     "buffer_full": "thread_buffer_full",
 }
+# by default: what saturates a thread type, two series per type and data node
+DEFAULT_ACTIVITIES = ("exec", "buffer_full")
 
 # cpustat has no thread names: the thread type comes from threadstat (one row per thread).
 SQL = (
@@ -25,8 +28,9 @@ SQL = (
 RATIO_HELP = (
     "Share of the last second the thread spent executing signals (exec), spinning while"
     " waiting for signals (spin), sending (send) and waiting on full send buffers"
-    " (buffer_full); the rest it slept. By default the busiest thread of each type per data"
-    " node; OS user and system time are the threads collector's counters."
+    " (buffer_full); the rest it slept. By default exec and buffer_full of the busiest thread"
+    " of each type per data node; OS user and system time are the threads collector's"
+    " counters."
 )
 RATIO = gauge("ndb_thread_time_ratio", RATIO_HELP, ("node_id", "thread", "activity"))
 
@@ -46,6 +50,8 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
         )
         thread = (*thread, text(row["thr_nm"]))
         for activity, column in ACTIVITIES.items():
+            if not detail and activity not in DEFAULT_ACTIVITIES:
+                continue
             key = (*thread, activity)
             busiest[key] = max(busiest.get(key, 0.0), float(row[column] or 0) / 100)
     for key in sorted(busiest, key=lambda k: (int(k[0]), *k[1:])):
@@ -55,10 +61,10 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
 
 COLLECTOR = Collector(
     name="cpu",
-    help="Share of the last second data node threads spent executing, spinning, sending and"
-    " stalled on full send buffers (ndbinfo.cpustat with thread names from threadstat). On by"
-    " default: the busiest thread of each type (main, ldm, tc, recv, send, rep) per data node,"
-    " which shows the thread type that saturates first.",
+    help="Share of the last second data node threads spent executing and stalled on full send"
+    " buffers (ndbinfo.cpustat with thread names from threadstat). On by default: the busiest"
+    " thread of each type (main, ldm, tc, recv, send, rep) per data node, which shows the"
+    " thread type that saturates first; option per_thread adds spinning and sending per thread.",
     default_enabled=True,
     reads={
         "cpustat": (
@@ -77,7 +83,8 @@ COLLECTOR = Collector(
     options=(
         Option(
             "per_thread",
-            "One series per thread (label thr_no) instead of the busiest of each type.",
+            "Every thread (label thr_no) with spin and send time too, instead of the busiest"
+            " thread of each type.",
             False,
             boolean,
         ),

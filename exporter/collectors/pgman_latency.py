@@ -10,9 +10,9 @@ from ._histograms import histogram
 from .base import Collector, Context, Row, ident
 from .base import histogram as histogram_spec
 
-# PGMAN's ranges end at 0, 16, 32, ... 2^21 us and one unbounded range; every second one
-# from 16 us gives buckets at 16, 64, 256 ... 1048576 us.
-STRIDE, FIRST = 2, 1
+# PGMAN's ranges end at 0, 16, 32, ... 2^21 us and one unbounded range; every third one
+# from 16 us gives 6 buckets at 16, 128, 1024, 8192, 65536 and 524288 us.
+STRIDE, FIRST, LAST = 3, 1, 16
 OPERATIONS = {"page_read": "page_reads", "page_write": "page_writes", "log_wait": "log_waits"}
 
 SQL = (
@@ -38,7 +38,10 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
         ranges = list(items)
         for operation, column in OPERATIONS.items():
             buckets, total = histogram(
-                ((float(r["upper_bound"]), float(r[column] or 0)) for r in ranges), STRIDE, FIRST
+                ((float(r["upper_bound"]), float(r[column] or 0)) for r in ranges),
+                STRIDE,
+                FIRST,
+                LAST,
             )
             family.add_metric([node, operation], buckets, total)
     yield family

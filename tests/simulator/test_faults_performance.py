@@ -164,3 +164,28 @@ def test_ldm_threads_differ_in_cpustat():
 def test_bad_parameters_are_refused(sim, name, params, message):
     with pytest.raises(FaultError, match=message):
         sim.cluster.faults.set(name, **params)
+
+
+@pytest.mark.integration
+def test_cli_sets_the_latency_and_lock_faults():
+    from ndbsim.testing import running_ndbsim
+    from test_cli import run
+
+    with running_ndbsim(speed=20) as sim:
+        url = ["--control-url", sim.control_url]
+        for args in (
+            ["long-transaction", "--node", "1", "--locks", "3"],
+            ["lock-contention", "--waiters", "2"],
+            ["slow-disk", "--factor", "5"],
+            ["latency-degradation"],
+        ):
+            result = run("fault", *url, *args)
+            assert result.returncode == 0, result.stderr
+        assert sim.status()["faults"] == {
+            "long-transaction": {"node": 1, "locks": 3},
+            "lock-contention": {"waiters": 2},
+            "slow-disk": {"factor": 5.0},
+            "latency-degradation": {},
+        }
+        bad = run("fault", *url, "long-transaction", "--node", "99")
+        assert bad.returncode == 1 and "not a data node" in bad.stderr

@@ -255,6 +255,7 @@ def _thread_row(layout: Layout) -> None:
 def _activity_row(layout: Layout) -> None:
     exec_ratio = _node("ndb_thread_time_ratio", 'activity="exec"')
     stalled = _node("ndb_thread_time_ratio", 'activity="buffer_full"')
+    host_idle = _node("ndb_host_cpu_ratio", 'mode="idle"')
     layout.row(
         "Thread saturation",
         timeseries_panel(
@@ -268,7 +269,7 @@ def _activity_row(layout: Layout) -> None:
             q(f"max by (node_id, thread) ({exec_ratio})", "node {{node_id}} {{thread}}"),
             min_value=0,
             max_value=1,
-            width=12,
+            width=8,
         ),
         timeseries_panel(
             "Send-buffer stalls",
@@ -278,7 +279,21 @@ def _activity_row(layout: Layout) -> None:
             "percentunit",
             q(f"max by (node_id, thread) ({stalled})", "node {{node_id}} {{thread}}"),
             min_value=0,
-            width=12,
+            width=8,
+        ),
+        timeseries_panel(
+            "Host CPU busy",
+            "Share of the last second the data node's host CPUs were not idle, as the OS "
+            "reports it (cpudata, 8.0.23+). A busy host beside idle data node threads means "
+            "other processes compete for the CPUs.",
+            "percentunit",
+            q(
+                f"1 - max by (node_id) ({host_idle})",
+                "node {{node_id}}",
+            ),
+            min_value=0,
+            max_value=1,
+            width=8,
         ),
     )
 

@@ -10,7 +10,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from grafana_foundation_sdk.builders import bargauge, common, stat, statetimeline, table, timeseries
+from grafana_foundation_sdk.builders import (
+    bargauge,
+    common,
+    heatmap,
+    stat,
+    statetimeline,
+    table,
+    timeseries,
+)
 from grafana_foundation_sdk.builders import dashboard as dash
 from grafana_foundation_sdk.builders import prometheus as prom
 from grafana_foundation_sdk.cog import builder as cogbuilder
@@ -76,6 +84,7 @@ class Query:
     instant: bool = False
     table: bool = False
     fault: str | None = None
+    heatmap: bool = False  # buckets of a histogram, one series per `le`
 
 
 def q(
@@ -85,8 +94,11 @@ def q(
     instant: bool = False,
     table: bool = False,
     fault: str | None = None,
+    heatmap: bool = False,
 ) -> Query:
-    return Query(expr=expr, legend=legend, instant=instant, table=table, fault=fault)
+    return Query(
+        expr=expr, legend=legend, instant=instant, table=table, fault=fault, heatmap=heatmap
+    )
 
 
 def _target(query: Query, ref_id: str) -> prom.Dataquery:
@@ -102,6 +114,8 @@ def _target(query: Query, ref_id: str) -> prom.Dataquery:
     target = target.instant() if query.instant or query.table else target.range()
     if query.table:
         target = target.format(prom_model.PromQueryFormat.TABLE)
+    if query.heatmap:
+        target = target.format(prom_model.PromQueryFormat.HEATMAP)
     return target
 
 
@@ -196,6 +210,16 @@ def timeseries_panel(
     if max_value is not None:
         builder = builder.max(max_value)
     return PanelSpec(builder, queries)
+
+
+def heatmap_panel(
+    title: str, description: str, query: Query, width: int = 12, height: int = 8
+) -> PanelSpec:
+    """The buckets of a Prometheus histogram over time (seconds on the y axis)."""
+    builder = _with_common(heatmap.Panel(), title, description, "s", [query], width, height)
+    builder = builder.calculate(False).y_axis(heatmap.YAxisConfig().unit("s"))
+    builder = builder.hide_from(common.HideSeriesConfig().legend(False).tooltip(False).viz(False))
+    return PanelSpec(builder, (query,))
 
 
 def stat_panel(

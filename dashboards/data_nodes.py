@@ -252,6 +252,124 @@ def _thread_row(layout: Layout) -> None:
     )
 
 
+def _activity_row(layout: Layout) -> None:
+    exec_ratio = _node("ndb_thread_time_ratio", 'activity="exec"')
+    stalled = _node("ndb_thread_time_ratio", 'activity="buffer_full"')
+    host_idle = _node("ndb_host_cpu_ratio", 'mode="idle"')
+    layout.row(
+        "Thread saturation",
+        timeseries_panel(
+            "Busiest thread of each type",
+            "Share of the last second the busiest thread of each type spent executing "
+            "signals (ndbinfo.cpustat). The type that nears 1 first is the node's bottleneck: "
+            "ldm for data access, tc for transaction coordination, recv/send for the network, "
+            "main for schema work; give that type more threads (ThreadConfig) before the "
+            "others.",
+            "percentunit",
+            q(f"max by (node_id, thread) ({exec_ratio})", "node {{node_id}} {{thread}}"),
+            min_value=0,
+            max_value=1,
+            width=8,
+        ),
+        timeseries_panel(
+            "Send-buffer stalls",
+            "Share of the last second the busiest thread of each type waited for full send "
+            "buffers. Buffer-full time means the node produces data faster than its links "
+            "send it (see the transporters).",
+            "percentunit",
+            q(f"max by (node_id, thread) ({stalled})", "node {{node_id}} {{thread}}"),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Host CPU busy",
+            "Share of the last second the data node's host CPUs were not idle, as the OS "
+            "reports it (cpudata, 8.0.23+). A busy host beside idle data node threads means "
+            "other processes compete for the CPUs.",
+            "percentunit",
+            q(
+                f"1 - max by (node_id) ({host_idle})",
+                "node {{node_id}}",
+            ),
+            min_value=0,
+            max_value=1,
+            width=8,
+        ),
+    )
+
+
+def _transactions_row(layout: Layout) -> None:
+    open_tx = _node("ndb_transactions_open")
+    inactive = _node("ndb_transaction_longest_inactive_seconds")
+    locks = _node("ndb_locks")
+    longest = _node("ndb_lock_longest_seconds")
+    key = rate("ndb_tc_operation_duration_seconds_bucket", 'operation="key"', node=True)
+    pgman = rate("ndb_pgman_operation_duration_seconds_bucket", node=True)
+    layout.row(
+        "Latency, transactions and locks",
+        timeseries_panel(
+            "Key operation latency p99 per node",
+            "99th percentile of key operations coordinated by each data node "
+            "(tc_time_track_stats). One node slower than the others points to that node's "
+            "threads, disks or links.",
+            "s",
+            q(
+                f"histogram_quantile(0.99, sum by (node_id, le) (max by (node_id, le) ({key})))",
+                "node {{node_id}}",
+            ),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Disk data latency p99",
+            "99th percentile of disk data page reads, page writes and undo log waits per "
+            "data node (pgman_time_track_stats); flat at 0 without disk data tables.",
+            "s",
+            q(
+                "histogram_quantile(0.99, sum by (node_id, operation, le)"
+                f" (max by (node_id, operation, le) ({pgman})))",
+                "node {{node_id}} {{operation}}",
+            ),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Open transactions",
+            "Transactions open in each data node's transaction coordinators "
+            "(cluster_transactions), with the longest any has been idle waiting for its "
+            "client. An idle transaction keeps its locks (NdbLongRunningTransaction).",
+            "none",
+            q(
+                f"sum by (node_id) (max by (node_id, state) ({open_tx}))"
+                f" or max by (node_id) ({inactive}) * 0",
+                "node {{node_id}} open",
+            ),
+            q(f"max by (node_id) ({inactive})", "node {{node_id}} longest idle (s)"),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Row locks",
+            "Row locks held and lock requests waiting per data node (cluster_locks). Waiters "
+            "at every scrape mean contention on hot rows (NdbLockWaits).",
+            "none",
+            q(f"max by (node_id, state) ({locks})", "node {{node_id}} {{state}}"),
+            min_value=0,
+            width=12,
+        ),
+        timeseries_panel(
+            "Longest lock wait and hold",
+            "The longest a lock request has waited, and a lock has been held, per data node. "
+            "Waits end at TransactionDeadlockDetectionTimeout (1.2 s by default) with error "
+            "266; holds grow with idle transactions.",
+            "s",
+            q(f"max by (node_id, state) ({longest})", "node {{node_id}} {{state}}"),
+            min_value=0,
+            width=12,
+        ),
+    )
+
+
 def _transporter_row(layout: Layout) -> None:
     sent = _node_rate("ndb_transporter_sent_bytes_total")
     received = _node_rate("ndb_transporter_received_bytes_total")
@@ -433,6 +551,8 @@ def board() -> Board:
     _memory_row(layout)
     _log_row(layout)
     _thread_row(layout)
+    _activity_row(layout)
+    _transactions_row(layout)
     _transporter_row(layout)
     _disk_row(layout)
     _restart_row(layout)

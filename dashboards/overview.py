@@ -12,6 +12,7 @@ from .common import (
     alert_list_panel,
     bargauge_panel,
     data_node_state_panel,
+    heatmap_panel,
     q,
     rate,
     sel,
@@ -279,6 +280,57 @@ def _operations_row(layout: Layout) -> None:
     )
 
 
+def _tc_buckets(operation: str) -> str:
+    """Bucket rates of a TC latency histogram, each data node once (every SQL node's exporter
+    reports the same data nodes)."""
+    buckets = rate("ndb_tc_operation_duration_seconds_bucket", f'operation="{operation}"')
+    return f"max by (node_id, le) ({buckets})"
+
+
+def _latency_row(layout: Layout) -> None:
+    key = _tc_buckets("key")
+    quantiles = [
+        q(f"histogram_quantile({quantile}, sum by (le) ({key}))", f"p{label}")
+        for quantile, label in ((0.5, "50"), (0.95, "95"), (0.99, "99"))
+    ]
+    layout.row(
+        "Latency",
+        timeseries_panel(
+            "Key operation latency",
+            "Quantiles of the time primary and unique key reads and writes take in the data "
+            "nodes, as their transaction coordinators measure it (tc_time_track_stats), over "
+            "all data nodes. A healthy in-memory cluster stays well below a millisecond; "
+            "NdbOperationLatencyHigh fires when a node's p99 stays above 10 ms.",
+            "s",
+            *quantiles,
+            min_value=0,
+            width=8,
+        ),
+        heatmap_panel(
+            "Key operation latency distribution",
+            "How many key operations per second fell in each latency bucket over time: a "
+            "second band or a shift upwards shows a part of the load getting slower.",
+            q(f"sum by (le) ({key})", "{{le}}", heatmap=True),
+            width=8,
+        ),
+        timeseries_panel(
+            "Transaction and scan latency (p99)",
+            "99th percentile of whole transactions (from start to commit, including the "
+            "application's round trips) and of scans, over all data nodes.",
+            "s",
+            *(
+                q(
+                    f"histogram_quantile(0.99, sum by (le) ({_tc_buckets(operation)}))",
+                    operation,
+                )
+                for operation in ("transaction", "scan")
+            ),
+            min_value=0,
+            width=8,
+        ),
+    )
+
+
 def board() -> Board:
     layout = Layout(
         UID,
@@ -289,5 +341,6 @@ def board() -> Board:
     _redundancy_row(layout)
     _memory_row(layout)
     _checkpoint_row(layout)
+    _latency_row(layout)
     _operations_row(layout)
     return layout.build()

@@ -191,6 +191,15 @@ def fault_parser() -> argparse.ArgumentParser:
     )
     s = sub.add_parser("primaries-away", help="move primaries off their preferred data node")
     s.add_argument("node", type=_positive_int(1, 255), help="data node id")
+    s = sub.add_parser("long-transaction", help="a transaction holds row locks and stays idle")
+    s.add_argument("--node", type=_positive_int(1, 255), help="data node id of its TC")
+    s.add_argument("--locks", type=_positive_int(1, 1000), help="row locks it holds (default 5)")
+    s = sub.add_parser("lock-contention", help="transactions queue for a hot row's lock")
+    s.add_argument("--table", help="table name (default the busiest user table)")
+    s.add_argument("--waiters", type=_positive_int(1, 1000), help="waiting requests (default 6)")
+    for name, what in (("slow-disk", "disk data page I/O"), ("latency-degradation", "TC")):
+        s = sub.add_parser(name, help=f"{what} latency multiplied by a factor")
+        s.add_argument("--factor", type=_float_range(1, 1000), help="(default 20)")
     s = sub.add_parser("clear", help="clear one fault")
     s.add_argument("name")
     sub.add_parser("list", help="active faults")
@@ -209,8 +218,16 @@ def run_fault(args: argparse.Namespace) -> int:
     elif action == "slow-ndbinfo":
         body = {"seconds": args.seconds, **({"table": args.table} if args.table else {})}
         method, path = "PUT", "/faults/slow-ndbinfo"
-    elif action in ("send-overload", "stuck-start", "primaries-away"):
-        keys = ("node", "remote", "phase")
+    elif action in (
+        "send-overload",
+        "stuck-start",
+        "primaries-away",
+        "long-transaction",
+        "lock-contention",
+        "slow-disk",
+        "latency-degradation",
+    ):
+        keys = ("node", "remote", "phase", "locks", "table", "waiters", "factor")
         body = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
         method, path = "PUT", f"/faults/{action}"
     elif action == "clear":

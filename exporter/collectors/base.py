@@ -13,7 +13,12 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
 
 Row = Mapping[str, Any]
 Version = tuple[int, int, int]
@@ -50,11 +55,13 @@ class MetricSpec:
     at every scrape and to generate the metrics reference."""
 
     name: str
-    type: str  # "gauge" or "counter"
+    type: str  # "gauge", "counter" or "histogram"
     help: str
     labels: tuple[str, ...] = ()
 
-    def family(self) -> GaugeMetricFamily | CounterMetricFamily:
+    def family(self) -> GaugeMetricFamily | CounterMetricFamily | HistogramMetricFamily:
+        if self.type == "histogram":
+            return HistogramMetricFamily(self.name, self.help, labels=self.labels)
         if self.type == "counter":
             return CounterMetricFamily(self.name, self.help, labels=self.labels)
         return GaugeMetricFamily(self.name, self.help, labels=self.labels)
@@ -66,6 +73,10 @@ def gauge(name: str, help: str, labels: tuple[str, ...] = ()) -> MetricSpec:
 
 def counter(name: str, help: str, labels: tuple[str, ...] = ()) -> MetricSpec:
     return MetricSpec(name, "counter", help, labels)
+
+
+def histogram(name: str, help: str, labels: tuple[str, ...] = ()) -> MetricSpec:
+    return MetricSpec(name, "histogram", help, labels)
 
 
 @dataclass(frozen=True)

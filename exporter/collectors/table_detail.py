@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .base import Collector, Context, Option, Row, add_value, gauge, number, text
+from .base import Collector, Context, MetricSpec, Option, Row, add_value, gauge, number, text
 
 LABELS = ("db", "table")
 
@@ -90,18 +90,24 @@ def split_name(fq_name: str) -> tuple[str, str]:
     return database, table
 
 
-def collect(rows: list[Row], ctx: Context) -> Iterable:
-    families = {
-        "memory_bytes": MEMORY.family(),
-        "fragments": FRAGMENTS.family(),
-        "dead_replicas": DEAD.family(),
-        "not_preferred": NOT_PREFERRED.family(),
-    }
+def per_table(rows: list[Row], specs: dict[str, MetricSpec]) -> Iterable:
+    """One family per spec, one sample per row (a table named by fq_name), from the column."""
+    families = {column: spec.family() for column, spec in specs.items()}
     for row in rows:
         labels = list(split_name(text(row["fq_name"])))
         for column, family in families.items():
             add_value(family, labels, number(row[column]))
     yield from families.values()
+
+
+def collect(rows: list[Row], ctx: Context) -> Iterable:
+    specs = {
+        "memory_bytes": MEMORY,
+        "fragments": FRAGMENTS,
+        "dead_replicas": DEAD,
+        "not_preferred": NOT_PREFERRED,
+    }
+    yield from per_table(rows, specs)
 
 
 COLLECTOR = Collector(

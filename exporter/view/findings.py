@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ndbinfo_exporter.view import thresholds
 from ndbinfo_exporter.view.models import ClusterView, ConfigView, Evidence, Finding
+from ndbinfo_exporter.view.performance_findings import PERFORMANCE_CHECKS
 from ndbinfo_exporter.view.placement import Placement
 from ndbinfo_exporter.view.samples import Samples
 
@@ -703,6 +704,7 @@ CHECKS: tuple[Callable[[Inputs], Finding], ...] = (
     round_trips,
     unbalanced_primaries,
     inconsistent_config,
+    *PERFORMANCE_CHECKS,
 )
 
 

@@ -16,8 +16,10 @@ from ndbsim.model import config_params, rows
 from ndbsim.model.checkpoints import Checkpoints
 from ndbsim.model.dictionary import Dictionary, build_dictionary
 from ndbsim.model.faults import START_PHASES, Faults
+from ndbsim.model.latency import Latency
 from ndbsim.model.memory import PAGE, memory_by_node
 from ndbsim.model.topology import MGM, NDB, Topology, build_topology
+from ndbsim.model.transactions import Activity
 from ndbsim.model.workload import REDO_BYTES_PER_WRITE, Workload, writes
 from ndbsim.versions import NdbVersion
 
@@ -128,6 +130,8 @@ class Cluster:
         self.president = min(self.topology.data_node_ids)
         self.connect_count = 1
         self.ops_total = 0.0  # operations of the whole cluster
+        self.latency = Latency()
+        self.activity = Activity()
         self.backup_id = rnd.randint(5, 40)
         self._start = clock()
         self.now = 0.0
@@ -163,6 +167,7 @@ class Cluster:
     def _run(self, dt: float) -> None:
         if dt <= 0:
             return
+        self.activity.observe(self)
         if not self.is_up():
             return
         ops = self.workload.ops_between(self.now, self.now + dt)
@@ -170,6 +175,7 @@ class Cluster:
         ready = self.started_ids()
         for node_id in ready:
             self.nodes[node_id].ops += ops / len(ready)
+        self.latency.advance(self, {node_id: ops / len(ready) for node_id in ready})
         for node_id, remote in self.overloaded_links():
             seconds = self.nodes[node_id].overloaded_seconds
             seconds[remote] = seconds.get(remote, 0.0) + dt

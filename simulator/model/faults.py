@@ -60,6 +60,26 @@ FAULTS: dict[str, FaultSpec] = {
             "fragments preferring a data node keep their primary on another replica",
             {"node": (int, True)},
         ),
+        FaultSpec(
+            "long-transaction",
+            "a transaction on a data node (default the lowest) holds row locks and stays idle",
+            {"node": (int, False), "locks": (int, False)},
+        ),
+        FaultSpec(
+            "lock-contention",
+            "transactions queue for the lock of a hot row of a table (default the busiest)",
+            {"table": (str, False), "waiters": (int, False)},
+        ),
+        FaultSpec(
+            "slow-disk",
+            "disk data page reads, writes and log waits take longer (PGMAN latency)",
+            {"factor": (float, False)},
+        ),
+        FaultSpec(
+            "latency-degradation",
+            "transactions, key operations and scans take longer in the data nodes",
+            {"factor": (float, False)},
+        ),
     )
 }
 
@@ -95,6 +115,11 @@ def validate(name: str, params: dict[str, Any], topology: Topology | None = None
             raise FaultError(f"{name}: table must not be empty")
     if "node" in clean:
         _check_nodes(name, clean, topology)
+    for key in ("locks", "waiters"):
+        if key in clean and not 1 <= clean[key] <= 1000:
+            raise FaultError(f"{name}: {key} must be 1..1000, got {clean[key]}")
+    if "factor" in clean and not 1.0 <= clean["factor"] <= 1000.0:
+        raise FaultError(f"{name}: factor must be between 1 and 1000, got {clean['factor']}")
     if name == "stuck-start":
         clean.setdefault("phase", DEFAULT_STUCK_PHASE)
         if not 1 <= clean["phase"] <= START_PHASES:

@@ -68,25 +68,6 @@ THREAD_LOAD = {
 TC_COUNTERS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 24, 25)
 LQH_COUNTERS = (10, 26, 27, 28, 29, 30, 31)
 SPJ_COUNTERS = (11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23)
-TIME_TRACK_BOUNDS = (
-    50,
-    100,
-    200,
-    400,
-    800,
-    1600,
-    3200,
-    6400,
-    12800,
-    25600,
-    51200,
-    102400,
-    204800,
-    409600,
-    819200,
-    1638400,
-)
-
 # restart_info statuses in the documented numbering: (int, text) per stage of a node restart
 RESTART_STAGES = (
     (0, "Allocated node id"),
@@ -237,8 +218,10 @@ def threadstat(c: Cluster) -> list[dict]:
         uptime = _uptime(c, n)
         ops = c.nodes[n].ops
         for thr, name, _ in thread_layout(c.ldm):
-            user, system = _thread_cpu(c, n, name)
-            signals = ops * THREAD_LOAD[name][2] / _thread_counts(c.ldm)[name] + uptime * 400
+            skew = _thread_skew(n, thr, name)
+            user, system = (t * skew for t in _thread_cpu(c, n, name))
+            signals = (ops * THREAD_LOAD[name][2] / _thread_counts(c.ldm)[name]) * skew
+            signals += uptime * 400
             out.append(
                 {
                     "node_id": n,
@@ -264,14 +247,24 @@ def threadstat(c: Cluster) -> list[dict]:
     return out
 
 
+def _thread_skew(node_id: int, thr: int, name: str) -> float:
+    """LDM threads differ by the fragments they own; other types share evenly."""
+    return 1 + 0.22 * math.sin(2.1 * thr + node_id) if name == "ldm" else 1.0
+
+
 def cpustat(c: Cluster) -> list[dict]:
     out = []
     for n in c.started_ids():
+        overloaded = any(node == n for node, _ in c.overloaded_links())
         for thr, name, _ in thread_layout(c.ldm):
-            util = _thread_util(c, n, name)
+            util = min(0.99, _thread_util(c, n, name) * _thread_skew(n, thr, name))
             user = int(util * 100 * 0.85)
             system = int(util * 100 * 0.15)
             exec_pct = int(util * 100 * 0.9)
+            # a thread spins briefly before it sleeps, less the busier it is
+            spin = int(round(4 * (1 - util))) if name in ("ldm", "tc", "recv") else 0
+            send = int(round(util * 100 * (0.12 if name == "send" else 0.04)))
+            full = 7 if overloaded and name in ("ldm", "tc", "send") else 0
             out.append(
                 {
                     "node_id": n,
@@ -280,10 +273,10 @@ def cpustat(c: Cluster) -> list[dict]:
                     "OS_system": system,
                     "OS_idle": max(0, 100 - user - system),
                     "thread_exec": exec_pct,
-                    "thread_sleeping": max(0, 100 - exec_pct - 2),
-                    "thread_spinning": 1,
-                    "thread_send": 1 if name in ("send", "tc", "ldm") else 0,
-                    "thread_buffer_full": 0,
+                    "thread_sleeping": max(0, 100 - exec_pct - spin - send - full),
+                    "thread_spinning": spin,
+                    "thread_send": send,
+                    "thread_buffer_full": full,
                     "elapsed_time": 1_000_000,
                 }
             )
@@ -896,46 +889,6 @@ def disk_write_speed_aggregate(c: Cluster) -> list[dict]:
     return out
 
 
-def tc_time_track_stats(c: Cluster) -> list[dict]:
-    out = []
-    apis = [n.node_id for n in c.topology.api_nodes if n.process_name and c.node_up(n.node_id)]
-    if not apis:
-        return out
-    weights = [math.exp(-((i - 4.5) ** 2) / 4.0) for i in range(len(TIME_TRACK_BOUNDS))]
-    total_w = sum(weights)
-    for n in c.started_ids():
-        ops = c.nodes[n].ops
-        tc = block_instances(c.ldm, DBTC)
-        for inst in tc:
-            for api in apis:
-                part = ops / len(tc) / len(apis)
-                trans = part / workload.OPS_PER_TRANSACTION
-                scans = part * (1 - workload.KEY_SHARE)
-                key = part * workload.KEY_SHARE
-                for bound, w in zip(TIME_TRACK_BOUNDS, weights, strict=True):
-                    f = w / total_w
-                    out.append(
-                        {
-                            "node_id": n,
-                            "block_number": DBTC,
-                            "block_instance": inst,
-                            "comm_node_id": api,
-                            "upper_bound": bound,
-                            "scans": int(scans * f),
-                            "scan_errors": 0,
-                            "scan_fragments": int(scans * f * 3),
-                            "scan_fragment_errors": 0,
-                            "transactions": int(trans * f),
-                            "transaction_errors": int(trans * f * workload.ABORT_RATIO),
-                            "read_key_ops": int(key * 0.7 * f),
-                            "write_key_ops": int(key * 0.3 * f),
-                            "index_key_ops": int(key * workload.UNIQUE_SHARE_OF_KEY * f),
-                            "key_op_errors": 0,
-                        }
-                    )
-    return out
-
-
 def restart_info(c: Cluster) -> list[dict]:
     out = []
     duration = c.spec.restart_seconds
@@ -1016,7 +969,8 @@ def _cpu_util(c: Cluster, n: int) -> float:
 
 def _cpu_times(util: float, cpu: int, window_us: int) -> dict:
     """One CPU's times over a window: the first ten CPUs carry the data node's threads."""
-    busy = int(window_us * min(0.98, util * (1.2 if cpu < 10 else 0.4)))
+    spread = 1 + 0.15 * math.sin(1.3 * cpu + 0.5)  # the OS does not balance evenly
+    busy = int(window_us * min(0.98, util * (1.2 if cpu < 10 else 0.4) * spread))
     return {
         "cpu_no": cpu,
         "cpu_online": 1,
@@ -1097,28 +1051,6 @@ def diskstat(c: Cluster) -> list[dict]:
 def diskstats_1sec(c: Cluster) -> list[dict]:
     base = diskstat(c)
     return [{**row, "seconds_ago": k} for row in base for k in range(1, 21)]
-
-
-def pgman_time_track_stats(c: Cluster) -> list[dict]:
-    out = []
-    for n in c.started_ids():
-        ops = c.nodes[n].ops * _disk_share(c)
-        for inst in block_instances(c.ldm, PGMAN):
-            for i, bound in enumerate(TIME_TRACK_BOUNDS[:20]):
-                f = math.exp(-((i - 5) ** 2) / 5.0) / 4
-                out.append(
-                    {
-                        "node_id": n,
-                        "block_number": PGMAN,
-                        "block_instance": inst,
-                        "upper_bound": bound,
-                        "page_reads": int(ops * 0.01 * f),
-                        "page_writes": int(ops * 0.05 * f),
-                        "log_waits": int(ops * 1e-4 * f),
-                        "get_page": int(ops * 0.02 * f),
-                    }
-                )
-    return out
 
 
 # --- dictionary lookups (SQL-node virtual tables answered from the data nodes) ---------------
@@ -1216,7 +1148,7 @@ BUILDERS = {
     "ndb$cpustat_20sec": cpustat_20sec,
     "ndb$disk_write_speed_base": disk_write_speed_base,
     "ndb$disk_write_speed_aggregate": disk_write_speed_aggregate,
-    "ndb$tc_time_track_stats": tc_time_track_stats,
+    "ndb$tc_time_track_stats": lambda c: c.latency.tc_rows(c),
     "ndb$restart_info": restart_info,
     "ndb$config_values": config_values,
     "ndb$config_params": config_params_rows,
@@ -1228,8 +1160,11 @@ BUILDERS = {
     "ndb$cpudata_20sec": cpudata_20sec,
     "ndb$diskstat": diskstat,
     "ndb$diskstats_1sec": diskstats_1sec,
-    "ndb$pgman_time_track_stats": pgman_time_track_stats,
+    "ndb$pgman_time_track_stats": lambda c: c.latency.pgman_rows(c),
     "ndb$backup_id": backup_id,
+    "ndb$transactions": lambda c: c.activity.rows(c).transactions,
+    "ndb$operations": lambda c: c.activity.rows(c).operations,
+    "ndb$acc_operations": lambda c: c.activity.rows(c).locks,
     "dictionary_tables": dictionary_tables,
     "blobs": blobs,
 }

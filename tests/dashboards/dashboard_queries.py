@@ -122,4 +122,7 @@ def exported_metrics() -> dict[str, set[str]]:
     for collector in all_collectors():
         for spec in collector.metrics:
             metrics[spec.name] = set(spec.labels)
+            if spec.type == "histogram":
+                metrics[spec.name + "_bucket"] = {*spec.labels, "le"}
+                metrics[spec.name + "_sum"] = metrics[spec.name + "_count"] = set(spec.labels)
     return metrics

@@ -83,7 +83,7 @@ def test_metric_names_follow_the_conventions(collector):
     assert collector.metrics, "declare the metric families"
     for spec in collector.metrics:
         assert re.fullmatch(r"ndb_[a-z0-9_]+", spec.name), spec.name
-        assert spec.type in ("gauge", "counter")
+        assert spec.type in ("gauge", "counter", "histogram")
         assert spec.name.endswith("_total") == (spec.type == "counter"), spec.name
         assert "cluster" not in spec.labels
         assert "percent" not in spec.name
@@ -97,6 +97,13 @@ def contract_names() -> set[str]:
 
 def test_every_contract_name_is_produced():
     produced = {spec.name for collector in COLLECTORS for spec in collector.metrics}
+    produced |= {
+        spec.name + suffix
+        for collector in COLLECTORS
+        for spec in collector.metrics
+        if spec.type == "histogram"
+        for suffix in ("_bucket", "_sum", "_count")
+    }
     assert contract_names() <= produced, sorted(contract_names() - produced)
 
 
@@ -110,12 +117,14 @@ def test_names_are_unique_across_collectors():
     assert len(names) == len(set(names))
 
 
-def test_only_table_detail_is_labelled_by_table():
+def test_only_capped_opt_in_collectors_are_labelled_by_table():
     for collector in COLLECTORS:
         for spec in collector.metrics:
             by_table = {"db", "table"} & set(spec.labels)
             assert not by_table or (
-                collector.name == "table_detail" and not collector.default_enabled
+                collector.name in ("table_detail", "hot_tables")
+                and not collector.default_enabled
+                and "limit" in {option.name for option in collector.options}
             )
 
 

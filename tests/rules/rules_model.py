@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 RULES_DIR = ROOT / "provisioning" / "prometheus" / "rules"
 ALERTS_FILE = RULES_DIR / "ndb-alerts.yml"
 RECORDING_FILE = RULES_DIR / "ndb-recording.yml"
-RULE_FILES = (RECORDING_FILE, ALERTS_FILE)
+PERFORMANCE_FILE = RULES_DIR / "ndb-performance.yml"  # latency quantiles and their alerts
+RULE_FILES = (RECORDING_FILE, ALERTS_FILE, PERFORMANCE_FILE)
 UNIT_TEST_FILES = tuple(sorted((RULES_DIR / "tests").glob("*.yml")))
 ALERTMANAGER_FILE = ROOT / "provisioning" / "alertmanager" / "alertmanager.yml"
 RUNBOOK_FILE = ROOT / "docs" / "runbook.md"
@@ -51,12 +52,12 @@ def _rules(path: Path) -> list[dict]:
 
 @cache
 def alert_rules() -> tuple[dict, ...]:
-    return tuple(_rules(ALERTS_FILE))
+    return tuple(rule for path in RULE_FILES for rule in _rules(path) if "alert" in rule)
 
 
 @cache
 def recording_rules() -> tuple[dict, ...]:
-    return tuple(_rules(RECORDING_FILE))
+    return tuple(rule for path in RULE_FILES for rule in _rules(path) if "record" in rule)
 
 
 def alert_names() -> list[str]:

@@ -55,6 +55,9 @@ COLLECTORS_A = (
     "config",
     "transporters",
     "counters",
+    "tc_latency",
+    "transactions",
+    "locks",
 )
 COLLECTORS_B = ("status", "replicas", "config", "counters")
 
@@ -279,6 +282,21 @@ def test_slow_ndbinfo_makes_collector_failing_true(healthy: Stack):
     )
 
 
+@pytest.mark.parametrize(
+    ("fault", "params", "alert", "node_id"),
+    [
+        ("long-transaction", {"node": 2}, "NdbLongRunningTransaction", "2"),
+        ("lock-contention", {}, "NdbLockWaits", "1"),
+    ],
+)
+def test_transaction_faults_make_their_alert_true(healthy: Stack, fault, params, alert, node_id):
+    healthy.sim_a.fault(fault, **params)
+    found = healthy.wait_for_alert(alert, healthy.exporter_a)
+    assert {metric["node_id"] for metric in found} == {node_id}
+    healthy.sim_a.clear(fault)
+    healthy.wait_healthy_a()
+
+
 def test_restarted_node_makes_transporter_flapping_true(healthy: Stack):
     """Near the end: the reconnects stay in the rule's 15-minute window and keep it true."""
     for _ in range(3):
@@ -319,6 +337,18 @@ def test_send_overload_makes_transporter_overloaded_true(stack: Stack):
     after = stack.prometheus.query(f"ndb_transporter_overloads_total{{{link}}}")
     assert float(after[0]["value"][1]) >= float(overloads[0]["value"][1])
     assert stack.prometheus.query(f"resets(ndb_transporter_overloads_total{{{link}}}[5m]) == 0")
+
+
+def test_latency_degradation_makes_operation_latency_high_true(stack: Stack):
+    """Near the end: the 5-minute rate keeps the slow operations, and the expression true,
+    for 5 minutes after the fault is cleared."""
+    sim, exporter = stack.sim_a, stack.exporter_a
+    sim.reset()
+    sim.fault("latency-degradation", factor=50)
+    found = stack.wait_for_alert("NdbOperationLatencyHigh", exporter)
+    assert {metric["node_id"] for metric in found} == {"1", "2", "3", "4"}
+    assert {metric["operation"] for metric in found} == {"key"}
+    sim.reset()
 
 
 def test_stopped_exporter_makes_exporter_down_true(stack: Stack):

@@ -1,0 +1,37 @@
+"""ndbinfo latency ranges -> Prometheus histograms in seconds.
+
+The time-track tables count, per range, the operations whose time fell in it (not cumulative)
+and keep no sum. ``_bucket`` is the running total up to an upper bound. Every ``stride``-th
+bound of the data node's, from rank ``first`` to rank ``last``, is exported: the running total
+at a subset of the bounds is still exact, and each bucket is one more series per data node
+(the data nodes' ranges are finer than alerting and dashboards need). The last range takes
+everything slower than the one before, so it counts only in ``+Inf``. ``_sum`` is an estimate: each range's
+count times its midpoint, the last one's at its lower bound, so ``_sum / _count`` is an
+approximate mean (a lower bound when many operations fall in the last range); quantiles come
+from the buckets (``histogram_quantile``), which do not use ``_sum``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+def histogram(
+    ranges: Iterable[tuple[float, float]], stride: int, first: int, last: int
+) -> tuple[list[tuple[str, float]], float]:
+    """(upper bound in microseconds, count in that range) -> the buckets [(le in seconds,
+    cumulative count)] at the bounds of ranks first, first + stride, ... up to last, plus
+    +Inf, and the estimated sum in seconds."""
+    ordered = sorted(ranges)
+    buckets: list[tuple[str, float]] = []
+    total = estimate = lower = 0.0
+    for rank, (upper, count) in enumerate(ordered):
+        unbounded = rank == len(ordered) - 1
+        estimate += count * (lower if unbounded else (lower + upper) / 2)
+        total += count
+        exported = first <= rank <= last and (rank - first) % stride == 0
+        if rank < len(ordered) - 1 and exported:
+            buckets.append((repr(upper / 1e6), total))
+        lower = upper
+    buckets.append(("+Inf", total))
+    return buckets, estimate / 1e6

@@ -1,0 +1,69 @@
+"""Latency of disk data page reads and writes and of waits for the undo log, as the data
+nodes' page caches (PGMAN) measure it, from ndbinfo.pgman_time_track_stats, as histograms."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from itertools import groupby
+
+from ._histograms import histogram
+from .base import Collector, Context, Row, ident
+from .base import histogram as histogram_spec
+
+# PGMAN's ranges end at 0, 16, 32, ... 2^21 us and one unbounded range; every third one
+# from 16 us gives 6 buckets at 16, 128, 1024, 8192, 65536 and 524288 us.
+STRIDE, FIRST, LAST = 3, 1, 16
+OPERATIONS = {"page_read": "page_reads", "page_write": "page_writes", "log_wait": "log_waits"}
+
+SQL = (
+    "SELECT node_id, upper_bound, SUM(page_reads) AS page_reads,"
+    " SUM(page_writes) AS page_writes, SUM(log_waits) AS log_waits"
+    " FROM ndbinfo.pgman_time_track_stats"
+    " GROUP BY node_id, upper_bound ORDER BY node_id, upper_bound"
+)
+
+TIME = histogram_spec(
+    "ndb_pgman_operation_duration_seconds",
+    "Time of disk data page reads, page writes and waits for the undo log before a page"
+    " write, as the data node's PGMAN instances measured it; summed over the instances."
+    " _sum is estimated from the range midpoints.",
+    ("node_id", "operation"),
+)
+
+
+def collect(rows: list[Row], ctx: Context) -> Iterable:
+    family = TIME.family()
+    ordered = sorted(rows, key=lambda r: (int(r["node_id"]), float(r["upper_bound"])))
+    for node, items in groupby(ordered, key=lambda r: ident(r["node_id"])):
+        ranges = list(items)
+        for operation, column in OPERATIONS.items():
+            buckets, total = histogram(
+                ((float(r["upper_bound"]), float(r[column] or 0)) for r in ranges),
+                STRIDE,
+                FIRST,
+                LAST,
+            )
+            family.add_metric([node, operation], buckets, total)
+    yield family
+
+
+COLLECTOR = Collector(
+    name="pgman_latency",
+    help="Latency histograms of disk data page reads, writes and undo log waits per data node"
+    " (ndbinfo.pgman_time_track_stats), in seconds. On by default: 20 ranges per PGMAN"
+    " instance, summed per data node in SQL; without disk data tables the counts stay 0.",
+    default_enabled=True,
+    reads={
+        "pgman_time_track_stats": (
+            "node_id",
+            "upper_bound",
+            "page_reads",
+            "page_writes",
+            "log_waits",
+        )
+    },
+    min_version=(8, 0, 20),
+    sql=SQL,
+    collect=collect,
+    metrics=(TIME,),
+)

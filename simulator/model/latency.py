@@ -1,0 +1,217 @@
+"""Latency histograms of the data nodes: ndb$tc_time_track_stats and ndb$pgman_time_track_stats.
+
+The ranges are the data nodes' own:
+- DBTC keeps TIME_TRACK_HISTOGRAM_RANGES (32) ranges per TC instance and communicating node,
+  the first upper bound TIME_TRACK_INITIAL_RANGE_VALUE (50 us), each next one 1.5 times the
+  previous (storage/ndb/src/kernel/blocks/dbtc/Dbtc.hpp in mysql/mysql-server: `#define
+  TIME_TRACK_HISTOGRAM_RANGES 32`, `#define TIME_TRACK_INITIAL_RANGE_VALUE 50`).
+- PGMAN keeps PGMAN_TIME_TRACK_NUM_RANGES (20) ranges: upper bounds 0 and 16 us, then doubling
+  up to 2^21 us, the last one unbounded (`Uint64(~0)`, shown as 2^32 - 1 by the 32-bit
+  upper_bound column) (the Pgman constructor in storage/ndb/src/kernel/blocks/pgman.cpp; the
+  ndbinfo table's row estimate `data_nodes * instances.pgman * 20` in NdbinfoTables.cpp).
+
+Each range counts the operations whose time fell in it since the node started. The model adds
+the operations of every step to the ranges by a log-normal distribution whose median follows
+the load of the LDM threads, the batching of the application (round trips per transaction)
+and the share of pruned scans, and the active faults (latency-degradation, lock-contention,
+slow-disk). Counts only grow while a node runs and restart from zero when it restarts.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ndbsim.model import workload
+from ndbsim.model.rows import DBTC, PGMAN, _disk_share, _thread_util, block_instances
+
+if TYPE_CHECKING:
+    from ndbsim.model.cluster import Cluster
+
+
+def _tc_bounds() -> tuple[int, ...]:
+    bounds = [50]
+    for _ in range(31):
+        bounds.append(bounds[-1] * 3 // 2)
+    return tuple(bounds)
+
+
+TC_BOUNDS = _tc_bounds()  # 50, 75, 112, ... 14303454 us
+PGMAN_BOUNDS = (0, *(16 << k for k in range(18)), 2**32 - 1)  # 0, 16, 32, ... 2^21, max
+SIGMA = 0.7  # log-normal shape of every latency
+DEADLOCK_TIMEOUT_MS = 1200  # TransactionDeadlockDetectionTimeout default
+
+# TC columns: (column, share of the node's operations, median microseconds at no load)
+TC_MEASURES = (
+    ("transactions", 1 / workload.OPS_PER_TRANSACTION, None),
+    ("read_key_ops", workload.KEY_SHARE * workload.READ_SHARE_OF_KEY, 110.0),
+    ("write_key_ops", workload.KEY_SHARE * (1 - workload.READ_SHARE_OF_KEY), 190.0),
+    ("index_key_ops", workload.KEY_SHARE * workload.UNIQUE_SHARE_OF_KEY, 260.0),
+    ("scans", 1 - workload.KEY_SHARE, None),
+    ("scan_fragments", (1 - workload.KEY_SHARE) * 3, 320.0),
+)
+TC_ERRORS = {
+    "transactions": "transaction_errors",
+    "read_key_ops": "key_op_errors",
+    "scans": "scan_errors",
+    "scan_fragments": "scan_fragment_errors",
+}
+# PGMAN columns: (column, share of the node's disk-data operations, median microseconds)
+PGMAN_MEASURES = (
+    ("page_reads", 0.01, 280.0),
+    ("page_writes", 0.05, 650.0),
+    ("log_waits", 1e-4, 1800.0),
+    ("get_page", 0.02, 40.0),
+)
+
+
+def fractions(bounds: tuple[int, ...], median_us: float) -> list[float]:
+    """Share of a log-normal latency (median, SIGMA) in each range; the last takes the tail."""
+
+    def cdf(x: float) -> float:
+        if x <= 0:
+            return 0.0
+        return 0.5 * (1 + math.erf(math.log(x / median_us) / (SIGMA * math.sqrt(2))))
+
+    cum = [cdf(b) for b in bounds[:-1]] + [1.0]
+    return [hi - lo for lo, hi in zip([0.0, *cum[:-1]], cum, strict=True)]
+
+
+def _load(c: Cluster, node_id: int) -> float:
+    """Queueing factor of the LDM threads: 1 when idle, growing as they saturate."""
+    return 1 / (1 - min(0.9, _thread_util(c, node_id, "ldm")))
+
+
+def _factor(c: Cluster, fault: str) -> float:
+    params = c.faults.get(fault)
+    return 1.0 if params is None else params.get("factor", DEFAULT_FACTOR[fault])
+
+
+DEFAULT_FACTOR = {"latency-degradation": 20.0, "slow-disk": 20.0, "lock-contention": 4.0}
+
+
+def tc_medians(c: Cluster, node_id: int) -> dict[str, float]:
+    """Median microseconds of each TC measure on a data node right now."""
+    load = _load(c, node_id) * _factor(c, "latency-degradation")
+    medians = {col: base * load for col, _, base in TC_MEASURES if base is not None}
+    contention = _factor(c, "lock-contention")
+    medians["read_key_ops"] *= contention
+    medians["write_key_ops"] *= contention
+    round_trips = max(1.0, workload.OPS_PER_TRANSACTION / c.workload.batching)
+    medians["transactions"] = (150 + 260 * round_trips) * load * contention
+    pruned = c.workload.pruned_scan_share
+    # a pruned scan reads one fragment, a full scan all of them, one batch after another
+    medians["scans"] = medians["scan_fragments"] * (pruned * 1.2 + (1 - pruned) * 6.0)
+    return medians
+
+
+def pgman_medians(c: Cluster, node_id: int) -> dict[str, float]:
+    load = 1 + 0.3 * (_load(c, node_id) - 1)
+    slow = _factor(c, "slow-disk")
+    return {col: base * load * slow for col, _, base in PGMAN_MEASURES}
+
+
+@dataclass
+class NodeHistograms:
+    started_at: float
+    # TC: (api node id, column) -> counts per range; PGMAN: column -> counts per range
+    tc: dict[tuple[int, str], list[float]] = field(default_factory=dict)
+    pgman: dict[str, list[float]] = field(default_factory=dict)
+
+
+def _add(counts: dict, key, bounds: tuple[int, ...], amount: float, median: float) -> None:
+    row = counts.setdefault(key, [0.0] * len(bounds))
+    for i, share in enumerate(fractions(bounds, median)):
+        row[i] += amount * share
+
+
+def _api_weights(apis: list[int]) -> dict[int, float]:
+    """The first SQL node takes most of the load, as an application's primary usually does."""
+    weights = {api: 1.0 / (k + 1) ** 1.3 for k, api in enumerate(apis)}
+    total = sum(weights.values())
+    return {api: w / total for api, w in weights.items()}
+
+
+def _instance_shares(instances: list[int], node_id: int) -> dict[int, float]:
+    """Uneven split over block instances: fragments are not spread perfectly evenly."""
+    weights = {i: 1 + 0.18 * math.sin(1.9 * i + node_id) for i in instances}
+    total = sum(weights.values())
+    return {i: w / total for i, w in weights.items()}
+
+
+class Latency:
+    """The histograms of every data node, advanced with the cluster."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[int, NodeHistograms] = {}
+
+    def advance(self, c: Cluster, ops_by_node: dict[int, float]) -> None:
+        apis = [n.node_id for n in c.topology.api_nodes if n.process_name and c.node_up(n.node_id)]
+        disk = _disk_share(c)
+        errors = workload.ABORT_RATIO * (10 if c.faults.is_active("lock-contention") else 1)
+        for node_id, ops in ops_by_node.items():
+            started_at = c.nodes[node_id].started_at
+            h = self.nodes.get(node_id)
+            if h is None or h.started_at != started_at:
+                h = self.nodes[node_id] = NodeHistograms(started_at)
+            tc = tc_medians(c, node_id)
+            for api, weight in _api_weights(apis).items():
+                for col, share, _ in TC_MEASURES:
+                    amount = ops * weight * share
+                    _add(h.tc, (api, col), TC_BOUNDS, amount, tc[col])
+                    if col in TC_ERRORS:
+                        _add(h.tc, (api, TC_ERRORS[col]), TC_BOUNDS, amount * errors, tc[col] * 2)
+            pg = pgman_medians(c, node_id)
+            for col, share, _ in PGMAN_MEASURES:
+                _add(h.pgman, col, PGMAN_BOUNDS, ops * disk * share, pg[col])
+
+    def _current(self, c: Cluster, node_id: int) -> NodeHistograms | None:
+        h = self.nodes.get(node_id)
+        if h is None or h.started_at != c.nodes[node_id].started_at:
+            return None
+        return h
+
+    def tc_rows(self, c: Cluster) -> list[dict]:
+        columns = (*(col for col, _, _ in TC_MEASURES), *TC_ERRORS.values())
+        out = []
+        for node_id in c.started_ids():
+            h = self._current(c, node_id)
+            if h is None:
+                continue
+            shares = _instance_shares(block_instances(c.ldm, DBTC), node_id)
+            apis = sorted({api for api, _ in h.tc})
+            for inst, share in shares.items():
+                for api in apis:
+                    for i, bound in enumerate(TC_BOUNDS):
+                        row = {
+                            "node_id": node_id,
+                            "block_number": DBTC,
+                            "block_instance": inst,
+                            "comm_node_id": api,
+                            "upper_bound": bound,
+                        }
+                        for col in columns:
+                            counts = h.tc.get((api, col))
+                            row[col] = int(counts[i] * share) if counts else 0
+                        out.append(row)
+        return out
+
+    def pgman_rows(self, c: Cluster) -> list[dict]:
+        out = []
+        for node_id in c.started_ids():
+            h = self._current(c, node_id)
+            shares = _instance_shares(block_instances(c.ldm, PGMAN), node_id)
+            for inst, share in shares.items():
+                for i, bound in enumerate(PGMAN_BOUNDS):
+                    row = {
+                        "node_id": node_id,
+                        "block_number": PGMAN,
+                        "block_instance": inst,
+                        "upper_bound": bound,
+                    }
+                    for col, _, _ in PGMAN_MEASURES:
+                        counts = h.pgman.get(col) if h else None
+                        row[col] = int(counts[i] * share) if counts else 0
+                    out.append(row)
+        return out

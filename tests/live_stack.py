@@ -1,14 +1,16 @@
-"""Real processes for the end-to-end tests: the exporter and a Prometheus server that loads
-the NDB rules, each on a free 127.0.0.1 port and stopped when the test is done."""
+"""Real processes for the end-to-end tests: the exporter and Prometheus servers that load the
+NDB rules, each on a free 127.0.0.1 port and stopped when the test is done, and the Prometheus
+builds the tests run on."""
 
 from __future__ import annotations
 
-import shutil
+import os
 import socket
 import subprocess
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,53 @@ from ndbinfo_exporter.testing import running_exporter as _running_exporter
 ROOT = Path(__file__).resolve().parents[1]
 RULE_FILES = tuple(sorted((ROOT / "provisioning" / "prometheus" / "rules").glob("*.yml")))
 STARTUP_SECONDS = 30.0
+
+
+@dataclass(frozen=True)
+class PrometheusBuild:
+    """One Prometheus release the tests run on: its server and its promtool."""
+
+    name: str
+    prometheus: Path
+    promtool: Path
+    how_to_get: str
+
+    @property
+    def missing(self) -> list[str]:
+        return [
+            str(path) for path in (self.prometheus, self.promtool) if not os.access(path, os.X_OK)
+        ]
+
+    def require(self) -> None:
+        """Skip the calling test when this build is absent; fail instead under CI=true, so that
+        CI cannot lose a Prometheus version without anyone noticing."""
+        if not self.missing:
+            return
+        reason = f"{self.name}: {', '.join(self.missing)} missing ({self.how_to_get})"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+
+
+PROMETHEUS_BUILDS = (
+    PrometheusBuild(
+        "prometheus-2",
+        Path("/usr/bin/prometheus"),
+        Path("/usr/bin/promtool"),
+        "Debian's prometheus 2.42: `make system-packages`",
+    ),
+    PrometheusBuild(
+        "prometheus-3",
+        ROOT / ".tools" / "bin" / "prometheus-3",
+        ROOT / ".tools" / "bin" / "promtool-3",
+        "built from the Go module proxy by `make tools`",
+    ),
+)
+
+# Runs a test once per build, as test_x[prometheus-2] and test_x[prometheus-3].
+every_prometheus_build = pytest.mark.parametrize(
+    "prometheus_build", PROMETHEUS_BUILDS, ids=[build.name for build in PROMETHEUS_BUILDS]
+)
 
 
 def free_port() -> int:
@@ -82,8 +131,9 @@ def running_exporter(
 class Prometheus:
     """A running Prometheus server, queried through its HTTP API."""
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, build: str):
         self.url = url
+        self.build = build
 
     def query(self, expr: str) -> list[dict]:
         response = httpx.get(f"{self.url}/api/v1/query", params={"query": expr}, timeout=10.0)
@@ -94,10 +144,15 @@ class Prometheus:
 
 @contextmanager
 def running_prometheus(
-    targets: dict[str, dict[str, str]], workdir: Path, scrape_interval: str
+    targets: dict[str, dict[str, str]],
+    workdir: Path,
+    scrape_interval: str,
+    build: PrometheusBuild,
 ) -> Iterator[Prometheus]:
-    """Prometheus scraping `targets` (host:port -> extra labels) in job "ndb", with the NDB rules
-    evaluated every second."""
+    """Prometheus of `build` scraping `targets` (host:port -> extra labels) in job "ndb", with
+    the NDB rules evaluated every second; its files are in `workdir`."""
+    build.require()
+    workdir.mkdir(parents=True, exist_ok=True)
     config = {
         "global": {
             "scrape_interval": scrape_interval,
@@ -118,7 +173,7 @@ def running_prometheus(
     config_file.write_text(yaml.safe_dump(config))
     address = f"127.0.0.1:{free_port()}"
     args = [
-        _prometheus_binary(),
+        str(build.prometheus),
         f"--config.file={config_file}",
         f"--storage.tsdb.path={workdir / 'tsdb'}",
         f"--web.listen-address={address}",
@@ -131,11 +186,23 @@ def running_prometheus(
             "Prometheus to be ready",
         )
         assert proc.poll() is None, (workdir / "prometheus.log").read_text()
-        yield Prometheus(f"http://{address}")
+        yield Prometheus(f"http://{address}", build.name)
 
 
-def _prometheus_binary() -> str:
-    path = shutil.which("prometheus")
-    if path is None:
-        pytest.fail("prometheus not found: run `make system-packages` (Debian prometheus package)")
-    return path
+@contextmanager
+def running_prometheus_builds(
+    targets: dict[str, dict[str, str]], workdir: Path, scrape_interval: str
+) -> Iterator[dict[str, Prometheus]]:
+    """One Prometheus server of every present build, all scraping the same `targets`: the
+    simulated clusters and exporters are shared instead of started once per build. Scrapes of
+    one target by several servers at the same time share one collection in the exporter."""
+    present = [build for build in PROMETHEUS_BUILDS if not build.missing]
+    if not present:
+        PROMETHEUS_BUILDS[0].require()
+    with ExitStack() as running:
+        yield {
+            build.name: running.enter_context(
+                running_prometheus(targets, workdir / build.name, scrape_interval, build)
+            )
+            for build in present
+        }

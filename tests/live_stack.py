@@ -4,9 +4,11 @@ builds the tests run on."""
 
 from __future__ import annotations
 
+import http.server
 import os
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -189,20 +191,83 @@ def running_prometheus(
         yield Prometheus(f"http://{address}", build.name)
 
 
+class _SharedScrape(http.server.BaseHTTPRequestHandler):
+    """Serves the exporter's last answer again while it is younger than `max_age`."""
+
+    exporter: str
+    max_age: float
+    lock: threading.Lock
+    cached: dict[str, tuple[float, int, str, bytes]]
+
+    def do_GET(self) -> None:
+        with self.lock:
+            at, status, content_type, body = self.cached.get(self.path, (0.0, 0, "", b""))
+            if time.monotonic() - at >= self.max_age:
+                status, content_type, body = self._fetch()
+                at = time.monotonic() if status == 200 else 0.0
+                self.cached[self.path] = (at, status, content_type, body)
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _fetch(self) -> tuple[int, str, bytes]:
+        forwarded = ("Accept", "X-Prometheus-Scrape-Timeout-Seconds")
+        headers = {name: self.headers[name] for name in forwarded if name in self.headers}
+        try:
+            response = httpx.get(f"http://{self.exporter}{self.path}", headers=headers, timeout=30)
+        except httpx.HTTPError as exc:
+            return 503, "text/plain", str(exc).encode()
+        return response.status_code, response.headers.get("Content-Type", ""), response.content
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def shared_scrapes(exporter: str, max_age: float) -> Iterator[str]:
+    """An HTTP front for the exporter at `exporter` (host:port) that several Prometheus servers
+    scrape: an answer younger than `max_age` seconds is served again, so that the exporter
+    collects once per scrape interval however many servers scrape it, and every server stores
+    the same samples (Prometheus 2 and 3 scrape one target at different offsets within the
+    interval). Yields the front's host:port."""
+    handler = type(
+        "SharedScrape",
+        (_SharedScrape,),
+        {"exporter": exporter, "max_age": max_age, "lock": threading.Lock(), "cached": {}},
+    )
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
 @contextmanager
 def running_prometheus_builds(
     targets: dict[str, dict[str, str]], workdir: Path, scrape_interval: str
 ) -> Iterator[dict[str, Prometheus]]:
-    """One Prometheus server of every present build, all scraping the same `targets`: the
-    simulated clusters and exporters are shared instead of started once per build. Scrapes of
-    one target by several servers at the same time share one collection in the exporter."""
+    """One Prometheus server of every present build, all scraping the same `targets`
+    (host:port -> extra labels) through shared_scrapes fronts, with `instance` still the
+    target's host:port. The simulated clusters and exporters are shared instead of started
+    once per build."""
     present = [build for build in PROMETHEUS_BUILDS if not build.missing]
     if not present:
         PROMETHEUS_BUILDS[0].require()
+    max_age = 0.9 * float(scrape_interval.removesuffix("s"))
     with ExitStack() as running:
+        fronts = {
+            running.enter_context(shared_scrapes(target, max_age)): {"instance": target, **labels}
+            for target, labels in targets.items()
+        }
         yield {
             build.name: running.enter_context(
-                running_prometheus(targets, workdir / build.name, scrape_interval, build)
+                running_prometheus(fronts, workdir / build.name, scrape_interval, build)
             )
             for build in present
         }

@@ -133,9 +133,8 @@ def running_exporter(
 class Prometheus:
     """A running Prometheus server, queried through its HTTP API."""
 
-    def __init__(self, url: str, build: str):
+    def __init__(self, url: str):
         self.url = url
-        self.build = build
 
     def query(self, expr: str) -> list[dict]:
         response = httpx.get(f"{self.url}/api/v1/query", params={"query": expr}, timeout=10.0)
@@ -188,7 +187,7 @@ def running_prometheus(
             "Prometheus to be ready",
         )
         assert proc.poll() is None, (workdir / "prometheus.log").read_text()
-        yield Prometheus(f"http://{address}", build.name)
+        yield Prometheus(f"http://{address}")
 
 
 class _SharedScrape(http.server.BaseHTTPRequestHandler):

@@ -1,15 +1,14 @@
 """Every dashboard query, run against a real Prometheus scraping the exporter in front of ndbsim.
 
-Two simulated clusters are scraped by one Prometheus (1 s interval, the project's rule files
-loaded): "healthy", and "faulty", which gets the conditions the dashboards declare for their
+Two simulated clusters are scraped by one Prometheus server of each build (1 s interval, the
+project's rule files loaded): "healthy", and "faulty", which gets the conditions the dashboards declare for their
 fault-only queries (a per-node config override at start, node restarts and ndbsim faults at
 run time). Each query must return data in the healthy cluster, or, if declared fault-only,
-return nothing there and data in the faulty one.
+return nothing there and data in the faulty one, on every Prometheus build.
 """
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -17,13 +16,16 @@ from contextlib import ExitStack, contextmanager
 import httpx
 import pytest
 from dashboard_queries import load_dashboards, queries
-from live_stack import running_exporter, running_prometheus, wait_until
+from live_stack import (
+    PrometheusBuild,
+    every_prometheus_build,
+    running_exporter,
+    running_prometheus_builds,
+    wait_until,
+)
 from ndb_dashboards import build
 
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.skipif(shutil.which("prometheus") is None, reason="needs the prometheus binary"),
-]
+pytestmark = pytest.mark.integration
 
 RATE_WINDOW = "10s"
 SETTLE_TIMEOUT = 75.0
@@ -125,14 +127,21 @@ def stack(tmp_path_factory):
             }
             for name, sim in (("healthy", healthy_sim), ("faulty", faulty_sim))
         }
-        prometheus = running.enter_context(running_prometheus(targets, workdir, "1s"))
+        servers = running.enter_context(running_prometheus_builds(targets, workdir, "1s"))
         for condition in sorted(set(conditions.values())):
             _apply(faulty_sim, condition)
-        yield prometheus.url, conditions
+        yield {name: server.url for name, server in servers.items()}, conditions
 
 
-def test_every_healthy_query_returns_data(stack):
-    prometheus, conditions = stack
+def _server(stack, prometheus_build: PrometheusBuild) -> tuple[str, dict[str, str]]:
+    prometheus_build.require()
+    urls, conditions = stack
+    return urls[prometheus_build.name], conditions
+
+
+@every_prometheus_build
+def test_every_healthy_query_returns_data(stack, prometheus_build):
+    prometheus, conditions = _server(stack, prometheus_build)
     pending = {e: w for e, w in _all_queries().items() if e not in conditions}
     empty = _settle(prometheus, pending, "healthy")
     assert not empty, "queries without data in a healthy cluster:\n" + "\n".join(
@@ -144,8 +153,9 @@ def test_every_healthy_query_returns_data(stack):
     )
 
 
-def test_fault_only_queries_return_data_under_their_fault(stack):
-    prometheus, conditions = stack
+@every_prometheus_build
+def test_fault_only_queries_return_data_under_their_fault(stack, prometheus_build):
+    prometheus, conditions = _server(stack, prometheus_build)
     assert conditions, "no fault-only queries declared"
     where = _all_queries()
     empty = _settle(prometheus, {e: where[e] for e in conditions}, "faulty")

@@ -1,12 +1,13 @@
-"""A full scrape of ndbsim passes `promtool check metrics` (Prometheus' own linter)."""
+"""A full scrape of ndbsim passes `promtool check metrics` (Prometheus' own linter) of every
+Prometheus build the tests run on."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import httpx
 import pytest
+from live_stack import PrometheusBuild, every_prometheus_build
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.testing import running_exporter
 from ndbsim.testing import running_ndbsim
@@ -14,9 +15,8 @@ from ndbsim.testing import running_ndbsim
 pytestmark = pytest.mark.integration
 
 
-def test_full_scrape_passes_promtool():
-    promtool = shutil.which("promtool")
-    assert promtool, "promtool is missing: apt-get install prometheus"
+@pytest.fixture(scope="module")
+def full_scrape() -> str:
     every_collector = [f"--collector.{c.name}" for c in all_collectors()]
     with running_ndbsim(password="promtool-pw") as sim:
         args = [
@@ -27,8 +27,18 @@ def test_full_scrape_passes_promtool():
         with running_exporter(args, env={"NDB_EXPORTER_PASSWORD": "promtool-pw"}) as exporter:
             body = httpx.get(f"http://{exporter.address}/metrics", timeout=60).text
     assert "ndb_up 1.0" in body
+    return body
+
+
+@every_prometheus_build
+def test_full_scrape_passes_promtool(prometheus_build: PrometheusBuild, full_scrape: str):
+    prometheus_build.require()
     check = subprocess.run(
-        [promtool, "check", "metrics"], input=body, capture_output=True, text=True, timeout=60
+        [str(prometheus_build.promtool), "check", "metrics"],
+        input=full_scrape,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert check.returncode == 0, check.stdout + check.stderr
     assert check.stdout.strip() == "" and check.stderr.strip() == ""

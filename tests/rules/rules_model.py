@@ -38,7 +38,8 @@ _BY_CLAUSE = re.compile(r"\bby\s*\(([^)]*)\)")
 
 
 def tool(name: str) -> str:
-    """Path of a Prometheus command-line tool; the system packages must be installed."""
+    """Path of a command-line tool of the Debian packages (amtool); the system packages must
+    be installed."""
     path = shutil.which(name)
     if path is None:
         pytest.fail(f"{name} not found: run `make system-packages` (Debian prometheus packages)")

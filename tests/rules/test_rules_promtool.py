@@ -1,8 +1,11 @@
-"""The rule files and the Alertmanager config pass Prometheus' own tools and unit tests."""
+"""The rule files and the Alertmanager config pass Prometheus' own tools and unit tests, the
+rules on every Prometheus build the tests run on (2.x and 3.x evaluate range selectors
+differently)."""
 
 import subprocess
 
 import pytest
+from live_stack import PrometheusBuild, every_prometheus_build
 from rules_model import ALERTMANAGER_FILE, RULE_FILES, RULES_DIR, UNIT_TEST_FILES, tool
 
 pytestmark = pytest.mark.integration  # promtool
@@ -12,16 +15,25 @@ def run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(args, capture_output=True, text=True, cwd=RULES_DIR, timeout=120)
 
 
-def test_promtool_check_rules():
+@every_prometheus_build
+def test_promtool_check_rules(prometheus_build: PrometheusBuild):
+    prometheus_build.require()
     result = run(
-        tool("promtool"), "check", "rules", "--lint=all", "--lint-fatal", *map(str, RULE_FILES)
+        str(prometheus_build.promtool),
+        "check",
+        "rules",
+        "--lint=all",
+        "--lint-fatal",
+        *map(str, RULE_FILES),
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_promtool_unit_tests():
+@every_prometheus_build
+def test_promtool_unit_tests(prometheus_build: PrometheusBuild):
     assert UNIT_TEST_FILES, "no promtool unit tests found"
-    result = run(tool("promtool"), "test", "rules", *map(str, UNIT_TEST_FILES))
+    prometheus_build.require()
+    result = run(str(prometheus_build.promtool), "test", "rules", *map(str, UNIT_TEST_FILES))
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -90,6 +90,22 @@ P_S_TABLES = {
     name: _table(name, _PS_SPEC)
     for name in ("global_status", "session_status", "global_variables", "session_variables")
 }
+# the SQL node's metadata synchronization queue (8.0.21+)
+_SYNC_TYPE = "ENUM('LOGFILE GROUP','TABLESPACE','SCHEMA','TABLE')!"
+P_S_TABLES["ndb_sync_pending_objects"] = _table(
+    "ndb_sync_pending_objects", f"SCHEMA_NAME VARCHAR(64); NAME VARCHAR(64); TYPE {_SYNC_TYPE}"
+)
+P_S_TABLES["ndb_sync_excluded_objects"] = _table(
+    "ndb_sync_excluded_objects",
+    f"SCHEMA_NAME VARCHAR(64); NAME VARCHAR(64); TYPE {_SYNC_TYPE}; REASON VARCHAR(256)!",
+)
+# Server tables whose rows come from the cluster model (engine/model_tables.fill_server_table),
+# by the DuckDB table that holds them.
+MODEL_FED = {
+    "FILES": (DATA, I_S_TABLES["FILES"]),
+    "ndb_sync_pending_objects": (PERF, P_S_TABLES["ndb_sync_pending_objects"]),
+    "ndb_sync_excluded_objects": (PERF, P_S_TABLES["ndb_sync_excluded_objects"]),
+}
 
 
 def create(engine: Engine) -> None:

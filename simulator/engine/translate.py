@@ -141,6 +141,8 @@ class Translator:
                 schema = infoschema.ALL if session.show_hidden else infoschema.VISIBLE
                 _retarget(table, schema, obj.name)
                 volatile = True  # depends on ndbinfo_show_hidden
+                if obj.name in infoschema.MODEL_FED:
+                    perf.add(obj.name)  # filled from the model before the query
             elif db.lower() == "performance_schema":
                 obj = infoschema.P_S_TABLES.get(name.lower())
                 if obj is None:

@@ -90,6 +90,7 @@ class Cluster:
         spec: ClusterSpec,
         version: NdbVersion,
         clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
     ) -> None:
         spec.validate()
         self.spec = spec
@@ -130,6 +131,7 @@ class Cluster:
         self.ops_total = 0.0  # operations of the whole cluster
         self.backup_id = rnd.randint(5, 40)
         self._start = clock()
+        self.epoch = wall()  # unix time at cluster time 0 (the hosts' clocks)
         self.now = 0.0
         self._lock = threading.RLock()
 
@@ -138,6 +140,10 @@ class Cluster:
     def cluster_time(self) -> float:
         """Cluster seconds since the simulator started (whole seconds)."""
         return math.floor((self.clock() - self._start) * self.spec.speed)
+
+    def wall_time(self) -> float:
+        """Unix time on the hosts' clocks at the current cluster time."""
+        return self.epoch + self.now / self.spec.speed
 
     def advance(self) -> None:
         """Bring the model to the current cluster time."""

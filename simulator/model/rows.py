@@ -8,7 +8,7 @@ import math
 import random
 from typing import TYPE_CHECKING
 
-from ndbsim.model import config_params, workload
+from ndbsim.model import config_params, links, tls, workload
 from ndbsim.model.faults import START_PHASES
 from ndbsim.model.topology import API, MGM, NDB
 
@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster
 
 EPOCH_BASE_MS = 1_717_000_000_000  # os_now origin (ms since 1970) of the simulated hosts
-SEND_BUFFER_BYTES = 1048576  # send buffer memory of one transporter
+SEND_BUFFER_BYTES = links.SEND_BUFFER_BYTES
+SEND_BUFFER_POOL_PAGES = links.SEND_BUFFER_POOL_PAGES
 
 # block numbers (ndb$blocks)
 BACKUP, DBTC, DBDIH, DBLQH, DBACC, DBTUP, DBDICT, NDBCNTR, QMGR, NDBFS, CMVMI = (
@@ -481,19 +482,18 @@ def transporter_connected(c: Cluster, remote: int) -> bool:
 
 
 def _transporter_rows(c: Cluster) -> list[dict]:
+    """One row per data node and peer; traffic from links.py (A's sent is B's received), an
+    unconnected slot's address is '-' as the data node writes it."""
     out = []
     overloaded = set(c.overloaded_links())
+    encrypted = int(tls.enabled(c))
     for n in c.started_ids():
-        ops = c.nodes[n].ops
         for remote_node in c.topology.all_nodes:
             remote = remote_node.node_id
             if remote == n:
                 continue
             status = _transporter_state(c, remote)
-            weight = 1.0 if remote_node.node_type == NDB else 0.6
-            if remote_node.process_name == "":
-                weight = 0.0
-            sent = int(ops * 180 * weight + _uptime(c, n) * 64 * (weight > 0))
+            up = status == 0 and remote_node.process_name != ""
             connects = c.nodes[remote].connect_count if remote in c.nodes else 1
             overloads, slowdowns = c.link_overloads(n, remote)
             now_overloaded = int((n, remote) in overloaded)
@@ -502,15 +502,15 @@ def _transporter_rows(c: Cluster) -> list[dict]:
                     "node_id": n,
                     "remote_node_id": remote,
                     "connection_status": status,
-                    "remote_address": remote_node.hostname if status == 0 else "",
-                    "bytes_sent": sent,
-                    "bytes_received": int(sent * 0.93),
+                    "remote_address": remote_node.hostname if status == 0 else "-",
+                    "bytes_sent": links.sent_bytes(c, n, remote) if up else 0,
+                    "bytes_received": links.sent_bytes(c, remote, n) if up else 0,
                     "connect_count": connects if remote_node.process_name else 0,
                     "overloaded": now_overloaded,
                     "overload_count": overloads,
                     "slowdown": now_overloaded,
                     "slowdown_count": slowdowns,
-                    "encrypted": 0,
+                    "encrypted": encrypted if up else 0,
                 }
             )
     return out
@@ -520,26 +520,54 @@ def transporters(c: Cluster) -> list[dict]:
     return _transporter_rows(c)
 
 
+def _connected_remotes(c: Cluster, rows_: list[dict], node_id: int) -> list[int]:
+    return [
+        r["remote_node_id"]
+        for r in rows_
+        if r["node_id"] == node_id
+        and r["connection_status"] == 0
+        and c.topology.node(r["remote_node_id"]).process_name
+    ]
+
+
 def transporter_details(c: Cluster) -> list[dict]:
     out = []
     full = SEND_BUFFER_BYTES * 15 // 16  # above the overload level of the send buffer
-    for trp_id, row in enumerate(_transporter_rows(c), start=1):
-        used = 0 if row["connection_status"] else 2048
+    base = _transporter_rows(c)
+    connected = {n: _connected_remotes(c, base, n) for n in c.started_ids()}
+    for trp_id, row in enumerate(base, start=1):
+        n, remote = row["node_id"], row["remote_node_id"]
+        used, allocated = links.send_buffer(c, n, remote, connected[n])
+        peak = max(used * 6, allocated // 2) if used else 0
         if row["overloaded"]:
-            used = full
+            used, allocated = full, max(allocated, SEND_BUFFER_BYTES)
+        if row["slowdown_count"]:
+            peak = max(peak, full)
+        peak = max(peak, used)
+        remote_kind = c.topology.node(remote).node_type
         out.append(
             {
                 **row,
                 "block_instance": 0,
                 "trp_id": trp_id,
                 "sendbuffer_used_bytes": used,
-                "sendbuffer_max_used_bytes": full if row["slowdown_count"] else used * 40,
-                "sendbuffer_alloc_bytes": SEND_BUFFER_BYTES if row["overloaded"] else 65536,
-                "sendbuffer_max_alloc_bytes": SEND_BUFFER_BYTES,
+                "sendbuffer_max_used_bytes": peak,
+                "sendbuffer_alloc_bytes": allocated,
+                "sendbuffer_max_alloc_bytes": max(allocated, -(-peak // links.PAGE) * links.PAGE),
                 "type": 1,
+                # 9.x: HeartbeatIntervalDbDb / DbApi in ms, and ms since the last receive
+                "heartbeat_interval": 5000 if remote_kind == NDB else 1500,
+                "last_recv": (int(c.now * 1000) + remote * 37) % 100 if row["bytes_sent"] else 0,
             }
         )
     return out
+
+
+def send_buffer_allocated(c: Cluster, node_id: int) -> int:
+    """Bytes of send buffer a data node has allocated over all its links."""
+    return sum(
+        r["sendbuffer_alloc_bytes"] for r in transporter_details(c) if r["node_id"] == node_id
+    )
 
 
 # --- memory, logs, resources -----------------------------------------------------------------
@@ -594,7 +622,7 @@ def resources(c: Cluster) -> list[dict]:
             3: (total, used, total),
             4: (64, 3 + int(util * 30), 0),
             5: (32 + 32 * c.ldm, 32 + 32 * c.ldm, 0),
-            6: (256, 12 + int(util * 80), 1024),
+            6: (256, links.pool_pages_used(send_buffer_allocated(c, n)), SEND_BUFFER_POOL_PAGES),
             7: (dpb, dpb, 0),
             8: (0, int(util * 20), 0),
             9: (64, 2, 0),
@@ -1230,6 +1258,7 @@ BUILDERS = {
     "ndb$diskstats_1sec": diskstats_1sec,
     "ndb$pgman_time_track_stats": pgman_time_track_stats,
     "ndb$backup_id": backup_id,
+    "ndb$certificates": tls.certificates,
     "dictionary_tables": dictionary_tables,
     "blobs": blobs,
 }

@@ -209,6 +209,9 @@ class SessionState:
     def _fill_perf(self, tables: frozenset[str]) -> None:
         engine = self.node.engine
         for name in tables:
+            if name in infoschema.MODEL_FED:
+                model_tables.fill_server_table(self.node.cluster, engine, name)
+                continue
             kind, scope = name.split("_")[1], name.split("_")[0].upper()
             rows = self._status_rows(scope) if kind == "status" else self.variables.rows(scope)
             target = f"{quote(infoschema.PERF)}.{quote(name)}"

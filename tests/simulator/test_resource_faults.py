@@ -1,0 +1,163 @@
+"""Send buffer pressure, a filling tablespace, an expiring certificate and excluded metadata:
+each shows in the tables a real cluster shows it in, and clearing it returns to healthy. Also
+what the links between nodes look like on a healthy cluster."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from ndbsim.engine import model_tables
+from ndbsim.model.faults import FaultError
+from test_faults import Sim, healthy
+
+POOL = 1024 * 32768  # TRANSPORTER_BUFFERS maximum of a simulated data node
+DAY = 86400
+
+
+@pytest.fixture
+def sim() -> Sim:
+    return Sim(data_nodes=4, replicas=2, tables=12)
+
+
+def allocated(sim: Sim) -> dict[int, int]:
+    return dict(
+        sim.q(
+            "SELECT node_id, sum(sendbuffer_alloc_bytes) FROM ndbinfo.transporter_details "
+            "GROUP BY node_id"
+        )
+    )
+
+
+def pool_used(sim: Sim) -> dict[int, int]:
+    return dict(
+        sim.q(
+            "SELECT node_id, used * 32768 FROM ndbinfo.resources "
+            "WHERE resource_name = 'TRANSPORTER_BUFFERS'"
+        )
+    )
+
+
+def test_send_buffer_pressure(sim):
+    before = allocated(sim)
+    assert all(0 < value < 0.05 * POOL for value in before.values())
+    sim.cluster.faults.set("send-buffer-pressure", node=3, share=0.9)
+    sim.tick(5)
+    during = allocated(sim)
+    assert 0.85 * POOL <= during[3] <= 0.9 * POOL
+    assert all(during[n] < 0.05 * POOL for n in (1, 2, 4))
+    assert pool_used(sim)[3] >= during[3]  # the pool counts whole pages
+    used = sim.one(
+        "SELECT sum(sendbuffer_used_bytes) FROM ndbinfo.transporter_details WHERE node_id = 3"
+    )
+    assert used > 0.8 * POOL
+    sim.cluster.faults.clear("send-buffer-pressure")
+    sim.tick(5)
+    assert all(value < 0.05 * POOL for value in allocated(sim).values())
+    healthy(sim)
+
+
+def test_send_buffer_pressure_needs_a_data_node(sim):
+    with pytest.raises(FaultError, match="not a data node"):
+        sim.cluster.faults.set("send-buffer-pressure", node=49)
+    assert sim.cluster.faults.set("send-buffer-pressure", node=1)["share"] == 0.92
+
+
+def data_file(sim: Sim) -> tuple[int, int]:
+    return sim.q("SELECT free_extents, total_extents FROM ndbinfo.files WHERE type = 'Data file'")[
+        0
+    ]
+
+
+def test_tablespace_full(sim):
+    free, total = data_file(sim)
+    assert 0.4 < free / total < 0.7
+    undo = sim.q("SELECT free_extents, total_extents FROM ndbinfo.files WHERE type = 'Undo file'")
+    sim.cluster.faults.set("tablespace-full", share=0.95)
+    free, total = data_file(sim)
+    assert free == total - round(total * 0.95)
+    # the undo log file is untouched
+    assert sim.q("SELECT total_extents FROM ndbinfo.files WHERE type = 'Undo file'") == [
+        (undo[0][1],)
+    ]
+    sim.cluster.faults.clear("tablespace-full")
+    free, total = data_file(sim)
+    assert free / total > 0.4
+    healthy(sim)
+
+
+def expiries(sim: Sim) -> dict[int, int]:
+    rows = sim.q("SELECT node_id, min(expires) FROM ndbinfo.ndb$certificates GROUP BY node_id")
+    return dict(rows)
+
+
+def test_certificate_expiring(sim):
+    now = time.time()
+    before = expiries(sim)
+    assert set(before) == {1, 2, 3, 4, 49, 50, 51}  # the data nodes, mgmd and both mysqlds
+    assert all(now + 200 * DAY < when < now + 400 * DAY for when in before.values())
+    assert sim.one("SELECT count(DISTINCT Node_id) FROM ndbinfo.certificates") == 7
+    sim.cluster.faults.set("certificate-expiring", node=2, days=2)
+    during = expiries(sim)
+    assert now + 1.9 * DAY < during[2] < now + 2.1 * DAY
+    assert {n: w for n, w in during.items() if n != 2} == {
+        n: w for n, w in before.items() if n != 2
+    }
+    sim.cluster.faults.set("certificate-expiring", days=10)
+    assert all(now + 9.9 * DAY < when < now + 10.1 * DAY for when in expiries(sim).values())
+    sim.cluster.faults.clear("certificate-expiring")
+    assert expiries(sim) == before
+    healthy(sim)
+
+
+def test_certificate_expiring_checks_the_node(sim):
+    with pytest.raises(FaultError, match="not a node"):
+        sim.cluster.faults.set("certificate-expiring", node=99, days=1)
+    with pytest.raises(FaultError, match="days"):
+        sim.cluster.faults.set("certificate-expiring", days=-1)
+    # a management node holds a certificate too
+    assert sim.cluster.faults.set("certificate-expiring", node=49, days=1)["node"] == 49
+
+
+def test_no_certificates_before_tls():
+    sim = Sim(data_nodes=2, tables=4, version="8.0")
+    assert sim.q("SELECT count(*) FROM ndbinfo.ndb$tables WHERE table_name = 'certificates'") == [
+        (0,)
+    ]
+
+
+def excluded(sim: Sim) -> list[tuple]:
+    model_tables.fill_server_table(sim.cluster, sim.engine, "ndb_sync_excluded_objects")
+    return sim.q('SELECT "TYPE", "REASON" FROM p_s.ndb_sync_excluded_objects')
+
+
+def test_metadata_excluded(sim):
+    assert excluded(sim) == []
+    sim.cluster.faults.set("metadata-excluded", tables=3)
+    rows = excluded(sim)
+    assert len(rows) == 3 and {kind for kind, _ in rows} == {"TABLE"}
+    sim.cluster.faults.clear("metadata-excluded")
+    assert excluded(sim) == []
+
+
+def test_links_carry_one_quantity_seen_from_both_ends(sim):
+    sim.tick(30)
+    rows = sim.q(
+        "SELECT node_id, remote_node_id, bytes_sent, bytes_received, remote_address, status "
+        "FROM ndbinfo.transporters"
+    )
+    by_link = {(r[0], r[1]): r for r in rows}
+    data_links = [(a, b) for a, b in by_link if (b, a) in by_link]
+    assert data_links
+    for a, b in data_links:
+        assert by_link[a, b][2] == by_link[b, a][3]  # A's sent is B's received
+    # data node links differ from each other
+    assert len({by_link[link][2] for link in data_links}) == len(data_links)
+    for node in (1, 2, 3, 4):
+        to_mgm = by_link[node, 49][2]
+        to_sql = min(by_link[node, 50][2], by_link[node, 51][2])
+        assert to_mgm < to_sql / 100
+    # unconnected API slots have no address, as the data node writes it
+    free = [r for r in rows if r[5] == "DISCONNECTED"]
+    assert free and {r[4] for r in free} == {"-"}
+    assert {r[2] for r in free} == {0}

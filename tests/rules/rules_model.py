@@ -15,7 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 RULES_DIR = ROOT / "provisioning" / "prometheus" / "rules"
 ALERTS_FILE = RULES_DIR / "ndb-alerts.yml"
 RECORDING_FILE = RULES_DIR / "ndb-recording.yml"
-RULE_FILES = (RECORDING_FILE, ALERTS_FILE)
+RESOURCES_FILE = RULES_DIR / "ndb-resources.yml"
+ALERT_FILES = (ALERTS_FILE, RESOURCES_FILE)
+RULE_FILES = (RECORDING_FILE, *ALERT_FILES)
 UNIT_TEST_FILES = tuple(sorted((RULES_DIR / "tests").glob("*.yml")))
 ALERTMANAGER_FILE = ROOT / "provisioning" / "alertmanager" / "alertmanager.yml"
 RUNBOOK_FILE = ROOT / "docs" / "runbook.md"
@@ -51,7 +53,7 @@ def _rules(path: Path) -> list[dict]:
 
 @cache
 def alert_rules() -> tuple[dict, ...]:
-    return tuple(_rules(ALERTS_FILE))
+    return tuple(rule for path in ALERT_FILES for rule in _rules(path))
 
 
 @cache

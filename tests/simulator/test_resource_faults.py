@@ -161,3 +161,54 @@ def test_links_carry_one_quantity_seen_from_both_ends(sim):
     free = [r for r in rows if r[5] == "DISCONNECTED"]
     assert free and {r[4] for r in free} == {"-"}
     assert {r[2] for r in free} == {0}
+
+
+def test_restart_info_follows_the_uptimes(sim):
+    uptimes = dict(sim.q("SELECT node_id, uptime FROM ndbinfo.nodes"))
+    restarted = dict(sim.q("SELECT node_id, node_restart_status FROM ndbinfo.restart_info"))
+    oldest = max(uptimes, key=uptimes.get)
+    assert set(restarted) == set(uptimes) - {oldest}
+    assert set(restarted.values()) == {"Restart completed"}
+
+
+def test_per_instance_and_per_node_values_differ(sim):
+    sim.tick(60)
+    for table, column in (
+        ("diskpagebuffer", "page_requests_direct_return"),
+        ("diskstat", "pages_made_dirty"),
+    ):
+        values = [r[0] for r in sim.q(f"SELECT {column} FROM ndbinfo.{table} WHERE node_id = 1")]
+        assert len(set(values)) == len(values) > 1, table
+    used = [
+        r[0]
+        for r in sim.q("SELECT used FROM ndbinfo.memoryusage WHERE memory_type = 'Data memory'")
+    ]
+    assert len(set(used)) == len(used) == 4
+
+
+def test_disk_write_speed_windows_agree_with_the_samples(sim):
+    rows = sim.q(
+        "SELECT node_id, thr_no, backup_lcp_speed_last_sec, backup_lcp_speed_last_10sec, "
+        "std_dev_backup_lcp_speed_last_10sec, redo_speed_last_sec, redo_speed_last_10sec, "
+        "redo_speed_last_60sec, std_dev_redo_speed_last_60sec FROM ndbinfo.disk_write_speed_aggregate"
+    )
+    for node, thr, lcp_1, lcp_10, lcp_sd, redo_1, redo_10, redo_60, redo_sd in rows:
+        samples = [
+            r[0]
+            for r in sim.q(
+                "SELECT redo_bytes_written FROM ndbinfo.disk_write_speed_base "
+                f"WHERE node_id = {node} AND thr_no = {thr} ORDER BY millis_ago"
+            )
+        ]
+        assert redo_1 == samples[0]
+        assert redo_10 == int(sum(samples[:10]) / 10)
+        assert redo_60 == int(sum(samples) / 60)
+        assert len({redo_1, redo_10, redo_60}) == 3
+        assert 0 < redo_sd < redo_60 / 3
+        assert (lcp_sd == 0) == (lcp_1 == lcp_10 == 0)
+
+
+def test_threadstat_os_now_is_the_hosts_clock(sim):
+    now_ms = time.time() * 1000
+    for (os_now,) in sim.q("SELECT DISTINCT os_now FROM ndbinfo.threadstat"):
+        assert abs(os_now - now_ms) < 120_000

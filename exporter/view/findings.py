@@ -25,6 +25,10 @@ LCP_AGE_GCIS_HIGH = 900  # 30 minutes at the default TimeBetweenGlobalCheckpoint
 MIN_SCANS = 20  # fewer scans than this in the window say nothing about pruning
 MIN_COMMITS = 20
 NAMES_SHOWN = 20
+SEND_BUFFER_WARNING = 0.8
+SEND_BUFFER_CRITICAL = 0.95
+TABLESPACE_WARNING = 0.8
+TABLESPACE_CRITICAL = 0.9
 
 ORDER = {"problem": 0, "ok": 1, "no_data": 2}
 SEVERITY = {"critical": 0, "warning": 1, "info": 2}
@@ -487,6 +491,90 @@ def dead_replicas(inputs: Inputs) -> Finding:
     )
 
 
+def send_buffers(inputs: Inputs) -> Finding:
+    base = {
+        "id": "send_buffers_full",
+        "title": "Send buffer memory nearly used up",
+        "severity": "warning",
+        "promql": "ndb_send_buffer_allocated_bytes / ndb_send_buffer_limit_bytes > 0.8",
+        "sql": (
+            "SELECT node_id, SUM(sendbuffer_alloc_bytes) FROM ndbinfo.transporter_details\n"
+            "GROUP BY node_id;\n"
+            "SELECT node_id, max * 32768 FROM ndbinfo.resources\n"
+            "WHERE resource_name = 'TRANSPORTER_BUFFERS'"
+        ),
+        "guide": "4.6 Parameter tuning (Parameteroptimierung)",
+        "advice": (
+            "When a data node's send buffer memory runs out its links overload and transactions "
+            "abort with error 1218. Find the slow receiver (ndbinfo.transporter_details by "
+            "link), add send threads, or raise TotalSendBufferMemory / SendBufferMemory."
+        ),
+    }
+    allocated = inputs.samples.by_node("ndb_send_buffer_allocated_bytes")
+    limits = inputs.samples.by_node("ndb_send_buffer_limit_bytes")
+    ratios = {n: allocated[n] / limits[n] for n in allocated if limits.get(n)}
+    return _fullest_node(
+        base,
+        ratios,
+        collector="send_buffers",
+        label="node {node}",
+        ok="The fullest data node holds {worst} of its send buffer memory.",
+        problem="A data node holds {worst} of its send buffer memory.",
+        thresholds=(SEND_BUFFER_WARNING, SEND_BUFFER_CRITICAL),
+    )
+
+
+def tablespace(inputs: Inputs) -> Finding:
+    base = {
+        "id": "tablespace_full",
+        "title": "Disk data tablespace filling up",
+        "severity": "warning",
+        "promql": (
+            '1 - sum by (filegroup) (ndb_disk_data_file_free_bytes{type="DATAFILE"})\n'
+            '  / sum by (filegroup) (ndb_disk_data_file_size_bytes{type="DATAFILE"}) > 0.8'
+        ),
+        "sql": (
+            "SELECT TABLESPACE_NAME, FILE_NAME, FREE_EXTENTS, TOTAL_EXTENTS, EXTENT_SIZE\n"
+            "FROM information_schema.FILES\n"
+            "WHERE ENGINE = 'ndbcluster' AND FILE_TYPE = 'DATAFILE'"
+        ),
+        "guide": "4.4 Schema optimisation (Schemaoptimierungen): disk data for cold columns",
+        "advice": (
+            "Inserts into disk data tables fail with error 1601 once no extent is free, and "
+            "deleted rows do not give extents back. Add a data file in time: ALTER TABLESPACE "
+            "ts ADD DATAFILE 'data_2.dat' INITIAL_SIZE 1G."
+        ),
+    }
+    free = inputs.samples.by("ndb_disk_data_file_free_bytes", "filegroup", type="DATAFILE")
+    size = inputs.samples.by("ndb_disk_data_file_size_bytes", "filegroup", type="DATAFILE")
+    used = {group: 1 - free.get(group, 0.0) / total for group, total in size.items() if total}
+    if not used:
+        return Finding(
+            status="no_data",
+            summary="The disk_data collector gave no data (no tablespace, or not collected).",
+            **base,
+        )
+    evidence = [
+        Evidence(label=f"tablespace {group}", value=f"{percent(value)} used")
+        for group, value in sorted(used.items())
+    ]
+    group, worst = max(used.items(), key=lambda item: item[1])
+    if worst <= TABLESPACE_WARNING:
+        return Finding(
+            status="ok",
+            summary=f"The fullest tablespace, {group}, is {percent(worst)} used.",
+            evidence=evidence,
+            **base,
+        )
+    base["severity"] = "critical" if worst > TABLESPACE_CRITICAL else "warning"
+    return Finding(
+        status="problem",
+        summary=f"Tablespace {group} is {percent(worst)} used.",
+        evidence=evidence,
+        **base,
+    )
+
+
 CHECKS: tuple[Callable[[Inputs], Finding], ...] = (
     dead_replicas,
     data_memory,
@@ -497,6 +585,8 @@ CHECKS: tuple[Callable[[Inputs], Finding], ...] = (
     round_trips,
     unbalanced_primaries,
     inconsistent_config,
+    send_buffers,
+    tablespace,
 )
 
 

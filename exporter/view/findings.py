@@ -363,15 +363,15 @@ def redo(inputs: Inputs) -> Finding:
 
 def _fullest_node(
     base: dict,
-    ratios: dict[int, float],
+    ratios: dict[int, float] | dict[str, float],
     collector: str,
     label: str,
     ok: str,
     problem: str,
     thresholds: tuple[float, float],
 ) -> Finding:
-    """A finding on a used/total ratio per data node: every node is evidence, the fullest one
-    decides (warning above the first threshold, critical above the second)."""
+    """A finding on a used/total ratio per data node (or tablespace): every one is evidence,
+    the fullest decides (warning above the first threshold, critical above the second)."""
     if not ratios:
         return Finding(status="no_data", summary=f"The {collector} collector gave no data.", **base)
     evidence = [
@@ -548,30 +548,14 @@ def tablespace(inputs: Inputs) -> Finding:
     free = inputs.samples.by("ndb_disk_data_file_free_bytes", "filegroup", type="DATAFILE")
     size = inputs.samples.by("ndb_disk_data_file_size_bytes", "filegroup", type="DATAFILE")
     used = {group: 1 - free.get(group, 0.0) / total for group, total in size.items() if total}
-    if not used:
-        return Finding(
-            status="no_data",
-            summary="The disk_data collector gave no data (no tablespace, or not collected).",
-            **base,
-        )
-    evidence = [
-        Evidence(label=f"tablespace {group}", value=f"{percent(value)} used")
-        for group, value in sorted(used.items())
-    ]
-    group, worst = max(used.items(), key=lambda item: item[1])
-    if worst <= TABLESPACE_WARNING:
-        return Finding(
-            status="ok",
-            summary=f"The fullest tablespace, {group}, is {percent(worst)} used.",
-            evidence=evidence,
-            **base,
-        )
-    base["severity"] = "critical" if worst > TABLESPACE_CRITICAL else "warning"
-    return Finding(
-        status="problem",
-        summary=f"Tablespace {group} is {percent(worst)} used.",
-        evidence=evidence,
-        **base,
+    return _fullest_node(
+        base,
+        used,
+        collector="disk_data",
+        label="tablespace {node}",
+        ok="The fullest tablespace is {worst} used.",
+        problem="A tablespace is {worst} used.",
+        thresholds=(TABLESPACE_WARNING, TABLESPACE_CRITICAL),
     )
 
 

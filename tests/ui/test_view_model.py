@@ -255,10 +255,10 @@ def test_send_buffer_and_tablespace_findings():
     assert found["send_buffers_full"].status == "ok"
     assert found["tablespace_full"].status == "ok"
     assert {e.label: e.value for e in found["tablespace_full"].evidence} == {
-        "tablespace ts_1": "40.0 % used"
+        "tablespace ts_1": "40.0 %"
     }
     found = evaluate(Result(families=families(allocated=97, free=15)))
     send, space = found["send_buffers_full"], found["tablespace_full"]
     assert (send.status, send.severity) == ("problem", "critical")
     assert (space.status, space.severity) == ("problem", "warning")
-    assert space.summary == "Tablespace ts_1 is 85.0 % used."
+    assert space.summary == "A tablespace is 85.0 % used."

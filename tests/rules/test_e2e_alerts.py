@@ -29,7 +29,9 @@ from rules_model import alert_rules
 pytestmark = pytest.mark.integration
 
 CLUSTER = "e2e"
-SIM_ARGS = ("--data-nodes", "4", "--tables", "4")  # node groups 0 = {1, 2} and 1 = {3, 4}
+# node groups 0 = {1, 2} and 1 = {3, 4}; 8 tables: one of them is a disk data table, so the
+# cluster has a tablespace (ts_1)
+SIM_ARGS = ("--data-nodes", "4", "--tables", "8")
 MGM_NODE = 49
 SPEED_A = 5
 SPEED_B = 60  # 300 GCIs of 2 cluster seconds in 10 s
@@ -55,6 +57,9 @@ COLLECTORS_A = (
     "config",
     "transporters",
     "counters",
+    "send_buffers",
+    "disk_data",
+    "certificates",
 )
 COLLECTORS_B = ("status", "replicas", "config", "counters")
 
@@ -277,6 +282,27 @@ def test_slow_ndbinfo_makes_collector_failing_true(healthy: Stack):
     assert healthy.wait_for_alert(
         "NdbExporterCollectorFailing", healthy.exporter_a, collector="memoryusage"
     )
+
+
+@pytest.mark.parametrize(
+    ("fault", "params", "alert", "labels"),
+    [
+        ("send-buffer-pressure", {"node": 3}, "NdbSendBufferHigh", {"node_id": "3"}),
+        ("tablespace-full", {"share": 0.95}, "NdbTablespaceFull", {"filegroup": "ts_1"}),
+        (
+            "certificate-expiring",
+            {"node": 2, "days": 2},
+            "NdbTlsCertificateExpiring",
+            {"node_id": "2"},
+        ),
+    ],
+)
+def test_resource_faults_make_resource_alerts_true(healthy: Stack, fault, params, alert, labels):
+    healthy.sim_a.fault(fault, **params)
+    found = healthy.wait_for_alert(alert, healthy.exporter_a)
+    assert [{key: metric[key] for key in labels} for metric in found] == [labels] * len(found)
+    healthy.sim_a.clear(fault)
+    healthy.wait_healthy_a()
 
 
 def test_restarted_node_makes_transporter_flapping_true(healthy: Stack):

@@ -21,8 +21,6 @@ from .common import (
 )
 
 UID = "ndb-data-nodes"
-# restart_info has rows only for data nodes that restarted since the cluster started.
-RESTART = "restart-node:2"
 
 TRANSPORTER_STATES = (
     ("CONNECTED", 3),
@@ -435,7 +433,6 @@ def _restart_row(layout: Layout) -> None:
                 f"max by (node_id) ({_node('ndb_restart_duration_seconds')})",
                 "node {{node_id}}",
                 instant=True,
-                fault=RESTART,
             ),
             steps=thresholds((None, "green")),
         ),
@@ -447,7 +444,6 @@ def _restart_row(layout: Layout) -> None:
             q(
                 f"max by (node_id, phase) ({_node('ndb_restart_phase_seconds')})",
                 table=True,
-                fault=RESTART,
             ),
             rows="phase",
             columns="node_id",

@@ -29,9 +29,10 @@ from rules_model import alert_rules
 pytestmark = pytest.mark.integration
 
 CLUSTER = "e2e"
-# node groups 0 = {1, 2} and 1 = {3, 4}; 8 tables: one of them is a disk data table, so the
-# cluster has a tablespace (ts_1)
-SIM_ARGS = ("--data-nodes", "4", "--tables", "8")
+SIM_ARGS = ("--data-nodes", "4")  # node groups 0 = {1, 2} and 1 = {3, 4}
+# A: 8 tables, one of them a disk data table, so that A has a tablespace (ts_1); B: 4, so that
+# its scrapes stay short at its high speed
+TABLES_A, TABLES_B = "8", "4"
 MGM_NODE = 49
 SPEED_A = 5
 SPEED_B = 60  # 300 GCIs of 2 cluster seconds in 10 s
@@ -123,9 +124,18 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
     workdir = tmp_path_factory.mktemp("e2e-alerts")
     param, value, node = DRIFT
     with ExitStack() as running:
-        sim_a = running.enter_context(running_ndbsim(*SIM_ARGS, speed=SPEED_A))
+        sim_a = running.enter_context(
+            running_ndbsim(*SIM_ARGS, "--tables", TABLES_A, speed=SPEED_A)
+        )
         sim_b = running.enter_context(
-            running_ndbsim(*SIM_ARGS, "--config", f"{param}={value}@{node}", speed=SPEED_B)
+            running_ndbsim(
+                *SIM_ARGS,
+                "--tables",
+                TABLES_B,
+                "--config",
+                f"{param}={value}@{node}",
+                speed=SPEED_B,
+            )
         )
         exporter_a = running.enter_context(
             running_exporter(

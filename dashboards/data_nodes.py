@@ -21,8 +21,6 @@ from .common import (
 )
 
 UID = "ndb-data-nodes"
-# restart_info has rows only for data nodes that restarted since the cluster started.
-RESTART = "restart-node:2"
 
 TRANSPORTER_STATES = (
     ("CONNECTED", 3),
@@ -444,6 +442,40 @@ def _transporter_row(layout: Layout) -> None:
     )
 
 
+def _send_buffer_row(layout: Layout) -> None:
+    allocated = _node("ndb_send_buffer_allocated_bytes")
+    limit = _node("ndb_send_buffer_limit_bytes")
+    used = _node("ndb_send_buffer_used_bytes")
+    fullest = _node("ndb_send_buffer_fullest_link_bytes")
+    layout.row(
+        "Send buffers",
+        timeseries_panel(
+            "Send buffer memory allocated",
+            "Share of the send buffer memory a data node may use (TotalSendBufferMemory, the "
+            "TRANSPORTER_BUFFERS pool of ndbinfo.resources) that its links hold "
+            "(ndbinfo.transporter_details, 8.0.37+). Near the top, links overload and "
+            "transactions abort with error 1218; NdbSendBufferHigh fires above 80 %.",
+            "percentunit",
+            q(
+                f"max by (node_id) ({allocated}) / (max by (node_id) ({limit}) > 0)",
+                "node {{node_id}}",
+            ),
+            min_value=0,
+            max_value=1,
+        ),
+        timeseries_panel(
+            "Send buffer bytes waiting",
+            "Bytes queued for sending on all links of each data node, and on its fullest "
+            "link. A queue that stays up while the traffic does not grow points at a slow "
+            "receiver or network, or at busy send threads.",
+            "bytes",
+            q(f"max by (node_id) ({used})", "node {{node_id}} all links"),
+            q(f"max by (node_id) ({fullest})", "node {{node_id}} fullest link"),
+            min_value=0,
+        ),
+    )
+
+
 def _disk_row(layout: Layout) -> None:
     requests = _node_rate("ndb_disk_page_buffer_page_requests_total")
     hits = _node_rate("ndb_disk_page_buffer_page_requests_total", 'result="direct_return"')
@@ -519,7 +551,6 @@ def _restart_row(layout: Layout) -> None:
                 f"max by (node_id) ({_node('ndb_restart_duration_seconds')})",
                 "node {{node_id}}",
                 instant=True,
-                fault=RESTART,
             ),
             steps=thresholds((None, "green")),
         ),
@@ -531,7 +562,6 @@ def _restart_row(layout: Layout) -> None:
             q(
                 f"max by (node_id, phase) ({_node('ndb_restart_phase_seconds')})",
                 table=True,
-                fault=RESTART,
             ),
             rows="phase",
             columns="node_id",
@@ -554,6 +584,7 @@ def board() -> Board:
     _activity_row(layout)
     _transactions_row(layout)
     _transporter_row(layout)
+    _send_buffer_row(layout)
     _disk_row(layout)
     _restart_row(layout)
     return layout.build()

@@ -331,6 +331,24 @@ def _latency_row(layout: Layout) -> None:
     )
 
 
+def _tls_row(layout: Layout) -> None:
+    expiry = sel("ndb_tls_certificate_expiry_timestamp_seconds")
+    layout.row(
+        "TLS certificates",
+        bargauge_panel(
+            "Time until each node's TLS certificate expires",
+            "From ndbinfo.certificates (NDB 8.3+), to the start of the expiry day. Renew a "
+            "certificate with ndb_sign_keys well before it expires: with RequireTls a node "
+            "whose certificate has expired cannot reconnect. NdbTlsCertificateExpiring warns "
+            "at 14 days and is critical at 3.",
+            "s",
+            q(f"min by (node_id) ({expiry}) - time()", "node {{node_id}}", instant=True),
+            steps=thresholds((None, "red"), (3 * 86400, "orange"), (14 * 86400, "green")),
+            width=24,
+        ),
+    )
+
+
 def board() -> Board:
     layout = Layout(
         UID,
@@ -343,4 +361,5 @@ def board() -> Board:
     _checkpoint_row(layout)
     _latency_row(layout)
     _operations_row(layout)
+    _tls_row(layout)
     return layout.build()

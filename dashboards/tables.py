@@ -258,6 +258,36 @@ def _table_detail_row(layout: Layout) -> None:
     )
 
 
+def _disk_data_row(layout: Layout) -> None:
+    def files(metric: str) -> str:
+        return f"max by (type, filegroup, file) ({sel(metric)})"
+
+    data = 'type="DATAFILE"'
+    free = f"sum by (filegroup) (max by (filegroup, file) ({sel('ndb_disk_data_file_free_bytes', data)}))"
+    size = f"sum by (filegroup) (max by (filegroup, file) ({sel('ndb_disk_data_file_size_bytes', data)}))"
+    layout.row(
+        "Disk data",
+        bargauge_panel(
+            "Tablespace use",
+            "Share of each tablespace's extents in use, over all its data files "
+            "(information_schema.FILES). A full tablespace refuses inserts into its disk data "
+            "tables (error 1601); add a data file before it fills (NdbTablespaceFull fires "
+            "below 10 % free).",
+            "percentunit",
+            q(f"1 - {free} / ({size} > 0)", "{{filegroup}}", instant=True),
+            max_value=1,
+        ),
+        timeseries_panel(
+            "Disk data file free space",
+            "Free bytes of each tablespace data file (free extents) and undo log file (free "
+            "undo space) over time; the slope shows how fast the disk data tables grow.",
+            "bytes",
+            q(files("ndb_disk_data_file_free_bytes"), "{{filegroup}} {{file}} ({{type}})"),
+            min_value=0,
+        ),
+    )
+
+
 def board() -> Board:
     layout = Layout(
         UID,
@@ -270,4 +300,5 @@ def board() -> Board:
     _replica_row(layout)
     _distribution_row(layout)
     _table_detail_row(layout)
+    _disk_data_row(layout)
     return layout.build()

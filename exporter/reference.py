@@ -45,11 +45,12 @@ def collector_section(collector: Collector) -> list[str]:
         f"- default: {'on' if collector.default_enabled else 'off'}",
         f"- NDB version: {version_text(collector.min_version)} or later",
     ]
-    if collector.reads:
-        reads = "; ".join(
-            f"`ndbinfo.{obj}` ({', '.join(columns)})" for obj, columns in collector.reads.items()
-        )
-        lines.append(f"- reads: {reads}")
+    sources = [
+        *(f"`ndbinfo.{obj}` ({', '.join(cols)})" for obj, cols in collector.reads.items()),
+        *(f"`{obj}` ({', '.join(cols)})" for obj, cols in collector.server_reads.items()),
+    ]
+    if sources:
+        lines.append(f"- reads: {'; '.join(sources)}")
     else:
         lines.append("- reads: `SHOW GLOBAL STATUS`")
     for option in collector.options:
@@ -90,7 +91,8 @@ def collectors_table() -> str:
         "|---|---|---|---|---|",
     ]
     for collector in all_collectors():
-        reads = ", ".join(f"`{obj}`" for obj in collector.reads) or "`SHOW GLOBAL STATUS`"
+        objects = [*collector.reads, *collector.server_reads]
+        reads = ", ".join(f"`{obj}`" for obj in objects) or "`SHOW GLOBAL STATUS`"
         lines.append(
             f"| `{collector.name}` | {'on' if collector.default_enabled else 'off'} | {reads}"
             f" | {version_text(collector.min_version)}+ | {cell(first_sentence(collector.help))} |"

@@ -16,7 +16,7 @@ import httpx
 from ndbsim import versions
 from ndbsim.model.cluster import ClusterSpec, build_config
 from ndbsim.model.config_params import parse_override
-from ndbsim.model.faults import DEFAULT_STUCK_PHASE, START_PHASES
+from ndbsim.model.faults import DEFAULT_SEND_BUFFER_SHARE, DEFAULT_STUCK_PHASE, START_PHASES
 
 DEFAULT_CONTROL_URL = "http://127.0.0.1:8081"
 log = logging.getLogger("ndbsim")
@@ -200,6 +200,20 @@ def fault_parser() -> argparse.ArgumentParser:
     for name, what in (("slow-disk", "disk data page I/O"), ("latency-degradation", "TC")):
         s = sub.add_parser(name, help=f"{what} latency multiplied by a factor")
         s.add_argument("--factor", type=_float_range(1, 1000), help="(default 20)")
+    s = sub.add_parser("send-buffer-pressure", help="fill a data node's send buffer memory")
+    s.add_argument("node", type=_positive_int(1, 255), help="data node id")
+    s.add_argument(
+        "--share",
+        type=_float_range(0, 1),
+        help=f"share of its send buffer memory (default {DEFAULT_SEND_BUFFER_SHARE})",
+    )
+    s = sub.add_parser("tablespace-full", help="fill the disk data tablespace to a share")
+    s.add_argument("share", type=_float_range(0, 1))
+    s = sub.add_parser("certificate-expiring", help="bring a TLS certificate close to expiry")
+    s.add_argument("days", type=_float_range(0, 3650), help="days until it expires")
+    s.add_argument("--node", type=_positive_int(1, 255), help="only this node's certificate")
+    s = sub.add_parser("metadata-excluded", help="exclude user tables from metadata sync")
+    s.add_argument("tables", type=_positive_int(1, 1000), help="number of tables")
     s = sub.add_parser("clear", help="clear one fault")
     s.add_argument("name")
     sub.add_parser("list", help="active faults")
@@ -226,8 +240,23 @@ def run_fault(args: argparse.Namespace) -> int:
         "lock-contention",
         "slow-disk",
         "latency-degradation",
+        "send-buffer-pressure",
+        "tablespace-full",
+        "certificate-expiring",
+        "metadata-excluded",
     ):
-        keys = ("node", "remote", "phase", "locks", "table", "waiters", "factor")
+        keys = (
+            "node",
+            "remote",
+            "phase",
+            "locks",
+            "table",
+            "waiters",
+            "factor",
+            "share",
+            "days",
+            "tables",
+        )
         body = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
         method, path = "PUT", f"/faults/{action}"
     elif action == "clear":

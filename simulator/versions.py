@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SUPPORTED = ("7.5.4", "7.6", "8.0", "8.4")
+SUPPORTED = ("7.5.4", "7.6", "8.0", "8.4", "9.7")
 DEFAULT = "8.4"
 
 
@@ -47,12 +47,17 @@ _VERSIONS = {
     "7.6": _make("7.6", (7, 6, 34), "5.7.44-ndb-7.6.34-cluster-gpl"),
     "8.0": _make("8.0", (8, 0, 43), "8.0.43-cluster"),
     "8.4": _make("8.4", (8, 4, 3), "8.4.3-cluster"),
+    # the newest Innovation release the 9.x ndbinfo facts describe
+    "9.7": _make("9.7", (9, 7, 0), "9.7.0-cluster"),
 }
+# "9.x" names the newest 9.x release
+_ALIASES = {"9.x": "9.7"}
 
 
 def parse_version(text: str) -> NdbVersion:
-    """Map "8.4", "8.4.3", "7.5.4", ... to a supported version; ValueError otherwise."""
+    """Map "8.4", "8.4.3", "7.5.4", "9.x", ... to a supported version; ValueError otherwise."""
     key = str(text).strip()
+    key = _ALIASES.get(key, key)
     if key in _VERSIONS:
         return _VERSIONS[key]
     for version in _VERSIONS.values():

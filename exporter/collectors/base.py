@@ -94,6 +94,12 @@ class Collector:
     options: tuple[Option, ...] = ()
     # The metric families ``collect`` yields (for the generated reference and the tests).
     metrics: tuple[MetricSpec, ...] = ()
+    # SQL-node tables the SQL reads besides ndbinfo ("information_schema.FILES" -> columns);
+    # they exist from ``min_version`` on.
+    server_reads: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # Run the statement at most once in this many seconds and serve the last result in
+    # between (0: every scrape); for what changes only with hardware or configuration.
+    refresh_seconds: float = 0.0
 
     def available(self, target: TargetInfo) -> bool:
         """True when the target has every object this collector reads, at a high enough version."""

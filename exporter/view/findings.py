@@ -22,6 +22,10 @@ PRIMARY_SPREAD_HIGH = 0.2  # (max - min) / max of the primaries within one node 
 MIN_SCANS = 20  # fewer scans than this in the window say nothing about pruning
 MIN_COMMITS = 20
 NAMES_SHOWN = 20
+SEND_BUFFER_WARNING = 0.8
+SEND_BUFFER_CRITICAL = 0.95
+TABLESPACE_WARNING = 0.8
+TABLESPACE_CRITICAL = 0.9
 
 ORDER = {"problem": 0, "unknown": 1, "ok": 2}
 SEVERITY = {"critical": 0, "warning": 1, "info": 2}
@@ -377,7 +381,7 @@ def redo(inputs: Inputs) -> Finding:
 
 def _fullest_node(
     base: dict,
-    ratios: dict[int, float],
+    ratios: dict[int, float] | dict[str, float],
     collector: str,
     label: str,
     ok: str,
@@ -691,6 +695,80 @@ def transporter_overload(inputs: Inputs) -> Finding:
     )
 
 
+def send_buffers(inputs: Inputs) -> Finding:
+    base = {
+        "id": "send_buffers_full",
+        "title": "Send buffer memory nearly used up",
+        "severity": "warning",
+        "promql": "ndb_send_buffer_allocated_bytes / ndb_send_buffer_limit_bytes > 0.8",
+        "sql": (
+            "SELECT node_id, SUM(sendbuffer_alloc_bytes) FROM ndbinfo.transporter_details\n"
+            "GROUP BY node_id;\n"
+            "SELECT node_id, max * 32768 FROM ndbinfo.resources\n"
+            "WHERE resource_name = 'TRANSPORTER_BUFFERS'"
+        ),
+        "guide": "4.6 Parameter tuning (Parameteroptimierung)",
+        "advice": (
+            "When a data node's send buffer memory runs out its links overload and transactions "
+            "abort with error 1218. Find the slow receiver (ndbinfo.transporter_details by "
+            "link), add send threads, or raise TotalSendBufferMemory / SendBufferMemory."
+        ),
+    }
+    allocated = inputs.samples.by_node("ndb_send_buffer_allocated_bytes")
+    limits = inputs.samples.by_node("ndb_send_buffer_limit_bytes")
+    ratios = {n: allocated[n] / limits[n] for n in allocated if limits.get(n)}
+    return _fullest_node(
+        base,
+        ratios,
+        collector="send_buffers",
+        label="node {node}",
+        ok="The fullest data node holds {worst} of its send buffer memory.",
+        problem=(
+            "Data node {nodes} holds {worst} of its send buffer memory.",
+            "Data nodes {nodes} hold up to {worst} of their send buffer memory.",
+        ),
+        limits=(SEND_BUFFER_WARNING, SEND_BUFFER_CRITICAL),
+    )
+
+
+def tablespace(inputs: Inputs) -> Finding:
+    base = {
+        "id": "tablespace_full",
+        "title": "Disk data tablespace filling up",
+        "severity": "warning",
+        "promql": (
+            '1 - sum by (filegroup) (ndb_disk_data_file_free_bytes{type="DATAFILE"})\n'
+            '  / sum by (filegroup) (ndb_disk_data_file_size_bytes{type="DATAFILE"}) > 0.8'
+        ),
+        "sql": (
+            "SELECT TABLESPACE_NAME, FILE_NAME, FREE_EXTENTS, TOTAL_EXTENTS, EXTENT_SIZE\n"
+            "FROM information_schema.FILES\n"
+            "WHERE ENGINE = 'ndbcluster' AND FILE_TYPE = 'DATAFILE'"
+        ),
+        "guide": "4.4 Schema optimisation (Schemaoptimierungen): disk data for cold columns",
+        "advice": (
+            "Inserts into disk data tables fail with error 1601 once no extent is free, and "
+            "deleted rows do not give extents back. Add a data file in time: ALTER TABLESPACE "
+            "ts ADD DATAFILE 'data_2.dat' INITIAL_SIZE 1G."
+        ),
+    }
+    free = inputs.samples.by("ndb_disk_data_file_free_bytes", "filegroup", type="DATAFILE")
+    size = inputs.samples.by("ndb_disk_data_file_size_bytes", "filegroup", type="DATAFILE")
+    used = {group: 1 - free.get(group, 0.0) / total for group, total in size.items() if total}
+    return _fullest_node(
+        base,
+        used,
+        collector="disk_data",
+        label="tablespace {node}",
+        ok="The fullest tablespace is {worst} used.",
+        problem=(
+            "Tablespace {nodes} is {worst} used.",
+            "Tablespaces {nodes} are up to {worst} used.",
+        ),
+        limits=(TABLESPACE_WARNING, TABLESPACE_CRITICAL),
+    )
+
+
 CHECKS: tuple[Callable[[Inputs], Finding], ...] = (
     visibility,
     dead_replicas,
@@ -705,6 +783,8 @@ CHECKS: tuple[Callable[[Inputs], Finding], ...] = (
     unbalanced_primaries,
     inconsistent_config,
     *PERFORMANCE_CHECKS,
+    send_buffers,
+    tablespace,
 )
 
 

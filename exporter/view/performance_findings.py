@@ -46,7 +46,7 @@ def hot_table_without_read_backup(inputs: Inputs) -> Finding:
     total = sum(value for _, value in reads)
     if not reads or inputs.placement is None or total <= 0:
         return Finding(
-            status="no_data",
+            status="unknown",
             summary="Needs the hot_tables collector (--collector.hot_tables) and the placement.",
             **base,
         )
@@ -100,7 +100,7 @@ def ldm_saturated_tc_idle(inputs: Inputs) -> Finding:
     ldm = inputs.samples.by_node("ndb_thread_time_ratio", activity="exec", thread="ldm")
     tc = inputs.samples.by_node("ndb_thread_time_ratio", activity="exec", thread="tc")
     if not ldm:
-        return Finding(status="no_data", summary="The cpu collector gave no data.", **base)
+        return Finding(status="unknown", summary="The cpu collector gave no data.", **base)
     nodes = sorted(n for n in ldm if ldm[n] >= LDM_SATURATED and tc.get(n, 0.0) < TC_IDLE)
     evidence = [
         Evidence(
@@ -152,7 +152,7 @@ def idle_transactions_holding_locks(inputs: Inputs) -> Finding:
     }
     idle = inputs.samples.by_node("ndb_transaction_longest_inactive_seconds")
     if not idle:
-        return Finding(status="no_data", summary="The transactions collector gave no data.", **base)
+        return Finding(status="unknown", summary="The transactions collector gave no data.", **base)
     held = inputs.samples.by_node("ndb_locks", state="held")
     waiting = inputs.samples.by_node("ndb_locks", state="waiting")
     nodes = sorted(n for n, s in idle.items() if s > IDLE_TRANSACTION_SECONDS and held.get(n))

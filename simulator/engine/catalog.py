@@ -82,6 +82,16 @@ _BASE_IDS = {
     "7.6": set(range(40)),
     "8.0": set(range(49)) | {50, 51},
     "8.4": set(range(52)),
+    "9.7": set(range(52)),
+}
+
+# Base table columns added in 9.x: the 9.x transporter_details view selects them; the base
+# table types were not retrieved, so they are the view's derived types.
+_COLUMNS_9X = {
+    "ndb$transporter_details": (
+        ("heartbeat_interval", "INT UNSIGNED"),
+        ("last_recv", "BIGINT UNSIGNED"),
+    ),
 }
 
 # Columns added after a version: (table, column) -> predicate on the version.
@@ -316,6 +326,11 @@ def catalog_for(version: NdbVersion) -> Catalog:
     for name, spec in schema["base_tables"].items():
         if spec["table_id"] in _BASE_IDS[version.series]:
             objects[name] = _base_table(name, spec, version)
+    if version.at_least(9, 0):
+        for name, added in _COLUMNS_9X.items():
+            table = objects[name]
+            extra = tuple(Column(col, typ, True) for col, typ in added)
+            objects[name] = TableDef(**{**table.__dict__, "columns": table.columns + extra})
 
     lookup_names = _LOOKUPS.get(version.series, tuple(schema["lookup_tables"]))
     for name in lookup_names:
@@ -328,6 +343,8 @@ def catalog_for(version: NdbVersion) -> Catalog:
         # transporters gains `encrypted`; the transporter_details change of that section
         # (heartbeat_interval, last_recv) is 9.x only, so 8.4 keeps the 8.0.4x definition.
         views["transporters"] = tls["views_changed"]["transporters"]
+    if version.at_least(9, 0):
+        views["transporter_details"] = tls["views_changed"]["transporter_details"]
     if version.series == "7.5.4":
         views = {n: views[n] for n in _VIEWS_7_5}
     elif version.series == "7.6":

@@ -44,28 +44,6 @@ def _table(name: str, spec: str) -> TableDef:
     return TableDef(name, "system", _cols(spec), False, False, None, None)
 
 
-_FILES_NULL = [
-    "TABLE_CATALOG",
-    "TABLE_SCHEMA",
-    "TABLE_NAME",
-    "FULLTEXT_KEYS",
-    "DELETED_ROWS",
-    "UPDATE_COUNT",
-    "CREATION_TIME",
-    "LAST_UPDATE_TIME",
-    "LAST_ACCESS_TIME",
-    "RECOVER_TIME",
-    "TRANSACTION_COUNTER",
-    "TABLE_ROWS",
-    "AVG_ROW_LENGTH",
-    "DATA_LENGTH",
-    "MAX_DATA_LENGTH",
-    "INDEX_LENGTH",
-    "CREATE_TIME",
-    "UPDATE_TIME",
-    "CHECK_TIME",
-    "CHECKSUM",
-]
 _CMP = (
     "page_size INT!; compress_ops INT!; compress_ops_ok INT!; compress_time INT!; "
     "uncompress_ops INT!; uncompress_time INT!"
@@ -240,12 +218,23 @@ MYSQL_TABLES = {
 # information_schema / performance_schema tables filled at each read: DuckDB schema.table
 DYNAMIC = (
     f"{DATA}.PROCESSLIST",
+    f"{DATA}.FILES",
+    f"{PERF}.ndb_sync_pending_objects",
+    f"{PERF}.ndb_sync_excluded_objects",
     f"{DATA}.USER_PRIVILEGES",
     *(f"{PERF}.{name}" for name in ("global_status", "session_status", "global_variables")),
     f"{PERF}.session_variables",
     f"{PERF}.threads",
     f"{MYSQL}.user",
 )
+
+# Server tables whose rows come from the cluster model (engine/model_tables.fill_server_table),
+# by the DuckDB schema and table that hold them.
+MODEL_FED = {
+    "FILES": (DATA, I_S_TABLES["FILES"]),
+    "ndb_sync_pending_objects": (PERF, P_S_TABLES["ndb_sync_pending_objects"]),
+    "ndb_sync_excluded_objects": (PERF, P_S_TABLES["ndb_sync_excluded_objects"]),
+}
 
 
 def system_tables(database: str, version: NdbVersion) -> dict[str, TableDef]:
@@ -417,47 +406,6 @@ def index_rows(objects) -> list[tuple]:
                  None, "", "HASH", "", "", "YES", None, obj.hidden)
             )  # fmt: skip
     return rows
-
-
-def fill_files(engine: Engine, objects: list, lg_id: int | None, ts_id: int | None) -> None:
-    """The ndbcluster rows of information_schema.FILES: the undo log files of the log file
-    group and the data files of the tablespace (dictionary objects of types 22 and 23)."""
-    from ndbsim.model.dictionary import DATAFILE, UNDOFILE
-
-    names = {o.id: o.fq_name for o in objects}
-    rows = []
-    for o in objects:
-        if o.type not in (DATAFILE, UNDOFILE):
-            continue
-        undo = o.type == UNDOFILE
-        size = 134217728
-        extent = 0 if undo else 1048576
-        total = size // extent if extent else 0
-        values = dict.fromkeys(_FILES_NULL)
-        values.update(
-            FILE_ID=o.id,
-            FILE_NAME=o.fq_name,
-            FILE_TYPE="UNDO LOG" if undo else "DATAFILE",
-            TABLESPACE_NAME=None if undo else names.get(ts_id),
-            TABLE_CATALOG="",
-            LOGFILE_GROUP_NAME=names.get(lg_id),
-            LOGFILE_GROUP_NUMBER=lg_id,
-            ENGINE="ndbcluster",
-            FREE_EXTENTS=0 if undo else total - 4,
-            TOTAL_EXTENTS=total,
-            EXTENT_SIZE=extent,
-            INITIAL_SIZE=size,
-            MAXIMUM_SIZE=size,
-            AUTOEXTEND_SIZE=None,
-            VERSION=None,
-            ROW_FORMAT="FIXED",
-            DATA_FREE=None,
-            STATUS="NORMAL",
-            EXTRA="UNDO_BUFFER_SIZE=67108864" if undo else None,
-        )
-        rows.append(tuple(values[c.name] for c in I_S_TABLES["FILES"].columns))
-    engine.db.execute(f"DELETE FROM {quote(DATA)}.FILES")
-    _insert(engine, "FILES", rows)
 
 
 def _insert(engine: Engine, name: str, rows: list[tuple]) -> None:

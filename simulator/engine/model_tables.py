@@ -16,7 +16,8 @@ import tempfile
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from ndbsim.model import rows
+from ndbsim.engine import infoschema
+from ndbsim.model import disk_data, metadata_sync, rows
 from ndbsim.model.dictionary import ORDERED_INDEX, RNIL
 from ndbsim.model.memory import PAGE
 
@@ -140,6 +141,7 @@ class Writer:
             if new != st.last_rows.get(name):
                 _replace(engine, name, columns, new)
                 st.last_rows[name] = new
+        _fill(self.c, engine, "FILES")  # the ndbinfo.files view reads it
         self._write_bulk(engine, st)
 
     # --- state -----------------------------------------------------------------------------
@@ -683,6 +685,26 @@ class Writer:
 
 
 _writers: weakref.WeakKeyDictionary[Cluster, Writer] = weakref.WeakKeyDictionary()
+
+
+# Server (information_schema / performance_schema) tables built from the model.
+SERVER_BUILDERS = {
+    "FILES": disk_data.files,
+    "ndb_sync_pending_objects": metadata_sync.pending,
+    "ndb_sync_excluded_objects": metadata_sync.excluded,
+}
+
+
+def _fill(cluster: Cluster, engine: Any, name: str) -> None:
+    schema, table = infoschema.MODEL_FED[name]
+    values = [tuple(r.get(c.name) for c in table.columns) for r in SERVER_BUILDERS[name](cluster)]
+    engine.replace_rows_in(f'"{schema}"."{table.name}"', table, values)
+
+
+def fill_server_table(cluster: Cluster, engine: Any, name: str) -> None:
+    """Refill a model-fed server table right before a query reads it."""
+    with cluster.advanced():
+        _fill(cluster, engine, name)
 
 
 def sync(cluster: Cluster, engine: Any) -> None:

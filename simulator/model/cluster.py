@@ -92,6 +92,7 @@ class Cluster:
         spec: ClusterSpec,
         version: NdbVersion,
         clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
     ) -> None:
         spec.validate()
         self.spec = spec
@@ -123,6 +124,11 @@ class Cluster:
         for node_id in self.topology.data_node_ids:
             started = -rnd.uniform(2 * 86400, 9 * 86400)
             self.nodes[node_id] = DataNodeState(started_at=started, start_gci=2)
+        # the cluster started with the longest-running node; the others restarted since, so
+        # restart_info has a completed restart for them
+        first = min(s.started_at for s in self.nodes.values())
+        for s in self.nodes.values():
+            s.restarted = s.started_at > first
         self.other_up: dict[int, bool] = {
             n.node_id: n.connected_by_default
             for n in (*self.topology.mgm_nodes, *self.topology.api_nodes)
@@ -134,6 +140,7 @@ class Cluster:
         self.activity = Activity()
         self.backup_id = rnd.randint(5, 40)
         self._start = clock()
+        self.epoch = wall()  # unix time at cluster time 0 (the hosts' clocks)
         self.now = 0.0
         self._lock = threading.RLock()
 
@@ -142,6 +149,10 @@ class Cluster:
     def cluster_time(self) -> float:
         """Cluster seconds since the simulator started (whole seconds)."""
         return math.floor((self.clock() - self._start) * self.spec.speed)
+
+    def wall_time(self) -> float:
+        """Unix time on the hosts' clocks at the current cluster time."""
+        return self.epoch + self.now / self.spec.speed
 
     def advance(self) -> None:
         """Bring the model to the current cluster time."""
@@ -471,7 +482,9 @@ class Cluster:
         share = self.faults.share("data-memory")
         if share is not None:
             return int(total * share), total
-        base = self.node_bytes[node_id] // PAGE + 96
+        # replicas of a node group hold the same rows, but free space in pages differs
+        slack = 1 + random.Random(self.spec.seed * 613 + node_id).uniform(0.005, 0.03)
+        base = int(self.node_bytes[node_id] * slack) // PAGE + 96
         growth_pages = writes(self.nodes[node_id].ops) * 24 / PAGE
         used = base + int(growth_pages)
         return min(used, int(total * 0.97)), total

@@ -80,8 +80,29 @@ FAULTS: dict[str, FaultSpec] = {
             "transactions, key operations and scans take longer in the data nodes",
             {"factor": (float, False)},
         ),
+        FaultSpec(
+            "send-buffer-pressure",
+            "a data node's send buffers fill to a share of its send buffer memory",
+            {"node": (int, True), "share": (float, False)},
+        ),
+        FaultSpec(
+            "tablespace-full",
+            "the disk-data tablespace's extents fill to a share",
+            {"share": (float, True)},
+        ),
+        FaultSpec(
+            "certificate-expiring",
+            "a node's TLS certificate (or every node's) expires in a number of days",
+            {"days": (float, True), "node": (int, False)},
+        ),
+        FaultSpec(
+            "metadata-excluded",
+            "the SQL node fails to synchronize some user tables and excludes them",
+            {"tables": (int, True)},
+        ),
     )
 }
+DEFAULT_SEND_BUFFER_SHARE = 0.92  # send-buffer-pressure without a share
 
 
 class FaultError(ValueError):
@@ -107,6 +128,12 @@ def validate(name: str, params: dict[str, Any], topology: Topology | None = None
         clean[key] = _convert(name, key, kind, value)
     if "share" in clean and not 0.0 <= clean["share"] <= 1.0:
         raise FaultError(f"{name}: share must be between 0 and 1, got {clean['share']}")
+    if "days" in clean and not 0.0 <= clean["days"] <= 3650.0:
+        raise FaultError(f"{name}: days must be between 0 and 3650, got {clean['days']}")
+    if "tables" in clean and not 1 <= clean["tables"] <= 1000:
+        raise FaultError(f"{name}: tables must be 1..1000, got {clean['tables']}")
+    if name == "send-buffer-pressure":
+        clean.setdefault("share", DEFAULT_SEND_BUFFER_SHARE)
     if "seconds" in clean and not 0.0 <= clean["seconds"] <= 600.0:
         raise FaultError(f"{name}: seconds must be between 0 and 600, got {clean['seconds']}")
     if "table" in clean:
@@ -141,6 +168,10 @@ def _convert(name: str, key: str, kind: type, value: Any) -> Any:
 def _check_nodes(name: str, clean: dict[str, Any], topology: Topology | None) -> None:
     data_nodes = topology.data_node_ids if topology else []
     node = clean["node"]
+    if name == "certificate-expiring":  # every node holds a certificate
+        if topology is None or topology.node(node) is None:
+            raise FaultError(f"{name}: node {node} is not a node of the cluster")
+        return
     if node not in data_nodes:
         raise FaultError(f"{name}: node {node} is not a data node (data nodes: {_ids(data_nodes)})")
     if name == "primaries-away" and topology.replicas < 2:

@@ -8,15 +8,15 @@ import math
 import random
 from typing import TYPE_CHECKING
 
-from ndbsim.model import config_params, workload
+from ndbsim.model import config_params, links, tls, workload
 from ndbsim.model.faults import START_PHASES
 from ndbsim.model.topology import API, MGM, NDB
 
 if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster
 
-EPOCH_BASE_MS = 1_717_000_000_000  # os_now origin (ms since 1970) of the simulated hosts
-SEND_BUFFER_BYTES = 1048576  # send buffer memory of one transporter
+SEND_BUFFER_BYTES = links.SEND_BUFFER_BYTES
+SEND_BUFFER_POOL_PAGES = links.SEND_BUFFER_POOL_PAGES
 
 # block numbers (ndb$blocks)
 BACKUP, DBTC, DBDIH, DBLQH, DBACC, DBTUP, DBDICT, NDBCNTR, QMGR, NDBFS, CMVMI = (
@@ -235,7 +235,7 @@ def threadstat(c: Cluster) -> list[dict]:
                     "c_r_sent_prioa": int(signals * 0.005),
                     "c_r_sent_priob": int(signals * 0.2),
                     "os_tid": 20000 + n * 100 + thr,
-                    "os_now": EPOCH_BASE_MS + int(c.now * 1000),
+                    "os_now": int(c.wall_time() * 1000),  # the host's clock, in ms
                     "os_ru_utime": int(user * 1e6),
                     "os_ru_stime": int(system * 1e6),
                     "os_ru_minflt": 52000 + thr * 17,
@@ -474,19 +474,18 @@ def transporter_connected(c: Cluster, remote: int) -> bool:
 
 
 def _transporter_rows(c: Cluster) -> list[dict]:
+    """One row per data node and peer; traffic from links.py (A's sent is B's received), an
+    unconnected slot's address is '-' as the data node writes it."""
     out = []
     overloaded = set(c.overloaded_links())
+    encrypted = int(tls.enabled(c))
     for n in c.started_ids():
-        ops = c.nodes[n].ops
         for remote_node in c.topology.all_nodes:
             remote = remote_node.node_id
             if remote == n:
                 continue
             status = _transporter_state(c, remote)
-            weight = 1.0 if remote_node.node_type == NDB else 0.6
-            if remote_node.process_name == "":
-                weight = 0.0
-            sent = int(ops * 180 * weight + _uptime(c, n) * 64 * (weight > 0))
+            up = status == 0 and remote_node.process_name != ""
             connects = c.nodes[remote].connect_count if remote in c.nodes else 1
             overloads, slowdowns = c.link_overloads(n, remote)
             now_overloaded = int((n, remote) in overloaded)
@@ -495,15 +494,15 @@ def _transporter_rows(c: Cluster) -> list[dict]:
                     "node_id": n,
                     "remote_node_id": remote,
                     "connection_status": status,
-                    "remote_address": remote_node.hostname if status == 0 else "",
-                    "bytes_sent": sent,
-                    "bytes_received": int(sent * 0.93),
+                    "remote_address": remote_node.hostname if status == 0 else "-",
+                    "bytes_sent": links.sent_bytes(c, n, remote) if up else 0,
+                    "bytes_received": links.sent_bytes(c, remote, n) if up else 0,
                     "connect_count": connects if remote_node.process_name else 0,
                     "overloaded": now_overloaded,
                     "overload_count": overloads,
                     "slowdown": now_overloaded,
                     "slowdown_count": slowdowns,
-                    "encrypted": 0,
+                    "encrypted": encrypted if up else 0,
                 }
             )
     return out
@@ -513,25 +512,54 @@ def transporters(c: Cluster) -> list[dict]:
     return _transporter_rows(c)
 
 
+def _connected_remotes(c: Cluster, rows_: list[dict], node_id: int) -> list[int]:
+    return [
+        r["remote_node_id"]
+        for r in rows_
+        if r["node_id"] == node_id
+        and r["connection_status"] == 0
+        and c.topology.node(r["remote_node_id"]).process_name
+    ]
+
+
 def transporter_details(c: Cluster) -> list[dict]:
     out = []
     full = SEND_BUFFER_BYTES * 15 // 16  # above the overload level of the send buffer
-    for trp_id, row in enumerate(_transporter_rows(c), start=1):
-        used = 0 if row["connection_status"] else 2048
+    base = _transporter_rows(c)
+    connected = {n: _connected_remotes(c, base, n) for n in c.started_ids()}
+    for trp_id, row in enumerate(base, start=1):
+        n, remote = row["node_id"], row["remote_node_id"]
+        used, allocated = links.send_buffer(c, n, remote, connected[n])
+        peak = max(used * 6, allocated // 2) if used else 0
         if row["overloaded"]:
-            used = full
+            used, allocated = full, max(allocated, SEND_BUFFER_BYTES)
+        if row["slowdown_count"]:
+            peak = max(peak, full)
+        peak = max(peak, used)
+        remote_kind = c.topology.node(remote).node_type
         out.append(
             {
                 **row,
                 "block_instance": 0,
                 "trp_id": trp_id,
                 "sendbuffer_used_bytes": used,
-                "sendbuffer_max_used_bytes": full if row["slowdown_count"] else used * 40,
-                "sendbuffer_alloc_bytes": SEND_BUFFER_BYTES if row["overloaded"] else 65536,
-                "sendbuffer_max_alloc_bytes": SEND_BUFFER_BYTES,
+                "sendbuffer_max_used_bytes": peak,
+                "sendbuffer_alloc_bytes": allocated,
+                "sendbuffer_max_alloc_bytes": max(allocated, -(-peak // links.PAGE) * links.PAGE),
                 "type": 1,
+                # 9.x: HeartbeatIntervalDbDb / DbApi in ms, and ms since the last receive
+                "heartbeat_interval": 5000 if remote_kind == NDB else 1500,
+                "last_recv": (int(c.now * 1000) + remote * 37) % 100 if row["bytes_sent"] else 0,
             }
         )
+    return out
+
+
+def send_buffer_allocated(c: Cluster) -> dict[int, int]:
+    """Bytes of send buffer each data node has allocated over all its links."""
+    out: dict[int, int] = {}
+    for r in transporter_details(c):
+        out[r["node_id"]] = out.get(r["node_id"], 0) + r["sendbuffer_alloc_bytes"]
     return out
 
 
@@ -575,6 +603,7 @@ def pools(c: Cluster) -> list[dict]:
 
 def resources(c: Cluster) -> list[dict]:
     out = []
+    allocated = send_buffer_allocated(c)
     for n in c.started_ids():
         cfg = c.config[n]
         used, total = c.data_memory_pages(n)
@@ -587,7 +616,7 @@ def resources(c: Cluster) -> list[dict]:
             3: (total, used, total),
             4: (64, 3 + int(util * 30), 0),
             5: (32 + 32 * c.ldm, 32 + 32 * c.ldm, 0),
-            6: (256, 12 + int(util * 80), 1024),
+            6: (256, links.pool_pages_used(allocated[n]), SEND_BUFFER_POOL_PAGES),
             7: (dpb, dpb, 0),
             8: (0, int(util * 20), 0),
             9: (64, 2, 0),
@@ -802,23 +831,32 @@ def diskpagebuffer(c: Cluster) -> list[dict]:
     for n in c.started_ids():
         ops = c.nodes[n].ops * share
         pgman = block_instances(c.ldm, PGMAN)
-        for inst in pgman:
-            part = ops / len(pgman)
+        for inst, inst_share in zip(pgman, pgman_shares(c, n), strict=True):
+            part = ops * inst_share
             requests = part * 1.3
+            miss = 0.02 + 0.03 * random.Random(c.spec.seed * 389 + n * 61 + inst).random()
             out.append(
                 {
                     "node_id": n,
                     "block_instance": inst,
                     "pages_written": int(part * 0.2),
                     "pages_written_lcp": int(part * 0.12),
-                    "pages_read": int(part * 0.04),
+                    "pages_read": int(requests * miss),
                     "log_waits": int(part * 0.001),
-                    "page_requests_direct_return": int(requests * 0.96),
+                    "page_requests_direct_return": int(requests * (0.99 - miss)),
                     "page_requests_wait_queue": int(requests * 0.01),
-                    "page_requests_wait_io": int(requests * 0.03),
+                    "page_requests_wait_io": int(requests * miss),
                 }
             )
     return out
+
+
+def pgman_shares(c: Cluster, n: int) -> list[float]:
+    """Share of a data node's disk data work each PGMAN instance does: the disk tables'
+    fragments are not spread evenly over the LDM threads."""
+    rnd = random.Random(c.spec.seed * 127 + n)
+    weights = [rnd.uniform(0.7, 1.3) for _ in block_instances(c.ldm, PGMAN)]
+    return [w / sum(weights) for w in weights]
 
 
 def _lcp_speed(c: Cluster, n: int) -> int:
@@ -836,6 +874,11 @@ def _redo_speed(c: Cluster) -> int:
     return int(workload.writes(rate) * workload.REDO_BYTES_PER_WRITE / ready / c.ldm)
 
 
+def _write_wobble(k: int, thr: int, n: int) -> float:
+    """Relative write speed of an LDM thread k seconds ago (disk writes come in bursts)."""
+    return 1 + 0.1 * math.sin(k * 0.9 + thr + n) + 0.05 * math.sin(k * 0.23 + 2 * thr)
+
+
 def disk_write_speed_base(c: Cluster) -> list[dict]:
     out = []
     redo = _redo_speed(c)
@@ -844,7 +887,7 @@ def disk_write_speed_base(c: Cluster) -> list[dict]:
         target = int(c.config[n]["MaxDiskWriteSpeed"]) // c.ldm
         for thr in ldm_thread_numbers(c.ldm):
             for k in range(60):
-                wobble = 1 + 0.1 * math.sin(k * 0.9 + thr + n)
+                wobble = _write_wobble(k, thr, n)
                 out.append(
                     {
                         "node_id": n,
@@ -859,27 +902,41 @@ def disk_write_speed_base(c: Cluster) -> list[dict]:
     return out
 
 
+def _mean_and_std_dev(values: list[int]) -> tuple[int, int]:
+    mean = sum(values) / len(values)
+    return int(mean), int(math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)))
+
+
 def disk_write_speed_aggregate(c: Cluster) -> list[dict]:
+    """The last second, the mean and standard deviation over the last 10 and 60 seconds of
+    the per-second samples that disk_write_speed_base shows."""
     out = []
     redo = _redo_speed(c)
     for n in c.started_ids():
         lcp = _lcp_speed(c, n)
         target = int(c.config[n]["MaxDiskWriteSpeed"]) // c.ldm
         for thr in ldm_thread_numbers(c.ldm):
+            wobble = [_write_wobble(k, thr, n) for k in range(60)]
+            lcp_s = [int(lcp * w) for w in wobble]
+            redo_s = [int(redo * w) for w in wobble]
+            lcp_10, lcp_10_sd = _mean_and_std_dev(lcp_s[:10])
+            redo_10, redo_10_sd = _mean_and_std_dev(redo_s[:10])
+            lcp_60, lcp_60_sd = _mean_and_std_dev(lcp_s)
+            redo_60, redo_60_sd = _mean_and_std_dev(redo_s)
             out.append(
                 {
                     "node_id": n,
                     "thr_no": thr,
-                    "backup_lcp_speed_last_sec": lcp,
-                    "redo_speed_last_sec": redo,
-                    "backup_lcp_speed_last_10sec": lcp,
-                    "redo_speed_last_10sec": redo,
-                    "std_dev_backup_lcp_speed_last_10sec": lcp // 20,
-                    "std_dev_redo_speed_last_10sec": redo // 20,
-                    "backup_lcp_speed_last_60sec": lcp,
-                    "redo_speed_last_60sec": redo,
-                    "std_dev_backup_lcp_speed_last_60sec": lcp // 15,
-                    "std_dev_redo_speed_last_60sec": redo // 15,
+                    "backup_lcp_speed_last_sec": lcp_s[0],
+                    "redo_speed_last_sec": redo_s[0],
+                    "backup_lcp_speed_last_10sec": lcp_10,
+                    "redo_speed_last_10sec": redo_10,
+                    "std_dev_backup_lcp_speed_last_10sec": lcp_10_sd,
+                    "std_dev_redo_speed_last_10sec": redo_10_sd,
+                    "backup_lcp_speed_last_60sec": lcp_60,
+                    "redo_speed_last_60sec": redo_60,
+                    "std_dev_backup_lcp_speed_last_60sec": lcp_60_sd,
+                    "std_dev_redo_speed_last_60sec": redo_60_sd,
                     "slowdowns_due_to_io_lag": 0,
                     "slowdowns_due_to_high_cpu": 0,
                     "disk_write_speed_set_to_min": 0,
@@ -1027,8 +1084,9 @@ def _pgman_activity(c: Cluster, n: int) -> float:
 def diskstat(c: Cluster) -> list[dict]:
     out = []
     for n in c.started_ids():
-        a = int(_pgman_activity(c, n))
-        for inst in block_instances(c.ldm, PGMAN):
+        pgman = block_instances(c.ldm, PGMAN)
+        for inst, share in zip(pgman, pgman_shares(c, n), strict=True):
+            a = int(_pgman_activity(c, n) * share * len(pgman))
             out.append(
                 {
                     "node_id": n,
@@ -1165,6 +1223,7 @@ BUILDERS = {
     "ndb$transactions": lambda c: c.activity.rows(c).transactions,
     "ndb$operations": lambda c: c.activity.rows(c).operations,
     "ndb$acc_operations": lambda c: c.activity.rows(c).locks,
+    "ndb$certificates": tls.certificates,
     "dictionary_tables": dictionary_tables,
     "blobs": blobs,
 }

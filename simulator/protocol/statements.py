@@ -57,11 +57,6 @@ class SqlNode:
         self.started = time.monotonic()
         major, minor, patch = sysvars.server_version(self.version)[:3]
         self.server_version = major * 10000 + minor * 100 + patch
-        dictionary = cluster.dictionary
-        with engine.lock:
-            infoschema.fill_files(
-                engine, dictionary.objects, dictionary.logfile_group_id, dictionary.tablespace_id
-            )
 
     def _base_reads(self, name: str) -> frozenset[str]:
         """The object and every ndbinfo object under it (for per-table latency faults)."""
@@ -375,6 +370,9 @@ class SessionState:
         engine = self.node.engine
         for target in tables:
             schema, name = target.split(".")
+            if name in infoschema.MODEL_FED:
+                model_tables.fill_server_table(self.node.cluster, engine, name)
+                continue
             if name == "USER_PRIVILEGES":
                 table = infoschema.I_S_TABLES[name]
                 grantee = f"'{self.user}'@'%'"

@@ -57,10 +57,26 @@ def test_reads_exist_in_every_version(collector, version):
         assert not missing, f"ndbinfo.{obj} lacks {sorted(missing)} in {version.series}"
 
 
+def _views_of(version) -> dict:
+    """The views of the shared schema, with the 8.4 / 9.x deltas for those versions."""
+    views = dict(SCHEMA["views"])
+    if version.at_least(8, 3):
+        tls = SCHEMA["version_variants"]["8.4 / 9.x"]
+        views.update(tls["views_added"])
+        views["transporters"] = tls["views_changed"]["transporters"]
+        if version.at_least(9, 0):
+            views["transporter_details"] = tls["views_changed"]["transporter_details"]
+    return views
+
+
 @pytest.mark.parametrize("collector", COLLECTORS, ids=ids)
-def test_reads_exist_in_the_8_0_schema(collector):
+@pytest.mark.parametrize("version", VERSIONS, ids=lambda v: v.series)
+def test_reads_exist_in_the_shared_schema(collector, version):
+    if version.ndb < collector.min_version:
+        pytest.skip(f"{collector.name} needs {collector.min_version}")
+    views = _views_of(version)
     for obj, columns in collector.reads.items():
-        view = SCHEMA["views"].get(obj)
+        view = views.get(obj)
         assert view is not None, obj
         assert set(columns) <= {column[0] for column in view["columns"]}
 
@@ -69,12 +85,19 @@ def test_reads_exist_in_the_8_0_schema(collector):
 def test_sql_reads_only_what_it_declares(collector):
     tree = parsed(collector)
     tables = list(tree.find_all(exp.Table))
-    assert {table.name for table in tables} == set(collector.reads)
-    assert all(table.db == "ndbinfo" for table in tables), "qualify objects as ndbinfo.x"
-    declared = {column for columns in collector.reads.values() for column in columns}
+    ndbinfo = [table for table in tables if table.db == "ndbinfo"]
+    server = {f"{table.db}.{table.name}" for table in tables if table.db != "ndbinfo"}
+    assert {table.name for table in ndbinfo} == set(collector.reads)
+    assert server == set(collector.server_reads), "qualify objects as ndbinfo.x or schema.x"
+    declared = {
+        column
+        for reads in (collector.reads, collector.server_reads)
+        for columns in reads.values()
+        for column in columns
+    }
     aliases = {alias.alias for alias in tree.find_all(exp.Alias)}
     used = {column.name for column in tree.find_all(exp.Column)}
-    if collector.reads:
+    if collector.reads or collector.server_reads:
         assert used <= declared | aliases, sorted(used - declared - aliases)
 
 

@@ -40,7 +40,10 @@ from rules_model import alert_rules
 pytestmark = pytest.mark.integration
 
 CLUSTER = "e2e"
-SIM_ARGS = ("--data-nodes", "4", "--tables", "4")  # node groups 0 = {1, 2} and 1 = {3, 4}
+SIM_ARGS = ("--data-nodes", "4")  # node groups 0 = {1, 2} and 1 = {3, 4}
+# A: 8 tables, one of them a disk data table, so that A has a tablespace (ts_1); B: 4, so that
+# its scrapes stay short at its high speed
+TABLES_A, TABLES_B = "8", "4"
 MGM_NODE = 49
 SPEED_A = 5
 SPEED_B = 60  # 300 GCIs of 2 cluster seconds in 10 s
@@ -70,6 +73,9 @@ COLLECTORS_A = (
     "tc_latency",
     "transactions",
     "locks",
+    "send_buffers",
+    "disk_data",
+    "certificates",
 )
 COLLECTORS_B = ("status", "replicas", "config", "counters")
 
@@ -169,9 +175,18 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
     workdir = tmp_path_factory.mktemp("e2e-alerts")
     param, value, node = DRIFT
     with ExitStack() as running:
-        sim_a = running.enter_context(running_ndbsim(*SIM_ARGS, speed=SPEED_A))
+        sim_a = running.enter_context(
+            running_ndbsim(*SIM_ARGS, "--tables", TABLES_A, speed=SPEED_A)
+        )
         sim_b = running.enter_context(
-            running_ndbsim(*SIM_ARGS, "--config", f"{param}={value}@{node}", speed=SPEED_B)
+            running_ndbsim(
+                *SIM_ARGS,
+                "--tables",
+                TABLES_B,
+                "--config",
+                f"{param}={value}@{node}",
+                speed=SPEED_B,
+            )
         )
         exporter_a = running.enter_context(
             running_exporter(
@@ -364,6 +379,25 @@ def test_transaction_faults_make_their_alert_true(healthy: Stack, fault, params,
     healthy.sim_a.fault(fault, **params)
     found = healthy.wait_for_alert(alert, healthy.exporter_a)
     assert {metric["node_id"] for metric in found} == {node_id}
+
+
+@pytest.mark.parametrize(
+    ("fault", "params", "alert", "labels"),
+    [
+        ("send-buffer-pressure", {"node": 3}, "NdbSendBufferHigh", {"node_id": "3"}),
+        ("tablespace-full", {"share": 0.95}, "NdbTablespaceFull", {"filegroup": "ts_1"}),
+        (
+            "certificate-expiring",
+            {"node": 2, "days": 2},
+            "NdbTlsCertificateExpiring",
+            {"node_id": "2"},
+        ),
+    ],
+)
+def test_resource_faults_make_resource_alerts_true(healthy: Stack, fault, params, alert, labels):
+    healthy.sim_a.fault(fault, **params)
+    found = healthy.wait_for_alert(alert, healthy.exporter_a)
+    assert [{key: metric[key] for key in labels} for metric in found] == [labels] * len(found)
     healthy.sim_a.clear(fault)
     healthy.wait_healthy_a()
 

@@ -85,3 +85,22 @@ def test_sigterm_exits_cleanly():
     with running_ndbsim() as sim:
         sim.process.terminate()
         assert sim.process.wait(timeout=15) == 0
+
+
+def test_resource_fault_commands():
+    with running_ndbsim(speed=20) as sim:
+        url = ["--control-url", sim.control_url]
+        assert run("fault", *url, "send-buffer-pressure", "1", "--share", "0.9").returncode == 0
+        assert run("fault", *url, "tablespace-full", "0.97").returncode == 0
+        assert run("fault", *url, "certificate-expiring", "2", "--node", "49").returncode == 0
+        assert run("fault", *url, "metadata-excluded", "2").returncode == 0
+        assert sim.status()["faults"] == {
+            "send-buffer-pressure": {"node": 1, "share": 0.9},
+            "tablespace-full": {"share": 0.97},
+            "certificate-expiring": {"days": 2.0, "node": 49},
+            "metadata-excluded": {"tables": 2},
+        }
+        bad = run("fault", *url, "send-buffer-pressure", "50")
+        assert bad.returncode == 1 and "not a data node" in bad.stderr
+        assert run("fault", *url, "reset").returncode == 0
+        assert sim.status()["faults"] == {}

@@ -81,8 +81,16 @@ BASE_IDS = {
     "7.6": set(range(40)),
     "8.0": set(range(49)) | {50, 51},
     "8.4": set(range(52)),
+    "9.7": set(range(52)),
 }
-VERSIONS = ("7.5.4", "7.6", "8.0", "8.4")
+VERSIONS = ("7.5.4", "7.6", "8.0", "8.4", "9.7")
+# 9.x base table columns the 9.x transporter_details view selects (types as that view has them)
+COLUMNS_9X = {
+    "ndb$transporter_details": [
+        ("heartbeat_interval", "int unsigned"),
+        ("last_recv", "bigint unsigned"),
+    ]
+}
 
 
 def _norm(mysql_type: str) -> str:
@@ -106,9 +114,11 @@ def expected(version: str) -> dict[str, tuple[str, list[tuple[str, str]]]]:
                 ("ndb$pools", "type_id"),
             }:
                 continue
-            if (name, col) == ("ndb$transporters", "encrypted") and version != "8.4":
+            if (name, col) == ("ndb$transporters", "encrypted") and version < "8.4":
                 continue
             cols.append((col, _norm(typ)))
+        if version >= "9":
+            cols += COLUMNS_9X.get(name, [])
         out[name] = ("BASE TABLE", cols)
     lookups = {"7.5.4": LOOKUPS_75, "7.6": LOOKUPS_75 | {"ndb$error_messages"}}.get(
         version, set(schema["lookup_tables"])
@@ -117,10 +127,12 @@ def expected(version: str) -> dict[str, tuple[str, list[tuple[str, str]]]]:
         spec = schema["lookup_tables"][name]
         out[name] = ("BASE TABLE", [(c, _norm(t)) for c, t, _ in spec["columns"]])
     views = dict(schema["views"])
-    if version == "8.4":
+    if version >= "8.4":
         tls = schema["version_variants"]["8.4 / 9.x"]
         views.update(tls["views_added"])
         views["transporters"] = tls["views_changed"]["transporters"]
+    if version >= "9":
+        views["transporter_details"] = tls["views_changed"]["transporter_details"]
     keep = {"7.5.4": VIEWS_75, "7.6": VIEWS_76}.get(version, set(views))
     for name in keep:
         cols = [(c["name"], _norm(c["type"])) for c in views[name]["column_details"]]

@@ -51,9 +51,9 @@ def transactions(idle: dict[str, float], held: dict[str, float]) -> list[GaugeMe
     return [inactive, locks]
 
 
-def test_without_the_new_collectors_the_findings_have_no_data():
+def test_without_the_new_collectors_the_findings_are_unknown():
     found = evaluate([])
-    assert {found[i].status for i in IDS} == {"no_data"}
+    assert {found[i].status for i in IDS} == {"unknown"}
 
 
 def test_busy_table_without_read_backup_is_a_problem():

@@ -321,3 +321,32 @@ def test_every_findings_promql_parses(tmp_path):
         ["promtool", "check", "rules", str(path)], capture_output=True, text=True
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_send_buffer_and_tablespace_findings():
+    from scrape_data import Result, gauge
+
+    def families(allocated: float, free: float) -> list:
+        node, data = {"node_id": "3"}, {"type": "DATAFILE", "filegroup": "ts_1", "file": "./d.dat"}
+        undo = {"type": "UNDO LOG", "filegroup": "lg_1", "file": "./u.log"}
+        return [
+            gauge("ndb_up"),
+            gauge("ndb_send_buffer_allocated_bytes", node, allocated),
+            gauge("ndb_send_buffer_limit_bytes", node, 100.0),
+            gauge("ndb_disk_data_file_free_bytes", data, free),
+            gauge("ndb_disk_data_file_size_bytes", data, 100.0),
+            gauge("ndb_disk_data_file_free_bytes", undo, 1.0),
+            gauge("ndb_disk_data_file_size_bytes", undo, 100.0),
+        ]
+
+    found = evaluate(Result(families=families(allocated=10, free=60)))
+    assert found["send_buffers_full"].status == "ok"
+    assert found["tablespace_full"].status == "ok"
+    assert {e.label: e.value for e in found["tablespace_full"].evidence} == {
+        "tablespace ts_1": "40.0 %"
+    }
+    found = evaluate(Result(families=families(allocated=97, free=15)))
+    send, space = found["send_buffers_full"], found["tablespace_full"]
+    assert (send.status, send.severity) == ("problem", "critical")
+    assert (space.status, space.severity) == ("problem", "warning")
+    assert space.summary == "Tablespace ts_1 is 85.0 % used."

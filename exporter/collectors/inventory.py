@@ -1,0 +1,77 @@
+"""Hardware of each data node host (ndbinfo.hwinfo, with the online CPUs of ndbinfo.cpuinfo).
+It changes only when a host does, so the statement runs at most every REFRESH_SECONDS."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .base import Collector, Context, Row, gauge, ident, number, text
+
+REFRESH_SECONDS = 600.0
+LABELS = ("node_id",)
+
+INFO = gauge(
+    "ndb_data_node_hardware_info",
+    "The data node host's CPU model.",
+    ("node_id", "model_name"),
+)
+CPUS = gauge(
+    "ndb_data_node_cpus",
+    "CPUs of the data node host: available to the data node (available), online (online,"
+    " from cpuinfo), cores and sockets.",
+    ("node_id", "kind"),
+)
+MEMORY = gauge(
+    "ndb_data_node_memory_bytes", "Memory of the data node host (HW_memory_size).", LABELS
+)
+
+SQL = (
+    "SELECT h.node_id, h.cpu_cnt, h.num_cpu_cores, h.num_cpu_sockets, h.HW_memory_size,"
+    " h.model_name, c.online FROM ndbinfo.hwinfo h LEFT JOIN"
+    " (SELECT node_id, SUM(cpu_online) AS online FROM ndbinfo.cpuinfo GROUP BY node_id) c"
+    " ON c.node_id = h.node_id"
+)
+KINDS = (
+    ("available", "cpu_cnt"),
+    ("online", "online"),
+    ("cores", "num_cpu_cores"),
+    ("sockets", "num_cpu_sockets"),
+)
+
+
+def collect(rows: list[Row], ctx: Context) -> Iterable:
+    info, cpus, memory = INFO.family(), CPUS.family(), MEMORY.family()
+    for row in sorted(rows, key=lambda r: number(r["node_id"])):
+        node = ident(row["node_id"])
+        info.add_metric([node, text(row["model_name"]).strip()], 1.0)
+        for kind, column in KINDS:
+            if number(row[column]) is not None:
+                cpus.add_metric([node, kind], number(row[column]))
+        if number(row["HW_memory_size"]) is not None:
+            memory.add_metric([node], number(row["HW_memory_size"]))
+    yield from (info, cpus, memory)
+
+
+COLLECTOR = Collector(
+    name="inventory",
+    help="Hardware of each data node host: CPU model, CPUs available, online, cores and"
+    " sockets, memory (ndbinfo.hwinfo and cpuinfo, 8.0.23+). On by default: one row per data"
+    " node, read at most every 10 minutes.",
+    default_enabled=True,
+    reads={
+        "hwinfo": (
+            "node_id",
+            "cpu_cnt",
+            "num_cpu_cores",
+            "num_cpu_sockets",
+            "HW_memory_size",
+            "model_name",
+        ),
+        "cpuinfo": ("node_id", "cpu_online"),
+    },
+    min_version=(8, 0, 23),
+    sql=SQL,
+    collect=collect,
+    metrics=(INFO, CPUS, MEMORY),
+    refresh_seconds=REFRESH_SECONDS,
+)

@@ -1,0 +1,66 @@
+"""TLS node certificates (NDB 8.3+): every node holds one, the data nodes report the
+certificates of themselves and of the peers they are connected to (ndb$certificates), and the
+certificate-expiring fault brings one node's (or every node's) expiry close."""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+from ndbsim.model.topology import API, MGM
+
+if TYPE_CHECKING:
+    from ndbsim.model.cluster import Cluster
+
+DAY = 86400
+VALID_DAYS = (240, 365)  # a healthy node certificate expires this many days out
+NAMES = {API: "NDB Node Certificate (api)", MGM: "NDB Node Certificate (mgmd)"}
+
+
+def enabled(c: Cluster) -> bool:
+    """The cluster runs with TLS where the version has it (8.3+)."""
+    return c.version.at_least(8, 3)
+
+
+def expiry(c: Cluster, node_id: int) -> int:
+    """Unix time the node's certificate expires."""
+    params = c.faults.get("certificate-expiring")
+    if params is not None and params.get("node") in (None, node_id):
+        return int(c.wall_time() + params["days"] * DAY)
+    rnd = random.Random(c.spec.seed * 7919 + node_id)
+    return int(c.epoch + rnd.uniform(*VALID_DAYS) * DAY)
+
+
+def serial(c: Cluster, node_id: int) -> str:
+    """Hex serial number; a renewed (fault) certificate has another one."""
+    renewed = c.faults.get("certificate-expiring")
+    salt = 1 if renewed is not None and renewed.get("node") in (None, node_id) else 0
+    return f"{random.Random(c.spec.seed * 104729 + node_id * 2 + salt).getrandbits(64):016X}"
+
+
+def certificates(c: Cluster) -> list[dict]:
+    """ndb$certificates: each started data node lists its own certificate and those of the
+    nodes connected to it."""
+    if not enabled(c):
+        return []
+    out = []
+    for reporter in c.started_ids():
+        for node in c.topology.all_nodes:
+            if node.node_id != reporter and not _connected(c, node.node_id):
+                continue
+            out.append(
+                {
+                    "reporting_node_id": reporter,
+                    "node_id": node.node_id,
+                    "name": NAMES.get(node.node_type, "NDB Node Certificate (ndbd)"),
+                    "serial": serial(c, node.node_id),
+                    "expires": expiry(c, node.node_id),
+                }
+            )
+    return out
+
+
+def _connected(c: Cluster, node_id: int) -> bool:
+    if node_id in c.nodes:
+        return c.nodes[node_id].state == "STARTED"
+    return c.topology.node(node_id).process_name != "" and c.node_up(node_id)

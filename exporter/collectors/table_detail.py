@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .base import Collector, Context, Option, Row, gauge, number, text
+from .base import Collector, Context, Option, Row, SlowChanging, gauge, number, text
 
 LABELS = ("db", "table")
 
@@ -142,4 +142,5 @@ COLLECTOR = Collector(
         ),
     ),
     metrics=(MEMORY, FRAGMENTS, DEAD, NOT_PREFERRED),
+    slow=SlowChanging(frozenset({"nodes", "ddl"})),
 )

@@ -14,6 +14,13 @@ from ndbinfo_exporter import __version__, logs
 from ndbinfo_exporter.collectors.base import Collector, Context, Row, TargetInfo
 from ndbinfo_exporter.scrape.exposition import Exposition, render
 from ndbinfo_exporter.scrape.pool import ConnectionPool, PooledConnection
+from ndbinfo_exporter.scrape.refresh import (
+    DEFAULT_MAX_AGE,
+    UNKNOWN,
+    Refresher,
+    Signals,
+    read_signals,
+)
 from ndbinfo_exporter.targets import TargetConfig
 from prometheus_client.core import GaugeMetricFamily, Metric
 
@@ -131,8 +138,10 @@ class Scraper:
         options: Mapping[str, Mapping[str, Any]],
         max_connections: int,
         query_timeout: float,
+        refresh_max_age: float = DEFAULT_MAX_AGE,
     ):
         self.collectors = list(collectors)
+        self._refresher = Refresher(refresh_max_age)
         self._options = options
         self._max_connections = max_connections
         self._query_timeout = query_timeout
@@ -153,15 +162,31 @@ class Scraper:
             pool.close()
         self._pools.clear()
 
+    def selection(self, names: Sequence[str]) -> frozenset[str] | None:
+        """The collectors named by collect[] URL parameters (None: all enabled ones); a
+        ValueError with a one-line message for a name that is not an enabled collector."""
+        if not names:
+            return None
+        enabled = {c.name for c in self.collectors}
+        for name in names:
+            if name not in enabled:
+                raise ValueError(f"collect[]: {name!r} is not an enabled collector")
+        return frozenset(names)
+
     def last(self, target_name: str) -> ScrapeResult | None:
         return self._last.get(target_name)
 
-    async def scrape(self, target: TargetConfig, timeout: float) -> ScrapeResult:
-        task = self._in_flight.get(target.key)
+    async def scrape(
+        self, target: TargetConfig, timeout: float, only: frozenset[str] | None = None
+    ) -> ScrapeResult:
+        """One scrape of every enabled collector, or of those named in ``only`` (collect[]);
+        the latest full scrape is kept for the view."""
+        key = (target.key, only)
+        task = self._in_flight.get(key)
         if task is None:
-            task = asyncio.ensure_future(self._collect(target, timeout))
-            self._in_flight[target.key] = task
-            task.add_done_callback(lambda done: self._forget(target.key, done))
+            task = asyncio.ensure_future(self._collect(target, timeout, only))
+            self._in_flight[key] = task
+            task.add_done_callback(lambda done: self._forget(key, done))
         return await asyncio.shield(task)
 
     def _forget(self, key: tuple, task: asyncio.Task[ScrapeResult]) -> None:
@@ -173,7 +198,9 @@ class Scraper:
             target, _fetch(sql, None), min(timeout, self._query_timeout)
         )
 
-    async def _collect(self, target: TargetConfig, timeout: float) -> ScrapeResult:
+    async def _collect(
+        self, target: TargetConfig, timeout: float, only: frozenset[str] | None
+    ) -> ScrapeResult:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         pool = self.pool(target)
@@ -198,21 +225,26 @@ class Scraper:
             self._last[target.name] = result
             return result
 
-        runnable = [c for c in self.collectors if c.available(info)]
-        skipped = [c for c in self.collectors if not c.available(info)]
+        selected = [c for c in self.collectors if only is None or c.name in only]
+        runnable = [c for c in selected if c.available(info)]
+        skipped = [c for c in selected if not c.available(info)]
+        signals = await self._signals(target, runnable, deadline - loop.time())
+        due = [c for c in runnable if self._refresher.due(target.name, c, signals)]
         timeout = min(self._query_timeout, deadline - loop.time())
-        jobs = [self._job(target, collector, info) for collector in runnable]
+        jobs = [self._job(target, collector, info) for collector in due]
         results = await pool.run_each(target, jobs, timeout)
-        outcomes = [
-            self._outcome(target, collector, result, seconds, timeout)
-            for collector, (result, seconds) in zip(runnable, results, strict=True)
-        ]
+        fresh = {
+            collector.name: self._outcome(target, collector, result, seconds, timeout, signals)
+            for collector, (result, seconds) in zip(due, results, strict=True)
+        }
+        outcomes = [fresh.get(c.name) or self._served(target, c) for c in runnable]
         families: list[Metric] = [
             _gauge("ndb_up", "1 if the SQL node answered this scrape.", 1),
             _build_info(),
             _version_info(info),
         ]
         families.extend(_collector_families(outcomes, skipped))
+        families.extend(self._refreshed(target, runnable))
         parts = [render(families)]
         for outcome in outcomes:
             families.extend(outcome.families)
@@ -228,8 +260,38 @@ class Scraper:
             finished_at=time.time(),
             exposition=Exposition.join(parts),
         )
-        self._last[target.name] = result
+        if only is None:
+            self._last[target.name] = result
         return result
+
+    async def _signals(
+        self, target: TargetConfig, collectors: Sequence[Collector], timeout: float
+    ) -> Signals:
+        """The change signals, read only when a slowly changing collector is to run."""
+        if not any(c.slow for c in collectors):
+            return UNKNOWN
+        try:
+            return await self.pool(target).run(target, read_signals, timeout)
+        except Exception:
+            return UNKNOWN
+
+    def _served(self, target: TargetConfig, collector: Collector) -> _Outcome:
+        """The last families of a collector whose state has not changed: no statement ran."""
+        rendered = self._rendered[target.name, collector.name]
+        return _Outcome(collector, True, 0.0, rendered.families, rendered.rows, rendered.exposition)
+
+    def _refreshed(self, target: TargetConfig, collectors: Sequence[Collector]) -> list[Metric]:
+        family = GaugeMetricFamily(
+            "ndb_exporter_collector_last_refresh_timestamp_seconds",
+            "When the rows served for a slowly changing collector were read (Unix time); they"
+            " are read again on a change signal or after --exporter.refresh-max-age.",
+            labels=["collector"],
+        )
+        for collector in collectors:
+            at = self._refresher.last_read(target.name, collector)
+            if at is not None:
+                family.add_metric([collector.name], at)
+        return [family] if family.samples else []
 
     def _job(self, target: TargetConfig, collector: Collector, info: TargetInfo):
         context = Context(target=info, options=self._options.get(collector.name, {}))
@@ -244,10 +306,12 @@ class Scraper:
         result: tuple[list[Row], _Rendered | Exception] | Exception,
         seconds: float,
         timeout: float,
+        signals: Signals,
     ) -> _Outcome:
         rows, rendered = result if isinstance(result, tuple) else (None, result)
         if isinstance(rendered, _Rendered):
             self._rendered[target.name, collector.name] = rendered
+            self._refresher.read(target.name, collector, signals, rendered.rows)
             return _Outcome(collector, True, seconds, rendered.families, rows, rendered.exposition)
         error = (
             f"timed out after {timeout:.1f}s"
@@ -259,6 +323,7 @@ class Scraper:
             extra={"fields": {"target": target.name, "collector": collector.name, "err": error}},
             exc_info=rendered if log.isEnabledFor(logging.DEBUG) else None,
         )
+        self._refresher.failed(target.name, collector)
         return _Outcome(collector, False, seconds, [], rows)
 
 

@@ -7,6 +7,7 @@ import logging
 import platform
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,6 +98,25 @@ def _fetch_and_render(collector: Collector, context: Context, previous: _Rendere
             return rows, _collect_and_render(collector, rows, context, previous)
         except Exception as exc:
             return rows, exc
+
+    return job
+
+
+# What a slowly changing collector's job returns when its last families are served.
+_SERVED = object()
+
+
+def _read_signals_into(signals_read: Future[Signals]):
+    """The batch's first job: the change signals, handed to the slowly changing collectors'
+    jobs as soon as they are read, so that the statement overlaps with the other collectors'."""
+
+    def job(connection: PooledConnection) -> Signals:
+        signals = UNKNOWN
+        try:
+            signals = read_signals(connection)
+        finally:
+            signals_read.set_result(signals)
+        return signals
 
     return job
 
@@ -228,16 +248,25 @@ class Scraper:
         selected = [c for c in self.collectors if only is None or c.name in only]
         runnable = [c for c in selected if c.available(info)]
         skipped = [c for c in selected if not c.available(info)]
-        signals = await self._signals(target, runnable, deadline - loop.time())
-        due = [c for c in runnable if self._refresher.due(target.name, c, signals)]
         timeout = min(self._query_timeout, deadline - loop.time())
-        jobs = [self._job(target, collector, info) for collector in due]
+        # The change signals first, then the collectors that run every scrape, then the
+        # slowly changing ones, whose jobs wait for the signals.
+        runnable.sort(key=lambda collector: collector.slow is not None)
+        signals_read: Future[Signals] = Future()
+        jobs = [self._job(target, collector, info, signals_read, timeout) for collector in runnable]
+        if runnable and runnable[-1].slow:
+            jobs.insert(0, _read_signals_into(signals_read))
+        else:
+            signals_read.set_result(UNKNOWN)
         results = await pool.run_each(target, jobs, timeout)
-        fresh = {
-            collector.name: self._outcome(target, collector, result, seconds, timeout, signals)
-            for collector, (result, seconds) in zip(due, results, strict=True)
-        }
-        outcomes = [fresh.get(c.name) or self._served(target, c) for c in runnable]
+        results = results[len(results) - len(runnable) :]
+        signals = signals_read.result() if signals_read.done() else UNKNOWN
+        outcomes = [
+            self._served(target, collector)
+            if result is _SERVED
+            else self._outcome(target, collector, result, seconds, timeout, signals)
+            for collector, (result, seconds) in zip(runnable, results, strict=True)
+        ]
         families: list[Metric] = [
             _gauge("ndb_up", "1 if the SQL node answered this scrape.", 1),
             _build_info(),
@@ -264,17 +293,6 @@ class Scraper:
             self._last[target.name] = result
         return result
 
-    async def _signals(
-        self, target: TargetConfig, collectors: Sequence[Collector], timeout: float
-    ) -> Signals:
-        """The change signals, read only when a slowly changing collector is to run."""
-        if not any(c.slow for c in collectors):
-            return UNKNOWN
-        try:
-            return await self.pool(target).run(target, read_signals, timeout)
-        except Exception:
-            return UNKNOWN
-
     def _served(self, target: TargetConfig, collector: Collector) -> _Outcome:
         """The last families of a collector whose state has not changed: no statement ran."""
         rendered = self._rendered[target.name, collector.name]
@@ -293,11 +311,33 @@ class Scraper:
                 family.add_metric([collector.name], at)
         return [family] if family.samples else []
 
-    def _job(self, target: TargetConfig, collector: Collector, info: TargetInfo):
+    def _job(
+        self,
+        target: TargetConfig,
+        collector: Collector,
+        info: TargetInfo,
+        signals_read: Future[Signals],
+        timeout: float,
+    ):
         context = Context(target=info, options=self._options.get(collector.name, {}))
-        return _fetch_and_render(
+        job = _fetch_and_render(
             collector, context, self._rendered.get((target.name, collector.name))
         )
+        if collector.slow is None:
+            return job
+
+        def when_due(connection: PooledConnection):
+            """A slowly changing collector's job waits for the change signals, read by the
+            batch's first job, and runs its statement only when they say it is due."""
+            try:
+                signals = signals_read.result(timeout)
+            except TimeoutError:
+                signals = UNKNOWN
+            if not self._refresher.due(target.name, collector, signals):
+                return _SERVED
+            return job(connection)
+
+        return when_due
 
     def _outcome(
         self,

@@ -14,12 +14,15 @@ families. A signal that cannot be read counts as changed, so a failure never hid
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ndbinfo_exporter.collectors.base import Collector, Row, text
 from ndbinfo_exporter.scrape.pool import PooledConnection
+
+log = logging.getLogger(__name__)
 
 DEFAULT_MAX_AGE = 120.0
 
@@ -80,15 +83,14 @@ def parse_signals(rows: list[Row]) -> Signals:
 
 
 def read_signals(connection: PooledConnection) -> Signals:
-    """A pool job; a statement the SQL node refuses (no data node, no privilege) gives
-    UNKNOWN rather than an error, so that the collectors run as they would without it."""
+    """A pool job. A statement the SQL node refuses (no data node, no privilege) raises, and
+    the caller takes the signals as UNKNOWN, so that the collectors run as they would
+    without them."""
     cursor = connection.raw.cursor()
     try:
         cursor.execute(SIGNAL_SQL)
         rows = cursor.fetchall()
         names = cursor.column_names
-    except Exception:
-        return UNKNOWN
     finally:
         cursor.close()
     return parse_signals([dict(zip(names, row, strict=True)) for row in rows])
@@ -112,19 +114,33 @@ class Refresher:
     _reads: dict[tuple[str, str], _Read] = field(default_factory=dict)
 
     def due(self, target: str, collector: Collector, signals: Signals) -> bool:
+        reason = self._reason(target, collector, signals)
+        if reason and collector.slow is not None:
+            log.debug(
+                "reading a slowly changing collector",
+                extra={"fields": {"target": target, "collector": collector.name, "why": reason}},
+            )
+        return bool(reason)
+
+    def _reason(self, target: str, collector: Collector, signals: Signals) -> str:
+        """Why the collector's rows are to be read now ("" when its last ones are served)."""
         slow = collector.slow
         last = self._reads.get((target, collector.name))
-        if slow is None or last is None or not last.settled:
-            return True
+        if slow is None:
+            return "every scrape"
+        if last is None:
+            return "no rows yet"
+        if not last.settled:
+            return "in transition"
         if self.clock() - last.at >= self.max_age:
-            return True
-        for name in slow.signals:
+            return "maximum age"
+        for name in sorted(slow.signals):
             now = signals.get(name)
             if now is None or now != last.signals.get(name):
-                return True
-        if slow.max_gcis is not None and signals.gci is not None:
-            return last.signals.gci is None or signals.gci - last.signals.gci >= slow.max_gcis
-        return False
+                return f"{name} changed" if now is not None else "signals unknown"
+        if slow.max_gcis is not None and signals.gci is not None and last.signals.gci is not None:
+            return "global checkpoints" if signals.gci - last.signals.gci >= slow.max_gcis else ""
+        return "global checkpoints" if slow.max_gcis is not None and signals.gci else ""
 
     def read(self, target: str, collector: Collector, signals: Signals, rows: list[Row]) -> None:
         """Record a successful read of ``collector``'s rows, taken after ``signals``."""
@@ -138,6 +154,9 @@ class Refresher:
     def failed(self, target: str, collector: Collector) -> None:
         """A failed read is retried at the next scrape."""
         self._reads.pop((target, collector.name), None)
+
+    def has_read(self, target: str, collector: Collector) -> bool:
+        return (target, collector.name) in self._reads
 
     def last_read(self, target: str, collector: Collector) -> float | None:
         """Wall-clock time of the last read of the rows served, None for other collectors."""

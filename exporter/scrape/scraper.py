@@ -114,6 +114,9 @@ def _read_signals_into(signals_read: Future[Signals]):
         signals = UNKNOWN
         try:
             signals = read_signals(connection)
+        except Exception as exc:
+            log.debug("change signals not read", extra={"fields": {"err": _one_line_error(exc)}})
+            raise
         finally:
             signals_read.set_result(signals)
         return signals
@@ -260,10 +263,11 @@ class Scraper:
             signals_read.set_result(UNKNOWN)
         results = await pool.run_each(target, jobs, timeout)
         results = results[len(results) - len(runnable) :]
-        signals = signals_read.result() if signals_read.done() else UNKNOWN
+        late = not signals_read.done()
+        signals = UNKNOWN if late else signals_read.result()
         outcomes = [
             self._served(target, collector)
-            if result is _SERVED
+            if result is _SERVED or (late and self._refresher.has_read(target.name, collector))
             else self._outcome(target, collector, result, seconds, timeout, signals)
             for collector, (result, seconds) in zip(runnable, results, strict=True)
         ]
@@ -328,11 +332,16 @@ class Scraper:
 
         def when_due(connection: PooledConnection):
             """A slowly changing collector's job waits for the change signals, read by the
-            batch's first job, and runs its statement only when they say it is due."""
+            batch's first job, and runs its statement only when they say it is due (or when
+            they could not be read: a failure never hides state)."""
             try:
                 signals = signals_read.result(timeout)
             except TimeoutError:
-                signals = UNKNOWN
+                # No answer within the scrape: the SQL node is slow. Rows that were read
+                # before are served rather than read again on top of its load.
+                if self._refresher.has_read(target.name, collector):
+                    return _SERVED
+                raise
             if not self._refresher.due(target.name, collector, signals):
                 return _SERVED
             return job(connection)

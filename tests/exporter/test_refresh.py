@@ -207,3 +207,21 @@ async def test_collect_selects_collectors_and_rejects_unknown_names(node):
             scraper.selection(["two", "three"])
     finally:
         scraper.close()
+
+
+async def test_signals_late_serve_the_last_rows_rather_than_read_them_again(node):
+    """A SQL node too slow to answer the signals within the scrape is not made to scan the
+    distribution state on top of its load."""
+    target = TargetConfig(host="127.0.0.1", port=node.port, user="exporter", password=PASSWORD)
+    statement = "SELECT node_id FROM ndbinfo.nodes"
+    slow = gauge_collector("slow", statement, slow=SlowChanging(frozenset({"nodes"})))
+    scraper = make_scraper([slow])
+    try:
+        await scraper.scrape(target, timeout=5)
+        node.answers[SIGNAL_SQL] = Answer(["kind", "name", "value"], [], delay=6)
+        late = await scraper.scrape(target, timeout=2)
+        assert node.queries.count(statement) == 1
+        assert by_collector(late, "ndb_exporter_collector_success") == {"slow": 1}
+        assert samples(late, "test_slow_rows")
+    finally:
+        scraper.close()

@@ -57,12 +57,27 @@ class Signals:
 
     values: Mapping[str, tuple] | None
     gci: int | None = None
+    # No answer in time: the SQL node is slow or the connection was lost. The rows read
+    # before are served rather than read again on top of the load (up to the maximum age).
+    late: bool = False
 
     def get(self, name: str) -> tuple | None:
         return None if self.values is None else self.values.get(name)
 
 
 UNKNOWN = Signals(None)
+LATE = Signals(None, late=True)
+# Errors raised by the client library itself (2000 and up: lost connection, read timeout),
+# rather than answered by the SQL node (an ndbinfo error, a missing privilege).
+CLIENT_ERRORS = 2000
+
+
+def signals_after(exc: BaseException) -> Signals:
+    """The signals to act on when reading them raised ``exc``."""
+    errno = getattr(exc, "errno", None)
+    if isinstance(exc, TimeoutError) or errno is None or errno >= CLIENT_ERRORS:
+        return LATE
+    return UNKNOWN
 
 
 def parse_signals(rows: list[Row]) -> Signals:
@@ -134,6 +149,8 @@ class Refresher:
             return "in transition"
         if self.clock() - last.at >= self.max_age:
             return "maximum age"
+        if signals.late:
+            return ""
         for name in sorted(slow.signals):
             now = signals.get(name)
             if now is None or now != last.signals.get(name):

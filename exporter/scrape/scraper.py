@@ -17,10 +17,12 @@ from ndbinfo_exporter.scrape.exposition import Exposition, render
 from ndbinfo_exporter.scrape.pool import ConnectionPool, PooledConnection
 from ndbinfo_exporter.scrape.refresh import (
     DEFAULT_MAX_AGE,
+    LATE,
     UNKNOWN,
     Refresher,
     Signals,
     read_signals,
+    signals_after,
 )
 from ndbinfo_exporter.targets import TargetConfig
 from prometheus_client.core import GaugeMetricFamily, Metric
@@ -111,10 +113,11 @@ def _read_signals_into(signals_read: Future[Signals]):
     jobs as soon as they are read, so that the statement overlaps with the other collectors'."""
 
     def job(connection: PooledConnection) -> Signals:
-        signals = UNKNOWN
+        signals = LATE
         try:
             signals = read_signals(connection)
         except Exception as exc:
+            signals = signals_after(exc)
             log.debug("change signals not read", extra={"fields": {"err": _one_line_error(exc)}})
             raise
         finally:
@@ -263,11 +266,11 @@ class Scraper:
             signals_read.set_result(UNKNOWN)
         results = await pool.run_each(target, jobs, timeout)
         results = results[len(results) - len(runnable) :]
-        late = not signals_read.done()
-        signals = UNKNOWN if late else signals_read.result()
+        signals = signals_read.result() if signals_read.done() else LATE
         outcomes = [
             self._served(target, collector)
-            if result is _SERVED or (late and self._refresher.has_read(target.name, collector))
+            if result is _SERVED
+            or (signals.late and self._refresher.has_read(target.name, collector))
             else self._outcome(target, collector, result, seconds, timeout, signals)
             for collector, (result, seconds) in zip(runnable, results, strict=True)
         ]
@@ -337,11 +340,7 @@ class Scraper:
             try:
                 signals = signals_read.result(timeout)
             except TimeoutError:
-                # No answer within the scrape: the SQL node is slow. Rows that were read
-                # before are served rather than read again on top of its load.
-                if self._refresher.has_read(target.name, collector):
-                    return _SERVED
-                raise
+                signals = LATE
             if not self._refresher.due(target.name, collector, signals):
                 return _SERVED
             return job(connection)

@@ -5,9 +5,17 @@ from __future__ import annotations
 
 import pytest
 from fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
+from mysql.connector import errors
 from ndbinfo_exporter.collectors.base import SlowChanging
 from ndbinfo_exporter.collectors.registry import all_collectors
-from ndbinfo_exporter.scrape.refresh import SIGNAL_SQL, UNKNOWN, Refresher, parse_signals
+from ndbinfo_exporter.scrape.refresh import (
+    LATE,
+    SIGNAL_SQL,
+    UNKNOWN,
+    Refresher,
+    parse_signals,
+    signals_after,
+)
 from ndbinfo_exporter.targets import TargetConfig
 from test_scrape import PASSWORD, by_collector, gauge_collector, make_scraper, samples
 
@@ -120,6 +128,21 @@ def test_unknown_signals_and_unsettled_rows_and_failures_re_read():
     refresh.read("t", slow, signals, [])
     refresh.failed("t", slow)
     assert refresh.due("t", slow, signals)
+
+
+def test_an_error_answered_by_the_sql_node_re_reads_a_late_answer_serves():
+    """Error 1296 (no data node reachable) must not hide the state behind old rows; a lost
+    connection or a read timeout means a slow SQL node, which is not loaded further."""
+    assert signals_after(errors.DatabaseError(msg="Got error 157", errno=1296)) is UNKNOWN
+    assert signals_after(errors.OperationalError(msg="Lost connection", errno=2013)) is LATE
+    assert signals_after(TimeoutError()) is LATE
+    clock, slow = Clock(), collector({"nodes", "ddl", "config"})
+    refresh = refresher(clock, max_age=60)
+    assert refresh.due("t", slow, LATE)  # nothing to serve yet
+    refresh.read("t", slow, parse_signals(signal_rows()), [])
+    assert not refresh.due("t", slow, LATE)
+    clock.now += 60
+    assert refresh.due("t", slow, LATE)
 
 
 def test_fast_collectors_are_always_due():

@@ -9,7 +9,8 @@ and the SQL node's own count of NDB tables); a collector declared ``SlowChanging
 again only when a signal it follows differs from the one seen at its last read, when its
 last rows describe a transition, when the cluster has advanced its ``max_gcis`` global
 checkpoints, or when the maximum age has passed. Between reads the scrape serves its last
-families. A signal that cannot be read counts as changed, so a failure never hides state.
+families. Signals the SQL node answers with an error count as changed, so a failure never
+hides state; signals that do not arrive in time (a slow SQL node) leave the last rows served.
 """
 
 from __future__ import annotations
@@ -167,10 +168,6 @@ class Refresher:
         self._reads[target, collector.name] = _Read(
             signals, self.clock(), self.wall_clock(), settled
         )
-
-    def failed(self, target: str, collector: Collector) -> None:
-        """A failed read is retried at the next scrape."""
-        self._reads.pop((target, collector.name), None)
 
     def has_read(self, target: str, collector: Collector) -> bool:
         return (target, collector.name) in self._reads

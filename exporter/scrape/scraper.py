@@ -371,7 +371,6 @@ class Scraper:
             extra={"fields": {"target": target.name, "collector": collector.name, "err": error}},
             exc_info=rendered if log.isEnabledFor(logging.DEBUG) else None,
         )
-        self._refresher.failed(target.name, collector)
         return _Outcome(collector, False, seconds, [], rows)
 
 

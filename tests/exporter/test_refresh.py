@@ -116,7 +116,7 @@ def test_global_checkpoints_force_a_re_read_for_lcp_state():
     assert refresh.due("t", slow, parse_signals(signal_rows(gci=EPOCH_GCI + 60)))
 
 
-def test_unknown_signals_and_unsettled_rows_and_failures_re_read():
+def test_unknown_signals_and_unsettled_rows_re_read():
     clock = Clock()
     slow = collector({"nodes"}, settled=lambda rows: not rows)
     refresh = refresher(clock)
@@ -126,8 +126,7 @@ def test_unknown_signals_and_unsettled_rows_and_failures_re_read():
     refresh.read("t", slow, signals, [{"moving": 1}])
     assert refresh.due("t", slow, signals)
     refresh.read("t", slow, signals, [])
-    refresh.failed("t", slow)
-    assert refresh.due("t", slow, signals)
+    assert not refresh.due("t", slow, signals)
 
 
 def test_an_error_answered_by_the_sql_node_re_reads_a_late_answer_serves():

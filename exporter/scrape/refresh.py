@@ -161,9 +161,13 @@ class Refresher:
         return "global checkpoints" if slow.max_gcis is not None and signals.gci else ""
 
     def read(self, target: str, collector: Collector, signals: Signals, rows: list[Row]) -> None:
-        """Record a successful read of ``collector``'s rows, taken after ``signals``."""
+        """Record a successful read of ``collector``'s rows, taken after ``signals`` (late
+        ones: the signals of the previous read stand, so that a change is still seen)."""
         if collector.slow is None:
             return
+        previous = self._reads.get((target, collector.name))
+        if signals.late and previous is not None:
+            signals = previous.signals
         settled = collector.slow.settled is None or collector.slow.settled(rows)
         self._reads[target, collector.name] = _Read(
             signals, self.clock(), self.wall_clock(), settled

@@ -127,6 +127,11 @@ def _read_signals_into(signals_read: Future[Signals]):
     return job
 
 
+def _failed(result: object) -> bool:
+    """A job's result that is not rows with their families."""
+    return not (isinstance(result, tuple) and isinstance(result[1], _Rendered))
+
+
 def _alive(connection: PooledConnection) -> TargetInfo:
     """One statement, so that a pooled connection to a node that went away (or that no longer
     answers statements) is noticed and replaced before the collectors run."""
@@ -270,7 +275,11 @@ class Scraper:
         outcomes = [
             self._served(target, collector)
             if result is _SERVED
-            or (signals.late and self._refresher.has_read(target.name, collector))
+            or (
+                signals.late
+                and _failed(result)
+                and self._refresher.has_read(target.name, collector)
+            )
             else self._outcome(target, collector, result, seconds, timeout, signals)
             for collector, (result, seconds) in zip(runnable, results, strict=True)
         ]

@@ -247,3 +247,14 @@ async def test_signals_late_serve_the_last_rows_rather_than_read_them_again(node
         assert samples(late, "test_slow_rows")
     finally:
         scraper.close()
+
+
+def test_a_read_with_late_signals_keeps_the_signals_of_the_read_before():
+    clock, slow = Clock(), collector({"nodes"})
+    refresh = refresher(clock, max_age=60)
+    before = parse_signals(signal_rows())
+    refresh.read("t", slow, before, [])
+    clock.now += 60
+    refresh.read("t", slow, LATE, [])  # read at the maximum age, the signals did not come
+    assert not refresh.due("t", slow, before)
+    assert refresh.due("t", slow, parse_signals(signal_rows(ready="1")))

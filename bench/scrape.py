@@ -265,7 +265,7 @@ def cost(scrapes: int, data_nodes: int, tables: int, version: str) -> None:
     scrape_median, floor_median = statistics.median(times), statistics.median(rounds)
     ratio = statistics.median(scrape / floor for scrape, floor in zip(times, rounds, strict=True))
     print(f"ndbsim {version}: {data_nodes} data nodes, {tables} tables; {scrapes} scrapes")
-    print(f"full scrape (HTTP /metrics)  median {scrape_median * 1000:8.1f} ms")
+    print(f"steady scrape (HTTP /metrics) median {scrape_median * 1000:7.1f} ms")
     print(f"floor (steady SQL, connector) median {floor_median * 1000:7.1f} ms")
     print(f"scrape / floor               {ratio:8.2f}x")
     print(f"series                       {sum(series.values()):8d}")

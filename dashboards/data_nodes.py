@@ -13,29 +13,11 @@ from .common import (
     q,
     rate,
     sel,
-    state_code,
-    state_timeline_panel,
     thresholds,
     timeseries_panel,
-    value_text,
 )
 
 UID = "ndb-data-nodes"
-
-TRANSPORTER_STATES = (
-    ("CONNECTED", 3),
-    ("CONNECTING", 2),
-    ("DISCONNECTING", 1),
-    ("DISCONNECTED", 0),
-)
-TRANSPORTER_TEXT = value_text(
-    {
-        3: ("CONNECTED", "green"),
-        2: ("CONNECTING", "yellow"),
-        1: ("DISCONNECTING", "orange"),
-        0: ("DISCONNECTED", "red"),
-    }
-)
 
 
 def _node(metric: str, *matchers: str) -> str:
@@ -374,6 +356,7 @@ def _transporter_row(layout: Layout) -> None:
     overloads = _node_rate("ndb_transporter_overloads_total")
     slowdowns = _node_rate("ndb_transporter_slowdowns_total")
     connects = increase("ndb_transporter_connects_total", node=True)
+    not_connected = _node("ndb_transporter_links", 'state!="CONNECTED"')
     layout.row(
         "Transporters",
         timeseries_panel(
@@ -382,11 +365,11 @@ def _transporter_row(layout: Layout) -> None:
             "management nodes). Compare with the link speed between the hosts.",
             "Bps",
             q(
-                f"sum by (node_id) (max by (node_id, remote_node_id) ({sent}))",
+                f"max by (node_id) ({sent})",
                 "node {{node_id}} sent",
             ),
             q(
-                f"sum by (node_id) (max by (node_id, remote_node_id) ({received}))",
+                f"max by (node_id) ({received})",
                 "node {{node_id}} received",
             ),
             min_value=0,
@@ -399,31 +382,27 @@ def _transporter_row(layout: Layout) -> None:
             "network.",
             "ops",
             q(
-                f"sum by (node_id) (max by (node_id, remote_node_id) ({overloads}))",
+                f"max by (node_id) ({overloads})",
                 "node {{node_id}} overloads",
             ),
             q(
-                f"sum by (node_id) (max by (node_id, remote_node_id) ({slowdowns}))",
+                f"max by (node_id) ({slowdowns})",
                 "node {{node_id}} slowdowns",
             ),
             min_value=0,
         ),
-        state_timeline_panel(
-            "Transporter state",
-            "Connection state of each transporter from a data node to another node. "
-            "Transporters to free API slots are DISCONNECTED by design; a data node to data "
-            "node or data node to management transporter that is not CONNECTED means a node is "
-            "down or the network between them is broken.",
+        timeseries_panel(
+            "Transporters not connected",
+            "Transporters of each data node to its configured peers that are not CONNECTED. "
+            "Transporters to free API slots are DISCONNECTED by design, so compare a node with "
+            "its peers and with its own past: a rise means a node is down or the network "
+            "between them is broken (per-link states: the transporter_links collector).",
+            "none",
             q(
-                state_code(
-                    "ndb_transporter_state",
-                    TRANSPORTER_STATES,
-                    "node_id, remote_node_id",
-                    node=True,
-                ),
-                "{{node_id}} → {{remote_node_id}}",
+                f"sum by (node_id) (max by (node_id, state) ({not_connected}))",
+                "node {{node_id}}",
             ),
-            mappings=TRANSPORTER_TEXT,
+            min_value=0,
             height=10,
         ),
         timeseries_panel(
@@ -433,7 +412,7 @@ def _transporter_row(layout: Layout) -> None:
             "that keeps restarting.",
             "none",
             q(
-                f"sum by (node_id) (max by (node_id, remote_node_id) ({connects}))",
+                f"max by (node_id) ({connects})",
                 "node {{node_id}}",
             ),
             min_value=0,

@@ -74,8 +74,8 @@ def _nodes_row(layout: Layout) -> None:
             "of this cluster. An SQL node that does not answer hides its own counters, not the "
             "cluster's: ndbinfo is still read through the others.",
             "none",
-            q(f"sum({sel('ndb_up')})", "answering", instant=True),
-            q(f"count({sel('ndb_up')})", "exporters", instant=True),
+            q(f"sum(max by (instance) ({sel('ndb_up')}))", "answering", instant=True),
+            q(f"count(max by (instance) ({sel('ndb_up')}))", "exporters", instant=True),
         ),
         stat_panel(
             "Fragments with dead replicas",

@@ -149,11 +149,17 @@ def create_app(
     async def serve(
         target: TargetConfig, request: Request, extra: Callable[[], Sequence[Metric]] = list
     ) -> Response:
+        try:
+            only = scraper.selection(request.query_params.getlist("collect[]"))
+        except ValueError as exc:
+            return PlainTextResponse(f"{exc}\n", status_code=400)
         timeout = scrape_timeout(
             request.headers.get(TIMEOUT_HEADER), settings.scrape_timeout_offset
         )
-        result = await scraper.scrape(target, timeout)
-        return render(result, request.headers.get("accept"), extra())
+        result = await scraper.scrape(target, timeout, only)
+        # A job scraping part of the collectors leaves the exporter's own metrics to the
+        # job that scrapes all of them.
+        return render(result, request.headers.get("accept"), extra() if only is None else ())
 
     @app.get(settings.telemetry_path, include_in_schema=False)
     async def metrics(request: Request) -> Response:

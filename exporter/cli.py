@@ -77,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         {c.name: settings.options_for(c) for c in enabled},
         max_connections=settings.max_connections,
         query_timeout=settings.query_timeout,
+        refresh_max_age=settings.refresh_max_age,
     )
     app = create_app(settings, resolved, scraper, web)
     tls = web.tls if web else None

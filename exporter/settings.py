@@ -31,6 +31,7 @@ FLAGS = {
     "query_timeout": "--exporter.query-timeout",
     "max_connections": "--exporter.max-connections",
     "scrape_timeout_offset": "--exporter.scrape-timeout-offset",
+    "refresh_max_age": "--exporter.refresh-max-age",
     "probe_allowed_targets": "--probe.allowed-targets",
     "log_level": "--log.level",
     "log_format": "--log.format",
@@ -61,6 +62,7 @@ class Settings(BaseSettings):
     query_timeout: float = Field(default=10.0, gt=0)
     max_connections: int = Field(default=3, ge=1, le=100)
     scrape_timeout_offset: float = Field(default=0.5, ge=0)
+    refresh_max_age: float = Field(default=120.0, ge=0)
     probe_allowed_targets: Annotated[tuple[str, ...], NoDecode] = ()
     log_level: Literal["debug", "info", "warn", "error"] = "info"
     log_format: Literal["logfmt", "json"] = "logfmt"
@@ -195,6 +197,14 @@ def _parser(collectors: Sequence[Collector]) -> _Parser:
         dest="scrape_timeout_offset",
         metavar="SECONDS",
         help="subtracted from Prometheus' X-Prometheus-Scrape-Timeout-Seconds (default 0.5)",
+    )
+    add(
+        FLAGS["refresh_max_age"],
+        dest="refresh_max_age",
+        metavar="SECONDS",
+        help="longest time the rows of a slowly changing collector (fragments, replicas,"
+        " dictionary, configuration, ...) are served without a change signal (default 120;"
+        " 0 reads them at every scrape)",
     )
     add(
         FLAGS["probe_allowed_targets"],

@@ -314,7 +314,9 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
     control_sock = _bound_socket(args.host, args.control_port)
     control_port = control_sock.getsockname()[1]
     uv = uvicorn.Server(
-        uvicorn.Config(create_app(cluster), log_level="warning", access_log=False, lifespan="off")
+        uvicorn.Config(
+            create_app(cluster, engine.meter), log_level="warning", access_log=False, lifespan="off"
+        )
     )
     uv.install_signal_handlers = lambda: None  # type: ignore[method-assign]
     mysql = await server.start(

@@ -60,6 +60,10 @@ class NdbsimHandle:
     def reset(self) -> dict:
         return self._call("POST", "/reset")
 
+    def stats(self) -> dict:
+        """The cost meter: ndbinfo base-table rows read since ndbsim started."""
+        return self._call("GET", "/stats")
+
     def status(self) -> dict:
         return self._call("GET", "/status")
 

@@ -80,6 +80,23 @@ def histogram(name: str, help: str, labels: tuple[str, ...] = ()) -> MetricSpec:
 
 
 @dataclass(frozen=True)
+class SlowChanging:
+    """Declares that a collector's rows describe slowly changing state (distribution,
+    dictionary, configuration): the scrape serves its last families and re-reads them only
+    when one of ``signals`` changed since that read ("nodes": a data node's status, start
+    phase or configuration generation, or the ready data nodes; "ddl": the SQL node's count
+    and newest creation time of NDB tables, or its metadata change counters; "config": the
+    configuration generation), when ``settled`` says the last rows describe a transition, when
+    the cluster advanced ``max_gcis`` global checkpoints, or when the maximum age passed."""
+
+    signals: frozenset[str]
+    # False while the rows describe a transition (dead replicas, primaries away, a copy):
+    # then they are re-read every scrape until it is over.
+    settled: Callable[[list[Row]], bool] | None = None
+    max_gcis: int | None = None
+
+
+@dataclass(frozen=True)
 class Collector:
     name: str
     help: str
@@ -100,6 +117,8 @@ class Collector:
     # Run the statement at most once in this many seconds and serve the last result in
     # between (0: every scrape); for what changes only with hardware or configuration.
     refresh_seconds: float = 0.0
+    # Set for rows that change only with the cluster's state (see SlowChanging).
+    slow: SlowChanging | None = None
 
     def available(self, target: TargetInfo) -> bool:
         """True when the target has every object this collector reads, at a high enough version."""

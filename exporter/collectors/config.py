@@ -1,6 +1,8 @@
 """Data node configuration: config_params JOIN config_values.
 
-Exports the numeric (unsigned and bool) parameters of each data node, their defaults, which
+Exports, per data node, the numeric (unsigned and bool) parameters that the alerts,
+dashboards and cluster view read, those that differ from their default and those that differ
+between data nodes (every parameter with the option ``all-params``); their defaults; which
 values differ from the default and which parameters differ between data nodes.
 """
 
@@ -11,7 +13,7 @@ from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from .base import Collector, Context, Row, gauge, ident, number, text
+from .base import Collector, Context, Option, Row, SlowChanging, gauge, ident, number, text
 
 NUMERIC_TYPES = ("unsigned", "bool")
 BOOLEANS = {"true": 1.0, "false": 0.0, "yes": 1.0, "no": 0.0, "y": 1.0, "n": 0.0}
@@ -35,14 +37,49 @@ PER_NODE = frozenset(
     }
 )
 
+# Read by the alert rules, the dashboards and the cluster view: exported even at their default.
+KEY_PARAMS = frozenset(
+    {
+        "NoOfReplicas",
+        "DataMemory",
+        "IndexMemory",
+        "TransactionMemory",
+        "SharedGlobalMemory",
+        "DiskPageBufferMemory",
+        "LongMessageBuffer",
+        "TotalSendBufferMemory",
+        "NoOfFragmentLogParts",
+        "NoOfFragmentLogFiles",
+        "FragmentLogFileSize",
+        "RedoBuffer",
+        "TimeBetweenLocalCheckpoints",
+        "TimeBetweenGlobalCheckpoints",
+        "TimeBetweenEpochs",
+        "EnablePartialLcp",
+        "RecoveryWork",
+        "MinDiskWriteSpeed",
+        "MaxDiskWriteSpeed",
+        "MaxNoOfConcurrentOperations",
+        "MaxNoOfConcurrentTransactions",
+        "MaxNoOfConcurrentScans",
+        "MaxNoOfLocalScans",
+        "MaxDMLOperationsPerTransaction",
+        "BatchSizePerLocalScan",
+        "TransactionDeadlockDetectionTimeout",
+        "TransactionInactiveTimeout",
+    }
+)
+
 VALUE = gauge(
     "ndb_config_value",
-    "Numeric (unsigned and bool) configuration parameters of each data node.",
+    "Numeric (unsigned and bool) configuration parameters of each data node: those the"
+    " alerts, dashboards and cluster view read, those that differ from their default and"
+    " those that differ between data nodes (all of them with --collector.config.all-params).",
     ("node_id", "param"),
 )
 DEFAULT = gauge(
     "ndb_config_default_value",
-    "Default of each numeric configuration parameter that has one.",
+    "Default of each numeric configuration parameter exported in ndb_config_value that has one.",
     ("param",),
 )
 NON_DEFAULT = gauge(
@@ -85,10 +122,17 @@ def numeric(value: Any) -> float | None:
         return None
 
 
+def flag(value: str) -> bool:
+    if value.lower() not in BOOLEANS:
+        raise ValueError("expected true or false")
+    return BOOLEANS[value.lower()] == 1.0
+
+
 def collect(rows: list[Row], ctx: Context) -> Iterable:
     value_family, default_family = VALUE.family(), DEFAULT.family()
     non_default_family, inconsistent_family = NON_DEFAULT.family(), INCONSISTENT.family()
     defaults: dict[str, float] = {}
+    values: list[tuple[str, str, float]] = []
     non_default: dict[str, list[str]] = defaultdict(list)
     per_param: dict[str, set[str]] = defaultdict(set)
     nodes = set()
@@ -103,15 +147,23 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
         value, default = numeric(row["config_value"]), numeric(row["param_default"])
         if value is None:
             continue
-        value_family.add_metric([node, param], value)
+        values.append((node, param, value))
         if default is not None:
             defaults[param] = default
             if value != default and param not in PER_NODE:
                 non_default[node].append(param)
                 non_default_family.add_metric([node, param], 1.0)
+    inconsistent = sorted(param for param, found in per_param.items() if len(found) > 1)
+    if ctx.options.get("all-params"):
+        exported = {param for _, param, _ in values}
+    else:
+        exported = KEY_PARAMS | set(inconsistent) | {p for ps in non_default.values() for p in ps}
+    for node, param, value in values:
+        if param in exported:
+            value_family.add_metric([node, param], value)
     for param in sorted(defaults):
-        default_family.add_metric([param], defaults[param])
-    inconsistent = sorted(param for param, values in per_param.items() if len(values) > 1)
+        if param in exported:
+            default_family.add_metric([param], defaults[param])
     for param in inconsistent:
         inconsistent_family.add_metric([param], 1.0)
     yield from (value_family, default_family, non_default_family, inconsistent_family)
@@ -126,11 +178,10 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
 
 COLLECTOR = Collector(
     name="config",
-    help="Numeric configuration parameters of each data node, their defaults, values that"
-    " differ from the default and parameters that differ between data nodes (config_params"
-    " JOIN config_values). On by default: the rows fetched are bounded by the data nodes and"
-    " parameters (about 200 per data node), never by the tables; it is the collector with"
-    " the most series.",
+    help="Configuration parameters of each data node that the alerts, dashboards and view read"
+    " or that differ from their default or between data nodes, their defaults and the"
+    " differences (config_params JOIN config_values). On by default: read again only when"
+    " the configuration generation or a data node's state changes.",
     default_enabled=True,
     reads={
         "config_params": ("param_number", "param_name", "param_type", "param_default"),
@@ -139,5 +190,14 @@ COLLECTOR = Collector(
     min_version=(7, 5, 0),
     sql=SQL,
     collect=collect,
+    options=(
+        Option(
+            "all-params",
+            "Export every numeric parameter of every data node in ndb_config_value.",
+            False,
+            flag,
+        ),
+    ),
     metrics=(VALUE, DEFAULT, NON_DEFAULT, INCONSISTENT, NON_DEFAULT_COUNT, INCONSISTENT_COUNT),
+    slow=SlowChanging(frozenset({"config", "nodes"})),
 )

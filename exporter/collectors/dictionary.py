@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import Collector, Context, Row, add_value, gauge, number, text
+from .base import Collector, Context, Row, SlowChanging, add_value, gauge, number, text
 
 OBJECTS = gauge(
     "ndb_dictionary_objects",
@@ -39,4 +39,5 @@ COLLECTOR = Collector(
     sql=SQL,
     collect=collect,
     metrics=(OBJECTS,),
+    slow=SlowChanging(frozenset({"ddl"})),
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from .base import Collector, Context, Row, gauge, ident, number
+from .base import Collector, Context, Row, SlowChanging, gauge, ident, number
 
 ONE_COPY = " Read from one data node's copy of table_fragments (the lowest reporting node id)."
 
@@ -54,6 +54,16 @@ def one_copy(rows: list[Row]) -> list[Row]:
         return []
     reporter = min(number(row["node_id"]) for row in rows)
     return [row for row in rows if number(row["node_id"]) == reporter]
+
+
+def settled(rows: list[Row]) -> bool:
+    """Primaries away from their preferred node while no replica is dead are being handed
+    back (after a node restart): re-read until they are. Dead replicas change only with
+    the nodes' states, which are signals of their own."""
+    copy = one_copy(rows)
+    if any(number(row["with_dead_replicas"]) for row in copy):
+        return True
+    return all(ident(row["current_primary"]) == ident(row["preferred_primary"]) for row in copy)
 
 
 def collect(rows: list[Row], ctx: Context) -> Iterable:
@@ -106,4 +116,5 @@ COLLECTOR = Collector(
     sql=SQL,
     collect=collect,
     metrics=(FRAGMENTS, PRIMARIES, PREFERRED, NOT_PREFERRED, DEAD),
+    slow=SlowChanging(frozenset({"nodes", "ddl"}), settled=settled),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from .base import Collector, Context, Row, gauge, ident, number
+from .base import Collector, Context, Row, SlowChanging, gauge, ident, number
 from .fragments import one_copy
 
 ONE_COPY = " Read from one data node's copy of table_replicas (the lowest reporting node id)."
@@ -36,6 +36,11 @@ LCP_GCI = gauge(
     " checkpoint made the data durable. Compare with floor(ndb_sql_last_commit_epoch / 2^32)."
     + ONE_COPY,
 )
+
+# The LCP stall alert compares ndb_lcp_completed_gci with the current GCI and fires at 300
+# GCIs: the rows are read again at least every 60 GCIs (2 minutes at the default
+# TimeBetweenGlobalCheckpoints), so that a completed LCP shows within a fifth of that.
+LCP_GCIS = 60
 
 SQL = (
     "SELECT node_id, replica_node_id, is_replica_alive, COUNT(*) AS replicas,"
@@ -104,4 +109,5 @@ COLLECTOR = Collector(
     sql=SQL,
     collect=collect,
     metrics=(REPLICAS, CRASHED, LCP_ONGOING, LCP_ID, LCP_GCI),
+    slow=SlowChanging(frozenset({"nodes", "ddl"}), max_gcis=LCP_GCIS),
 )

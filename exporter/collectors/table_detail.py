@@ -10,7 +10,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .base import Collector, Context, MetricSpec, Option, Row, add_value, gauge, number, text
+from .base import (
+    Collector,
+    Context,
+    MetricSpec,
+    Option,
+    Row,
+    SlowChanging,
+    add_value,
+    gauge,
+    number,
+    text,
+)
 
 LABELS = ("db", "table")
 
@@ -148,4 +159,5 @@ COLLECTOR = Collector(
         ),
     ),
     metrics=(MEMORY, FRAGMENTS, DEAD, NOT_PREFERRED),
+    slow=SlowChanging(frozenset({"nodes", "ddl"})),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from .base import Collector, Context, Row, gauge, number, text
+from .base import Collector, Context, Row, SlowChanging, gauge, number, text
 from .fragments import one_copy
 
 ONE_COPY = (
@@ -111,4 +111,5 @@ COLLECTOR = Collector(
     sql=SQL,
     collect=collect,
     metrics=(TABLES, REORG, SCANS_ACTIVE, SCANS_WAITING),
+    slow=SlowChanging(frozenset({"nodes", "ddl"})),
 )

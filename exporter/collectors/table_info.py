@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import Collector, Context, Row, gauge, ident, number, text
+from .base import Collector, Context, Row, SlowChanging, gauge, ident, number, text
 
 USER_TABLE = 2  # dict_obj_types "User table"
 
@@ -63,4 +63,5 @@ COLLECTOR = Collector(
     sql=SQL,
     collect=collect,
     metrics=(TABLES,),
+    slow=SlowChanging(frozenset({"ddl"})),
 )

@@ -7,6 +7,7 @@ import logging
 import platform
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -14,6 +15,15 @@ from ndbinfo_exporter import __version__, logs
 from ndbinfo_exporter.collectors.base import Collector, Context, Row, TargetInfo, collect_rows
 from ndbinfo_exporter.scrape.exposition import Exposition, render
 from ndbinfo_exporter.scrape.pool import ConnectionPool, PooledConnection, Pools
+from ndbinfo_exporter.scrape.refresh import (
+    DEFAULT_MAX_AGE,
+    LATE,
+    UNKNOWN,
+    Refresher,
+    Signals,
+    read_signals,
+    signals_after,
+)
 from ndbinfo_exporter.targets import TargetConfig
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
@@ -110,6 +120,34 @@ def _fetch_and_render(collector: Collector, context: Context, previous: _Rendere
     return job
 
 
+# What a slowly changing collector's job returns when its last families are served.
+_SERVED = object()
+
+
+def _read_signals_into(signals_read: Future[Signals]):
+    """The batch's first job: the change signals, handed to the slowly changing collectors'
+    jobs as soon as they are read, so that the statement overlaps with the other collectors'."""
+
+    def job(connection: PooledConnection) -> Signals:
+        signals = LATE
+        try:
+            signals = read_signals(connection)
+        except Exception as exc:
+            signals = signals_after(exc)
+            log.debug("change signals not read", extra={"fields": {"err": _one_line_error(exc)}})
+            raise
+        finally:
+            signals_read.set_result(signals)
+        return signals
+
+    return job
+
+
+def _failed(result: object) -> bool:
+    """A job's result that is not rows with their families."""
+    return not (isinstance(result, tuple) and isinstance(result[1], _Rendered))
+
+
 def _alive(connection: PooledConnection) -> TargetInfo:
     """One statement, so that a pooled connection to a node that went away (or that no longer
     answers statements) is noticed and replaced before the collectors run."""
@@ -147,8 +185,10 @@ class Scraper:
         options: Mapping[str, Mapping[str, Any]],
         max_connections: int,
         query_timeout: float,
+        refresh_max_age: float = DEFAULT_MAX_AGE,
     ):
         self.collectors = list(collectors)
+        self._refresher = Refresher(refresh_max_age)
         self._options = options
         self._max_connections = max_connections
         self._query_timeout = query_timeout
@@ -174,15 +214,31 @@ class Scraper:
     def close(self) -> None:
         self._pools.close()
 
+    def selection(self, names: Sequence[str]) -> frozenset[str] | None:
+        """The collectors named by collect[] URL parameters (None: all enabled ones); a
+        ValueError with a one-line message for a name that is not an enabled collector."""
+        if not names:
+            return None
+        enabled = {c.name for c in self.collectors}
+        for name in names:
+            if name not in enabled:
+                raise ValueError(f"collect[]: {name!r} is not an enabled collector")
+        return frozenset(names)
+
     def last(self, target_name: str) -> ScrapeResult | None:
         return self._last.get(target_name)
 
-    async def scrape(self, target: TargetConfig, timeout: float) -> ScrapeResult:
-        task = self._in_flight.get(target.key)
+    async def scrape(
+        self, target: TargetConfig, timeout: float, only: frozenset[str] | None = None
+    ) -> ScrapeResult:
+        """One scrape of every enabled collector, or of those named in ``only`` (collect[]);
+        the latest full scrape is kept for the view."""
+        key = (target.key, only)
+        task = self._in_flight.get(key)
         if task is None:
-            task = asyncio.ensure_future(self._collect(target, timeout))
-            self._in_flight[target.key] = task
-            task.add_done_callback(lambda done: self._forget(target.key, done))
+            task = asyncio.ensure_future(self._collect(target, timeout, only))
+            self._in_flight[key] = task
+            task.add_done_callback(lambda done: self._forget(key, done))
             return await asyncio.shield(task)
         return await self._join(target, task, timeout)
 
@@ -208,7 +264,9 @@ class Scraper:
             target, _fetch(sql, None), min(timeout, self._query_timeout)
         )
 
-    async def _collect(self, target: TargetConfig, timeout: float) -> ScrapeResult:
+    async def _collect(
+        self, target: TargetConfig, timeout: float, only: frozenset[str] | None
+    ) -> ScrapeResult:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         try:
@@ -224,13 +282,31 @@ class Scraper:
             self._last[target.name] = result
             return result
 
-        runnable = [c for c in self.collectors if c.available(info)]
-        skipped = [c for c in self.collectors if not c.available(info)]
+        selected = [c for c in self.collectors if only is None or c.name in only]
+        runnable = [c for c in selected if c.available(info)]
+        skipped = [c for c in selected if not c.available(info)]
         timeout = min(self._query_timeout, deadline - loop.time())
-        jobs = [self._job(target, collector, info) for collector in runnable]
+        # The change signals first, then the collectors that run every scrape, then the
+        # slowly changing ones, whose jobs wait for the signals.
+        runnable.sort(key=lambda collector: collector.slow is not None)
+        signals_read: Future[Signals] = Future()
+        jobs = [self._job(target, collector, info, signals_read, timeout) for collector in runnable]
+        if runnable and runnable[-1].slow:
+            jobs.insert(0, _read_signals_into(signals_read))
+        else:
+            signals_read.set_result(UNKNOWN)
         results = await pool.run_each(target, jobs, timeout)
+        results = results[len(results) - len(runnable) :]
+        signals = signals_read.result() if signals_read.done() else LATE
         outcomes = [
-            self._outcome(target, collector, result, seconds, timeout)
+            self._served(target, collector)
+            if result is _SERVED
+            or (
+                signals.late
+                and _failed(result)
+                and self._refresher.has_read(target.name, collector)
+            )
+            else self._outcome(target, collector, result, seconds, timeout, signals)
             for collector, (result, seconds) in zip(runnable, results, strict=True)
         ]
         families: list[Metric] = [
@@ -240,6 +316,7 @@ class Scraper:
         ]
         families.extend(_collector_families(outcomes, skipped))
         families.append(self._rows_skipped_family(target, outcomes))
+        families.extend(self._refreshed(target, runnable))
         parts = [render(families)]
         for outcome in outcomes:
             families.extend(outcome.families)
@@ -256,14 +333,56 @@ class Scraper:
             exposition=Exposition.join(parts),
             collector_errors={o.collector.name: o.error for o in outcomes if o.error},
         )
-        self._last[target.name] = result
+        if only is None:
+            self._last[target.name] = result
         return result
 
-    def _job(self, target: TargetConfig, collector: Collector, info: TargetInfo):
+    def _served(self, target: TargetConfig, collector: Collector) -> _Outcome:
+        """The last families of a collector whose state has not changed: no statement ran."""
+        rendered = self._rendered[target.name, collector.name]
+        return _Outcome(collector, True, 0.0, rendered.families, rendered.rows, rendered.exposition)
+
+    def _refreshed(self, target: TargetConfig, collectors: Sequence[Collector]) -> list[Metric]:
+        family = GaugeMetricFamily(
+            "ndb_exporter_collector_last_refresh_timestamp_seconds",
+            "When the rows served for a slowly changing collector were read (Unix time); they"
+            " are read again on a change signal or after --exporter.refresh-max-age.",
+            labels=["collector"],
+        )
+        for collector in collectors:
+            at = self._refresher.last_read(target.name, collector)
+            if at is not None:
+                family.add_metric([collector.name], at)
+        return [family] if family.samples else []
+
+    def _job(
+        self,
+        target: TargetConfig,
+        collector: Collector,
+        info: TargetInfo,
+        signals_read: Future[Signals],
+        timeout: float,
+    ):
         context = Context(target=info, options=self._options.get(collector.name, {}))
-        return _fetch_and_render(
+        job = _fetch_and_render(
             collector, context, self._rendered.get((target.name, collector.name))
         )
+        if collector.slow is None:
+            return job
+
+        def when_due(connection: PooledConnection):
+            """A slowly changing collector's job waits for the change signals, read by the
+            batch's first job, and runs its statement only when they say it is due (or when
+            they could not be read: a failure never hides state)."""
+            try:
+                signals = signals_read.result(timeout)
+            except TimeoutError:
+                signals = LATE
+            if not self._refresher.due(target.name, collector, signals):
+                return _SERVED
+            return job(connection)
+
+        return when_due
 
     def _outcome(
         self,
@@ -272,12 +391,14 @@ class Scraper:
         result: tuple[list[Row], _Rendered | Exception] | Exception,
         seconds: float,
         timeout: float,
+        signals: Signals,
     ) -> _Outcome:
         rows, rendered = result if isinstance(result, tuple) else (None, result)
         if isinstance(rendered, _Rendered):
             self._rendered[target.name, collector.name] = rendered
             if rendered.skipped:
                 self._count_skipped(target, collector, rendered.skipped)
+            self._refresher.read(target.name, collector, signals, rendered.rows)
             return _Outcome(collector, True, seconds, rendered.families, rows, rendered.exposition)
         error = (
             f"timed out after {timeout:.1f}s"

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import Body, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from ndbsim.engine.database import ReadMeter
 from ndbsim.model.cluster import Cluster, NodeError
 from ndbsim.model.faults import FAULTS, FaultError
 
@@ -19,7 +20,7 @@ def _one_line(exc: RequestValidationError) -> str:
     return "; ".join(parts) or "invalid request"
 
 
-def create_app(cluster: Cluster) -> FastAPI:
+def create_app(cluster: Cluster, meter: ReadMeter) -> FastAPI:
     app = FastAPI(title="ndbsim control", version="1")
 
     @app.exception_handler(RequestValidationError)
@@ -46,6 +47,11 @@ def create_app(cluster: Cluster) -> FastAPI:
     @app.get("/status")
     def status() -> dict[str, Any]:
         return cluster.status()
+
+    @app.get("/stats")
+    def stats() -> dict[str, Any]:
+        """What ndbinfo statements cost the cluster: base-table rows read since the start."""
+        return meter.snapshot()
 
     @app.get("/nodes")
     def nodes() -> list[dict[str, Any]]:

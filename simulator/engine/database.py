@@ -7,6 +7,7 @@ import logging
 import os
 import tempfile
 import threading
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -23,6 +24,33 @@ _NULL = "\\N"
 _BULK_ROWS = 64
 
 
+class ReadMeter:
+    """Rows of ndbinfo base and lookup tables read by statements, in total and per table.
+
+    ndbinfo produces a whole table for each scan, whatever the WHERE clause, so a statement
+    that reads a table (directly or through views) counts every row of it, once per
+    statement. The counts follow the statements only, never timing."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_table: Counter[str] = Counter()
+        self._statements = 0
+
+    def record(self, rows_by_table: dict[str, int]) -> None:
+        with self._lock:
+            self._statements += 1
+            self._by_table.update(rows_by_table)
+
+    def snapshot(self) -> dict[str, Any]:
+        with self._lock:
+            by_table = {name: self._by_table[name] for name in sorted(self._by_table)}
+            return {
+                "ndbinfo_rows_read": sum(by_table.values()),
+                "ndbinfo_rows_read_by_table": by_table,
+                "ndbinfo_statements": self._statements,
+            }
+
+
 class Engine:
     """Base and lookup tables are DuckDB tables named like ndbinfo ("ndb$nodes", ...); views are
     DuckDB views built from their real view SQL, cast to the catalog's column types."""
@@ -36,6 +64,7 @@ class Engine:
         self.db.execute("SET default_collation = 'nocase'")
         self.translator = Translator(catalog)
         self._tmpdir = "/dev/shm" if os.path.isdir("/dev/shm") else None
+        self.meter = ReadMeter()
         self._create_schema()
 
     # --- schema ---------------------------------------------------------------------------
@@ -135,6 +164,17 @@ class Engine:
             )
         finally:
             os.unlink(path)
+
+    def meter_reads(self, objects: Iterable[str]) -> None:
+        """Count, for the cost meter, every row of the base and lookup tables among
+        ``objects`` (ndbinfo names, views left out) as read by one statement."""
+        tables = sorted({o for o in objects if self.catalog.objects[o].kind != "view"})
+        with self.lock:
+            counts = {
+                name: self.db.execute(f"SELECT count(*) FROM {self.qualified(name)}").fetchone()[0]
+                for name in tables
+            }
+        self.meter.record(counts)
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> duckdb.DuckDBPyConnection:
         with self.lock:

@@ -357,6 +357,7 @@ class SessionState:
         with engine.lock:
             if plan.objects and not offline:
                 model_tables.sync(self.node.cluster, engine)
+                engine.meter_reads(set().union(*(self.node.reads[o] for o in plan.objects)))
             if plan.perf_tables:
                 self._fill_dynamic(plan.perf_tables)
             try:

@@ -179,6 +179,7 @@ ENVIRONMENT = {
     "log_level": ("debug", "debug"),
     "log_format": ("json", "json"),
     "view_alerts_url": ("http://prom:9090", "http://prom:9090"),
+    "refresh_max_age": ("60", 60.0),
 }
 
 

@@ -30,8 +30,8 @@ def series(families) -> dict[tuple, float]:
 
 
 def test_one_bad_value_skips_one_row_not_the_collector():
-    collector = collectors_by_name()["transporters"]
-    fixture = load("transporters")
+    collector = collectors_by_name()["transporter_links"]
+    fixture = load("transporter_links")
     good, skipped_none = collect_rows(collector, fixture["rows"], context(fixture, collector))
     assert skipped_none == 0
     broken = copy.deepcopy(fixture)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import httpx
 from ndbsim.control.api import create_app
+from ndbsim.engine.database import ReadMeter
 from ndbsim.model.cluster import Cluster, ClusterSpec
 from ndbsim.versions import parse_version
 
 
 async def test_bad_json_is_a_clear_one_line_400():
-    app = create_app(Cluster(ClusterSpec(), parse_version("8.4")))
+    app = create_app(Cluster(ClusterSpec(), parse_version("8.4")), ReadMeter())
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://c") as c:
         answer = await c.put(
             "/faults/data-memory",

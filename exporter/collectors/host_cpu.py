@@ -46,9 +46,10 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
 COLLECTOR = Collector(
     name="host_cpu",
     help="CPU use of each data node's host over the last second: user, system, interrupt and"
-    " idle shares over its online CPUs (ndbinfo.cpudata). On by default: summed per data node"
-    " in SQL, five series per data node.",
-    default_enabled=True,
+    " idle shares over its online CPUs (ndbinfo.cpudata). Off by default (the threads"
+    " collector has each thread's OS CPU time): summed per data node in SQL, five series per"
+    " data node.",
+    default_enabled=False,
     reads={
         "cpudata": (
             "node_id",

@@ -50,9 +50,10 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
 COLLECTOR = Collector(
     name="pgman_latency",
     help="Latency histograms of disk data page reads, writes and undo log waits per data node"
-    " (ndbinfo.pgman_time_track_stats), in seconds. On by default: 20 ranges per PGMAN"
-    " instance, summed per data node in SQL; without disk data tables the counts stay 0.",
-    default_enabled=True,
+    " (ndbinfo.pgman_time_track_stats), in seconds. Off by default: for clusters with disk"
+    " data tables (without them the counts stay 0); 20 ranges per PGMAN instance, summed per"
+    " data node in SQL, 21 series per data node.",
+    default_enabled=False,
     reads={
         "pgman_time_track_stats": (
             "node_id",

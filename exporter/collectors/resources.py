@@ -1,10 +1,12 @@
-"""Memory resource groups per data node from ndbinfo.resources (values are 32 KiB pages)."""
+"""Memory resource groups per data node from ndbinfo.resources (values are 32 KiB pages): used
+and maximum by default, reserved and spare memory too with the option ``reserved-and-spare``."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import Collector, Context, Row, gauge, ident, number, text
+from .base import Collector, Context, Option, Row, gauge, ident, number, text
+from .config import flag
 
 PAGE_BYTES = 32768
 LABELS = ("node_id", "resource")
@@ -28,8 +30,12 @@ COLUMNS = (
 )
 
 
+DETAIL = {"reserved", "spare"}
+
+
 def collect(rows: list[Row], ctx: Context) -> Iterable:
-    families = {column: spec.family() for column, spec in COLUMNS}
+    detail = bool(ctx.options.get("reserved-and-spare"))
+    families = {column: spec.family() for column, spec in COLUMNS if detail or column not in DETAIL}
     for row in sorted(rows, key=lambda r: (number(r["node_id"]), text(r["resource_name"]))):
         labels = [ident(row["node_id"]), text(row["resource_name"])]
         for column, family in families.items():
@@ -40,13 +46,22 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
 
 COLLECTOR = Collector(
     name="resources",
-    help="Reserved, used, maximum and spare memory per resource group (DATA_MEMORY,"
-    " TRANSACTION_MEMORY, ...) and data node (ndbinfo.resources). On by default: about 9 rows"
-    " per data node.",
+    help="Used and maximum memory per resource group (DATA_MEMORY, TRANSACTION_MEMORY, ...) and"
+    " data node (ndbinfo.resources); reserved and spare memory too with the option"
+    " reserved-and-spare. On by default: about 9 rows per data node.",
     default_enabled=True,
     reads={"resources": ("node_id", "resource_name", "reserved", "used", "max", "spare")},
     min_version=(7, 5, 0),
     sql="SELECT node_id, resource_name, reserved, used, `max`, spare FROM ndbinfo.resources",
     collect=collect,
     metrics=tuple(spec for _, spec in COLUMNS),
+    options=(
+        Option(
+            "reserved-and-spare",
+            "Also export the reserved and spare memory of each resource (two more series per"
+            " resource and data node).",
+            False,
+            flag,
+        ),
+    ),
 )

@@ -382,6 +382,10 @@ def mysql_semantics(tree: exp.Expression) -> None:
     for node in list(tree.find_all(exp.HexString, exp.BitString)):
         base = 16 if isinstance(node, exp.HexString) else 2
         node.replace(exp.Literal.number(int(node.this or "0", base)))
+    # an explicit COLLATE names a MySQL collation DuckDB does not have; the comparison keeps
+    # DuckDB's own (clients add one to metadata queries, as Connector/J's getColumns does)
+    for node in list(tree.find_all(exp.Collate)):
+        node.replace(node.this.copy())
     # default collations are case-insensitive, LIKE included
     for node in list(tree.find_all(exp.Like)):
         node.replace(exp.ILike(**node.args))

@@ -7,11 +7,6 @@ from clients_helpers import CHECKS, TOOLS, build, expect, run_checks
 
 pytestmark = pytest.mark.integration
 
-NEEDS = {
-    "connect": "Connector/J reads server variables at connect that ndbsim does not answer yet",
-    "get_columns": "DatabaseMetaData.getColumns reads information_schema as mysqld answers it",
-}
-
 
 @pytest.fixture(scope="module")
 def results(sim) -> dict:
@@ -23,6 +18,6 @@ def results(sim) -> dict:
 
 @pytest.mark.parametrize("check", [*CHECKS, "get_columns"])
 def test_connector_j(results, check):
-    item = expect(results, check, NEEDS)
+    item = expect(results, check)
     if check in ("prepared", "nodes", "get_columns"):
         assert item["rows"] >= 1

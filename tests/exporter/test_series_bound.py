@@ -40,11 +40,13 @@ def series_per_collector(tables: int) -> dict[str, int]:
             for collector in all_collectors():
                 if not collector.default_enabled or not collector.available(info):
                     continue
+                context = Context(target=info)
+                params = collector.params(context) if collector.params else None
                 cursor = connection.cursor(dictionary=True)
-                cursor.execute(collector.sql)
+                cursor.execute(collector.sql, params)
                 rows = cursor.fetchall()
                 cursor.close()
-                families = collector.collect(rows, Context(target=info))
+                families = collector.collect(rows, context)
                 counts[collector.name] = sum(len(family.samples) for family in families)
             return counts
         finally:

@@ -106,19 +106,18 @@ class Stack:
         """Series for which one of the alert's expressions is true for the simulated cluster
         of `exporter` (and for its SQL node, where the alert names one), on every server;
         nothing if it is not true on one of them."""
-        sim = "a" if exporter is self.exporter_a else "b"
         found = []
         for prometheus in self.servers.values():
-            on_server = self.matches_on(prometheus, alert, exporter, sim, **labels)
+            on_server = self.matches_on(prometheus, alert, exporter, **labels)
             if not on_server:
                 return []
             found += on_server
         return found
 
-    @staticmethod
     def matches_on(
-        prometheus: Prometheus, alert: str, exporter: Exporter, sim: str, **labels: str
+        self, prometheus: Prometheus, alert: str, exporter: Exporter, **labels: str
     ) -> list[dict]:
+        sim = "a" if exporter is self.exporter_a else "b"
         found = []
         for expr in EXPRESSIONS[alert]:
             for sample in prometheus.query(expr):

@@ -5,12 +5,17 @@ models: the median of key operations near the model's, p99 above it, and the est
 from __future__ import annotations
 
 import pytest
-from live_stack import running_exporter, running_prometheus, wait_until
+from live_stack import every_prometheus_build, running_exporter, running_prometheus, wait_until
 from ndbsim.testing import running_ndbsim
 
 pytestmark = pytest.mark.integration
 
-COLLECTORS = ("--no-collector.config", "--no-collector.counters", "--no-collector.dictionary")
+COLLECTORS = (
+    "--no-collector.config",
+    "--no-collector.counters",
+    "--no-collector.dictionary",
+    "--collector.pgman_latency",
+)
 
 
 def quantile(prometheus, q: float, metric: str, operation: str) -> float | None:
@@ -21,11 +26,14 @@ def quantile(prometheus, q: float, metric: str, operation: str) -> float | None:
     return float(found[0]["value"][1]) if found else None
 
 
-def test_quantiles_match_the_modelled_latency(tmp_path):
+@every_prometheus_build
+def test_quantiles_match_the_modelled_latency(tmp_path, prometheus_build):
     with (
         running_ndbsim(speed=5) as sim,
         running_exporter(sim.port, sim.user, sim.password, tmp_path, *COLLECTORS) as exporter,
-        running_prometheus({exporter.address: {"cluster": "q"}}, tmp_path, "2s") as prometheus,
+        running_prometheus(
+            {exporter.address: {"cluster": "q"}}, tmp_path / "prometheus", "2s", prometheus_build
+        ) as prometheus,
     ):
         metric = "ndb_tc_operation_duration_seconds"
         p50 = wait_until(lambda: quantile(prometheus, 0.5, metric, "key"), 60, "key p50")

@@ -4,6 +4,8 @@ models: the median of key operations near the model's, p99 above it, and the est
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from live_stack import every_prometheus_build, running_exporter, running_prometheus, wait_until
 from ndbsim.testing import running_ndbsim
@@ -23,7 +25,8 @@ def quantile(prometheus, q: float, metric: str, operation: str) -> float | None:
         f"histogram_quantile({q}, sum by (le) (rate({metric}_bucket"
         f'{{operation="{operation}"}}[30s])))'
     )
-    return float(found[0]["value"][1]) if found else None
+    value = float(found[0]["value"][1]) if found else math.nan
+    return None if math.isnan(value) else value  # NaN until the window holds an increase
 
 
 @every_prometheus_build

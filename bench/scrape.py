@@ -17,7 +17,8 @@ follows it: the simulated cluster's own work (checkpoint rounds rewriting its ta
 over a run, and pairing cancels that drift. It prints the scrape time, the floor, their
 ratio, the series count, the exporter's CPU time per scrape, the rows and time of each
 collector's statement, and the resident memory of both processes. The second form prints
-the series count per collector for 2, 8, 16 and 48 data nodes with 200 tables. The third
+the series count per collector for 2, 8, 16 and 48 data nodes with 200 tables, once ndbsim
+has written its latency histograms (the steady state, not the first scrape). The third
 reads ndbsim's cost meter (GET /stats): the ndbinfo base-table rows of the first scrape and
 the average over N scrapes at one-second intervals after it, per ndbinfo table.
 """
@@ -48,6 +49,7 @@ from ndbsim.testing import running_ndbsim
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
 MAX_CONNECTIONS = 3  # the exporter's default --exporter.max-connections
+HISTOGRAM_PERIOD = 10  # cluster seconds between ndbsim's writes of its time-track tables
 SERVER_CPU, CLIENT_CPU = 0, 1
 
 
@@ -296,6 +298,8 @@ def series_table(version: str) -> None:
             running_ndbsim(ndb_version=version, data_nodes=data_nodes, tables=200) as sim,
             exporter_process(sim) as (_, url),
         ):
+            # the steady state: ndbsim writes its latency histograms every 10 cluster seconds
+            sim.wait_for(lambda status: status["cluster_time"] > HISTOGRAM_PERIOD)
             counts[data_nodes] = series_by_collector(complete_scrape(url))
     names = sorted({name for column in counts.values() for name in column})
     header = "".join(f" {f'{n} data nodes':>14s}" for n in columns)

@@ -20,13 +20,12 @@ UID = "ndb-config"
 # one when started with a per-node override.
 DRIFT = "config:MaxNoOfConcurrentScans=400@2"
 
+# The exporter's key parameters (exported at their default too), with their units.
 MEMORY_PARAMS = {
     "DataMemory": "bytes",
-    "IndexMemory": "bytes",
     "TransactionMemory": "bytes",
     "SharedGlobalMemory": "bytes",
     "DiskPageBufferMemory": "bytes",
-    "LongMessageBuffer": "bytes",
     "TotalSendBufferMemory": "bytes",
 }
 REDO_LCP_PARAMS = {
@@ -34,22 +33,12 @@ REDO_LCP_PARAMS = {
     "NoOfFragmentLogFiles": "none",
     "FragmentLogFileSize": "bytes",
     "RedoBuffer": "bytes",
-    "TimeBetweenLocalCheckpoints": "none",
     "TimeBetweenGlobalCheckpoints": "ms",
-    "TimeBetweenEpochs": "ms",
-    "EnablePartialLcp": "none",
-    "RecoveryWork": "none",
     "MinDiskWriteSpeed": "Bps",
     "MaxDiskWriteSpeed": "Bps",
 }
 TRANSACTION_PARAMS = {
     "NoOfReplicas": "none",
-    "MaxNoOfConcurrentOperations": "none",
-    "MaxNoOfConcurrentTransactions": "none",
-    "MaxNoOfConcurrentScans": "none",
-    "MaxNoOfLocalScans": "none",
-    "MaxDMLOperationsPerTransaction": "none",
-    "BatchSizePerLocalScan": "none",
     "TransactionDeadlockDetectionTimeout": "ms",
     "TransactionInactiveTimeout": "ms",
 }
@@ -104,15 +93,13 @@ def _summary_row(layout: Layout) -> None:
 
 def _difference_row(layout: Layout) -> None:
     value = sel("ndb_config_value", node=True)
-    non_default = sel("ndb_config_non_default", node=True)
     defaults = sel("ndb_config_default_value")
     inconsistent = sel("ndb_config_inconsistent")
     differing = (
-        f"max by (param, node_id) ({value}) "
-        f"and on (node_id, param) max by (node_id, param) ({non_default} == 1)"
+        f"max by (param, node_id) ({value}) != on (param) group_left max by (param) ({defaults})"
     )
     default_column = (
-        f"label_replace(max by (param) ({defaults}) and on (param) max by (param) ({non_default} == 1), "
+        f"label_replace(max by (param) ({defaults}) and on (param) count by (param) ({differing}), "
         f'"node_id", "default", "", "")'
     )
     layout.row(
@@ -151,7 +138,8 @@ def _key_parameter_row(layout: Layout) -> None:
             "Memory sizing of each data node. DataMemory holds rows and (since 7.6) hash "
             "indexes; TransactionMemory (8.0) replaces the MaxNoOfConcurrent* operation "
             "records; DiskPageBufferMemory caches disk-data pages; SharedGlobalMemory backs "
-            "the undo buffer and overflowing pools.",
+            "the undo buffer and the resources without a fixed limit. Other memory parameters "
+            "show in the table of parameters that differ from their defaults.",
             q(_params(MEMORY_PARAMS), table=True),
             rows="node_id",
             columns="param",
@@ -163,10 +151,8 @@ def _key_parameter_row(layout: Layout) -> None:
             "Redo log and checkpoint parameters",
             "Redo log size per node is NoOfFragmentLogParts x NoOfFragmentLogFiles x "
             "FragmentLogFileSize; it must hold the writes made during about two local "
-            "checkpoints. TimeBetweenLocalCheckpoints is a base-2 logarithm of 4-byte words "
-            "written (20 = 4 MB) that triggers the next LCP; TimeBetweenGlobalCheckpoints sets "
-            "how often the redo log is flushed to disk; the disk write speeds bound the LCP "
-            "writing rate.",
+            "checkpoints. TimeBetweenGlobalCheckpoints sets how often the redo log is flushed "
+            "to disk; the disk write speeds bound the LCP writing rate.",
             q(_params(REDO_LCP_PARAMS), table=True),
             rows="node_id",
             columns="param",
@@ -175,11 +161,10 @@ def _key_parameter_row(layout: Layout) -> None:
             height=6,
         ),
         matrix_table(
-            "Transaction and operation limits",
-            "Limits on concurrent transactions, operations and scans per data node, and the "
-            "timeouts that abort transactions. Hitting MaxNoOfConcurrentOperations (error "
-            "233) or MaxDMLOperationsPerTransaction means transactions are too large: commit "
-            "in smaller batches.",
+            "Replicas and transaction timeouts",
+            "The number of replicas and the timeouts that abort transactions: a deadlock "
+            "timeout (error 266) aborts a transaction waiting for a lock, the inactive "
+            "timeout one that the application left open.",
             q(_params(TRANSACTION_PARAMS), table=True),
             rows="node_id",
             columns="param",

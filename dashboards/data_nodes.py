@@ -186,8 +186,7 @@ def _log_row(layout: Layout) -> None:
 
 
 def _thread_row(layout: Layout) -> None:
-    user = _node_rate("ndb_thread_cpu_user_seconds_total")
-    system = _node_rate("ndb_thread_cpu_system_seconds_total")
+    cpu = _node_rate("ndb_thread_cpu_seconds_total")
     signals = _node_rate("ndb_thread_signals_executed_total")
     layout.row(
         "Threads",
@@ -199,23 +198,11 @@ def _thread_row(layout: Layout) -> None:
             "(ThreadConfig / AutomaticThreadConfig) or lock threads to dedicated CPUs.",
             "percentunit",
             q(
-                f"max by (node_id, thread, thr_no) ({user} + {system})",
+                f"max by (node_id, thread, thr_no) (sum by (instance, node_id, thread, thr_no) ({cpu}))",
                 "node {{node_id}} {{thread}} {{thr_no}}",
             ),
             min_value=0,
-            width=8,
-        ),
-        timeseries_panel(
-            "Thread system CPU",
-            "System (kernel) CPU time of each thread as a share of one core. High system time "
-            "in recv and send threads is network stack work; in io threads it is file I/O.",
-            "percentunit",
-            q(
-                f"max by (node_id, thread, thr_no) ({system})",
-                "node {{node_id}} {{thread}} {{thr_no}}",
-            ),
-            min_value=0,
-            width=8,
+            width=12,
         ),
         timeseries_panel(
             "Signals executed",
@@ -227,7 +214,7 @@ def _thread_row(layout: Layout) -> None:
                 "node {{node_id}} {{thread}} {{thr_no}}",
             ),
             min_value=0,
-            width=8,
+            width=12,
         ),
     )
 
@@ -536,8 +523,8 @@ def _restart_row(layout: Layout) -> None:
         matrix_table(
             "Restart phases",
             "Seconds each data node spent in each phase of its most recent restart, one "
-            "column per node. Copying fragments and executing the redo log dominate large "
-            "restarts.",
+            "column per node (with --collector.restart_info.phases=true). Copying fragments "
+            "and executing the redo log dominate large restarts.",
             q(
                 f"max by (node_id, phase) ({_node('ndb_restart_phase_seconds')})",
                 table=True,

@@ -34,6 +34,14 @@ class Option:
     type: Callable[[str], Any] = str
 
 
+def boolean(value: str) -> bool:
+    """The type of an on/off Option: true/false, yes/no or 1/0."""
+    lowered = value.strip().lower()
+    if lowered not in ("true", "false", "yes", "no", "1", "0"):
+        raise ValueError(f"expected true or false, got {value!r}")
+    return lowered in ("true", "yes", "1")
+
+
 @dataclass(frozen=True)
 class TargetInfo:
     """What the exporter learned about a SQL node once per connection."""

@@ -13,7 +13,18 @@ from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from .base import Collector, Context, Option, Row, SlowChanging, gauge, ident, number, text
+from .base import (
+    Collector,
+    Context,
+    Option,
+    Row,
+    SlowChanging,
+    boolean,
+    gauge,
+    ident,
+    number,
+    text,
+)
 
 NUMERIC_TYPES = ("unsigned", "bool")
 BOOLEANS = {"true": 1.0, "false": 0.0, "yes": 1.0, "no": 0.0, "y": 1.0, "n": 0.0}
@@ -38,33 +49,23 @@ PER_NODE = frozenset(
 )
 
 # Read by the alert rules, the dashboards and the cluster view: exported even at their default.
+# The sizing of memory and redo log, checkpoint timing and the transaction timeouts; other
+# parameters show when they differ from their default or between data nodes.
 KEY_PARAMS = frozenset(
     {
         "NoOfReplicas",
         "DataMemory",
-        "IndexMemory",
         "TransactionMemory",
         "SharedGlobalMemory",
         "DiskPageBufferMemory",
-        "LongMessageBuffer",
         "TotalSendBufferMemory",
         "NoOfFragmentLogParts",
         "NoOfFragmentLogFiles",
         "FragmentLogFileSize",
         "RedoBuffer",
-        "TimeBetweenLocalCheckpoints",
         "TimeBetweenGlobalCheckpoints",
-        "TimeBetweenEpochs",
-        "EnablePartialLcp",
-        "RecoveryWork",
         "MinDiskWriteSpeed",
         "MaxDiskWriteSpeed",
-        "MaxNoOfConcurrentOperations",
-        "MaxNoOfConcurrentTransactions",
-        "MaxNoOfConcurrentScans",
-        "MaxNoOfLocalScans",
-        "MaxDMLOperationsPerTransaction",
-        "BatchSizePerLocalScan",
         "TransactionDeadlockDetectionTimeout",
         "TransactionInactiveTimeout",
     }
@@ -79,14 +80,10 @@ VALUE = gauge(
 )
 DEFAULT = gauge(
     "ndb_config_default_value",
-    "Default of each numeric configuration parameter exported in ndb_config_value that has one.",
+    "Default of each numeric configuration parameter exported in ndb_config_value that has one"
+    " (per-node parameters such as NodeId and ServerPort left out): where ndb_config_value"
+    " differs from it, the data node runs with a non-default value.",
     ("param",),
-)
-NON_DEFAULT = gauge(
-    "ndb_config_non_default",
-    "1 for each numeric parameter whose value on the data node differs from the default;"
-    " absent otherwise. Per-node parameters (NodeId, HostName, DataDir, ...) are left out.",
-    ("node_id", "param"),
 )
 INCONSISTENT = gauge(
     "ndb_config_inconsistent",
@@ -122,15 +119,9 @@ def numeric(value: Any) -> float | None:
         return None
 
 
-def flag(value: str) -> bool:
-    if value.lower() not in BOOLEANS:
-        raise ValueError("expected true or false")
-    return BOOLEANS[value.lower()] == 1.0
-
-
 def collect(rows: list[Row], ctx: Context) -> Iterable:
     value_family, default_family = VALUE.family(), DEFAULT.family()
-    non_default_family, inconsistent_family = NON_DEFAULT.family(), INCONSISTENT.family()
+    inconsistent_family = INCONSISTENT.family()
     defaults: dict[str, float] = {}
     values: list[tuple[str, str, float]] = []
     non_default: dict[str, list[str]] = defaultdict(list)
@@ -148,11 +139,10 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
         if value is None:
             continue
         values.append((node, param, value))
-        if default is not None:
+        if default is not None and param not in PER_NODE:
             defaults[param] = default
-            if value != default and param not in PER_NODE:
+            if value != default:
                 non_default[node].append(param)
-                non_default_family.add_metric([node, param], 1.0)
     inconsistent = sorted(param for param, found in per_param.items() if len(found) > 1)
     if ctx.options.get("all-params"):
         exported = {param for _, param, _ in values}
@@ -166,7 +156,7 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
             default_family.add_metric([param], defaults[param])
     for param in inconsistent:
         inconsistent_family.add_metric([param], 1.0)
-    yield from (value_family, default_family, non_default_family, inconsistent_family)
+    yield from (value_family, default_family, inconsistent_family)
     count = NON_DEFAULT_COUNT.family()
     for node in sorted(nodes, key=int):
         count.add_metric([node], float(len(non_default[node])))
@@ -195,9 +185,9 @@ COLLECTOR = Collector(
             "all-params",
             "Export every numeric parameter of every data node in ndb_config_value.",
             False,
-            flag,
+            boolean,
         ),
     ),
-    metrics=(VALUE, DEFAULT, NON_DEFAULT, INCONSISTENT, NON_DEFAULT_COUNT, INCONSISTENT_COUNT),
+    metrics=(VALUE, DEFAULT, INCONSISTENT, NON_DEFAULT_COUNT, INCONSISTENT_COUNT),
     slow=SlowChanging(frozenset({"config", "nodes"})),
 )

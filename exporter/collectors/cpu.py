@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import Collector, Context, Option, Row, gauge, ident, text
-from .tc_latency import boolean
+from .base import Collector, Context, Option, Row, boolean, gauge, ident, number, text
 
 ACTIVITIES = {
     "exec": "thread_exec",
@@ -50,10 +49,11 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
         )
         thread = (*thread, text(row["thr_nm"]))
         for activity, column in ACTIVITIES.items():
-            if not detail and activity not in DEFAULT_ACTIVITIES:
+            percent = number(row[column])
+            if percent is None or (not detail and activity not in DEFAULT_ACTIVITIES):
                 continue
             key = (*thread, activity)
-            busiest[key] = max(busiest.get(key, 0.0), float(row[column] or 0) / 100)
+            busiest[key] = max(busiest.get(key, 0.0), percent / 100)
     for key in sorted(busiest, key=lambda k: (int(k[0]), *k[1:])):
         family.add_metric(list(key), busiest[key])
     yield family

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import Collector, Context, Row, gauge, ident, number
+from .base import Collector, Context, Row, add_value, gauge, ident, number
 
 MODES = {
     "user": "user_time",
@@ -34,11 +34,12 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
     ratio, cpus = RATIO.family(), CPUS.family()
     for row in rows:
         node = ident(row["node_id"])
-        times = {mode: number(row[column]) or 0.0 for mode, column in MODES.items()}
-        total = sum(times.values())
-        cpus.add_metric([node], number(row["cpus"]) or 0.0)
+        add_value(cpus, [node], number(row["cpus"]))
+        times = {mode: number(row[column]) for mode, column in MODES.items()}
+        total = sum(value for value in times.values() if value is not None)
         for mode, value in times.items():
-            ratio.add_metric([node, mode], value / total if total else 0.0)
+            if value is not None and total:
+                ratio.add_metric([node, mode], value / total)
     yield ratio
     yield cpus
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import Collector, Context, Row, gauge, ident, number
+from .base import Collector, Context, Row, add_value, gauge, ident, number
 
 # nodes is joined so that a data node without locks still reports 0.
 SQL = (
@@ -31,6 +31,10 @@ LONGEST = gauge(
 )
 
 
+def seconds(millis: float | None) -> float | None:
+    return None if millis is None else millis / 1000
+
+
 def collect(rows: list[Row], ctx: Context) -> Iterable:
     locks, longest = LOCKS.family(), LONGEST.family()
     for row in sorted(rows, key=lambda r: int(r["node_id"])):
@@ -39,8 +43,8 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
             ("held", "held", "longest_held"),
             ("waiting", "waiting", "longest_wait"),
         ):
-            locks.add_metric([node, state], number(row[count]) or 0.0)
-            longest.add_metric([node, state], (number(row[millis]) or 0.0) / 1000)
+            add_value(locks, [node, state], number(row[count]))
+            add_value(longest, [node, state], seconds(number(row[millis])))
     yield locks
     yield longest
 

@@ -45,7 +45,8 @@ ARBITRATOR_CONNECTED = gauge(
 )
 ARBITRATION_STATE = gauge(
     "ndb_arbitration_state",
-    "Arbitration state of each running data node: 1 for the current state, 0 for the others.",
+    "Arbitration state as the president (label node_id), which runs the arbitration, reports"
+    " it: 1 for the current state, 0 for the others.",
     ("node_id", "state"),
 )
 
@@ -67,7 +68,12 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
         per_group[group] += 1
         add_value(arbitrator, [node], number(row["arbitrator"]))
         connected.add_metric([node], 1.0 if text(row["arb_connected"]) == "Yes" else 0.0)
-        add_states(state, [node], text(row["arb_state"]), ARBITRATION_STATES)
+    if rows:
+        president_row = next(
+            (r for r in rows if number(r["node_id"]) == number(r["president"])), rows[0]
+        )
+        node = ident(president_row["node_id"])
+        add_states(state, [node], text(president_row["arb_state"]), ARBITRATION_STATES)
     for group in sorted(per_group, key=int):
         running.add_metric([group], float(per_group[group]))
     yield from (nodegroup, running)
@@ -80,8 +86,8 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
 
 COLLECTOR = Collector(
     name="membership",
-    help="Node groups, president and arbitration state (ndbinfo.membership). On by default: one"
-    " row per running data node.",
+    help="Node groups, president, each node's arbitrator and the president's arbitration state"
+    " (ndbinfo.membership). On by default: one row per running data node.",
     default_enabled=True,
     reads={
         "membership": (

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import Collector, Context, Option, Row, gauge, ident, number, text
-from .config import flag
+from .base import Collector, Context, Option, Row, boolean, gauge, ident, number, text
 
 PAGE_BYTES = 32768
 LABELS = ("node_id", "resource")
@@ -17,7 +16,8 @@ COLUMNS = (
         "max",
         gauge(
             "ndb_resource_max_bytes",
-            "Most memory the resource may use (0: no fixed limit).",
+            "Most memory the resource may use; absent for resources without a fixed limit"
+            " (max 0: they may grow into the shared global memory).",
             LABELS,
         ),
     ),
@@ -39,8 +39,10 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
     for row in sorted(rows, key=lambda r: (number(r["node_id"]), text(r["resource_name"]))):
         labels = [ident(row["node_id"]), text(row["resource_name"])]
         for column, family in families.items():
-            if number(row[column]) is not None:
-                family.add_metric(labels, number(row[column]) * PAGE_BYTES)
+            pages = number(row[column])
+            if pages is None or (column == "max" and pages == 0):
+                continue
+            family.add_metric(labels, pages * PAGE_BYTES)
     yield from families.values()
 
 
@@ -61,7 +63,7 @@ COLLECTOR = Collector(
             "Also export the reserved and spare memory of each resource (two more series per"
             " resource and data node).",
             False,
-            flag,
+            boolean,
         ),
     ),
 )

@@ -1,10 +1,11 @@
-"""Duration of each phase of the last data node restart from ndbinfo.restart_info."""
+"""Status and duration of the last restart of each data node from ndbinfo.restart_info; the
+duration of each of its 18 phases with the option ``phases``."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import Collector, Context, Row, gauge, ident, number, text
+from .base import Collector, Context, Option, Row, add_value, boolean, gauge, ident, number, text
 
 PHASE_COLUMNS = (
     "secs_to_complete_node_failure",
@@ -43,7 +44,7 @@ DURATION = gauge(
 )
 PHASE = gauge(
     "ndb_restart_phase_seconds",
-    "Time the last restart of the data node spent in each phase.",
+    "Time the last restart of the data node spent in each phase (option phases).",
     ("node_id", "phase"),
 )
 STATUS = gauge(
@@ -60,22 +61,22 @@ SQL = (
 
 
 def collect(rows: list[Row], ctx: Context) -> Iterable:
+    phases = bool(ctx.options.get("phases"))
     duration, phase, status = DURATION.family(), PHASE.family(), STATUS.family()
     for row in sorted(rows, key=lambda r: number(r["node_id"])):
         node = ident(row["node_id"])
-        if number(row["total_restart_secs"]) is not None:
-            duration.add_metric([node], number(row["total_restart_secs"]))
-        for column in PHASE_COLUMNS:
-            if number(row[column]) is not None:
-                phase.add_metric([node, phase_name(column)], number(row[column]))
+        add_value(duration, [node], number(row["total_restart_secs"]))
+        for column in PHASE_COLUMNS if phases else ():
+            add_value(phase, [node, phase_name(column)], number(row[column]))
         status.add_metric([node, text(row["node_restart_status"])], 1.0)
-    yield from (duration, phase, status)
+    yield from (duration, phase, status) if phases else (duration, status)
 
 
 COLLECTOR = Collector(
     name="restart_info",
-    help="Status and phase durations of the last restart of each data node"
-    " (ndbinfo.restart_info). On by default: one row per data node.",
+    help="Status and duration of the last restart of each data node (ndbinfo.restart_info),"
+    " the time spent in each phase with the option phases. On by default: one row per data"
+    " node.",
     default_enabled=True,
     reads={
         "restart_info": ("node_id", "node_restart_status", *PHASE_COLUMNS, "total_restart_secs")
@@ -84,4 +85,13 @@ COLLECTOR = Collector(
     sql=SQL,
     collect=collect,
     metrics=(DURATION, PHASE, STATUS),
+    options=(
+        Option(
+            "phases",
+            "Also export the seconds the last restart spent in each of its 18 phases (18 more"
+            " series per data node); for finding the phase that makes restarts slow.",
+            False,
+            boolean,
+        ),
+    ),
 )

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from itertools import groupby
 
 from ._histograms import histogram
-from .base import Collector, Context, Option, Row, counter, ident
+from .base import Collector, Context, Option, Row, boolean, counter, ident, number
 from .base import histogram as histogram_spec
 
 # DBTC's 32 ranges grow by 1.5 from 50 us; every third one up to the 25th gives 9 buckets
@@ -51,13 +51,6 @@ def params(ctx: Context) -> tuple[int, int]:
     return flag, flag
 
 
-def boolean(value: str) -> bool:
-    lowered = value.strip().lower()
-    if lowered not in ("true", "false", "1", "0", "yes", "no"):
-        raise ValueError(f"expected true or false, got {value!r}")
-    return lowered in ("true", "1", "yes")
-
-
 def collect(rows: list[Row], ctx: Context) -> Iterable:
     detail = per_api(ctx)
     labels = _labels(detail)
@@ -71,15 +64,15 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
     for group, items in groupby(sorted(rows, key=lambda r: (key(r), float(r["upper_bound"]))), key):
         ranges = list(items)
         for operation, column in OPERATIONS.items():
-            buckets, total = histogram(
-                ((float(r["upper_bound"]), float(r[column] or 0)) for r in ranges),
-                STRIDE,
-                FIRST,
-                LAST,
-            )
+            counts = [(number(r["upper_bound"]), number(r[column])) for r in ranges]
+            if any(None in pair for pair in counts):
+                continue  # a range without a count: no histogram rather than a wrong one
+            buckets, total = histogram(counts, STRIDE, FIRST, LAST)
             time.add_metric([*group, operation], buckets, total)
         for operation, column in ERRORS.items():
-            errors.add_metric([*group, operation], sum(float(r[column] or 0) for r in ranges))
+            counts = [number(r[column]) for r in ranges]
+            if None not in counts:
+                errors.add_metric([*group, operation], sum(counts))
     yield time
     yield errors
 
@@ -89,7 +82,7 @@ COLLECTOR = Collector(
     help="Latency histograms of transactions, key operations and scans per data node"
     " (ndbinfo.tc_time_track_stats), in seconds, and their errors. On by default: the data"
     " nodes keep 32 ranges per TC instance and client node; the exporter sums them per data"
-    " node in SQL and exports every second range as a bucket.",
+    " node in SQL and exports every third range up to 0.84 s as a bucket.",
     default_enabled=True,
     reads={
         "tc_time_track_stats": (

@@ -9,14 +9,15 @@ from ndbinfo_exporter.view.samples import Samples
 
 
 def config_params(samples: Samples) -> list[ConfigParam]:
+    defaults = samples.by("ndb_config_default_value", "param")
     non_default: dict[str, list[int]] = {}
-    for labels, value in samples.select("ndb_config_non_default"):
-        if value:
-            non_default.setdefault(labels["param"], []).append(int(labels["node_id"]))
+    for labels, value in samples.select("ndb_config_value"):
+        param = labels["param"]
+        if param in defaults and value != defaults[param]:
+            non_default.setdefault(param, []).append(int(labels["node_id"]))
     inconsistent = {
         labels["param"] for labels, value in samples.select("ndb_config_inconsistent") if value
     }
-    defaults = samples.by("ndb_config_default_value", "param")
     params = []
     for param in sorted(set(non_default) | inconsistent):
         values = sorted(

@@ -32,7 +32,7 @@ SETTLE_TIMEOUT = 75.0
 PASSWORD = "ndbsim"
 EXPORTER_FLAGS = (
     "--collector.table_detail",
-    "--collector.pgman_latency",
+    "--collector.restart_info.phases=true",
     "--collector.host_cpu",
     # Prometheus scrapes every second here: leave the collectors most of that second.
     "--exporter.scrape-timeout-offset=0.1",

@@ -16,7 +16,6 @@ COLLECTORS = (
     "--no-collector.config",
     "--no-collector.counters",
     "--no-collector.dictionary",
-    "--collector.pgman_latency",
 )
 
 

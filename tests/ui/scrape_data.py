@@ -145,7 +145,6 @@ def cluster(
 def _config(running: list[int], inconsistent: dict[str, dict[int, float]]) -> list[Metric]:
     value = GaugeMetricFamily("ndb_config_value", "t", labels=["node_id", "param"])
     default = GaugeMetricFamily("ndb_config_default_value", "t", labels=["param"])
-    non_default = GaugeMetricFamily("ndb_config_non_default", "t", labels=["node_id", "param"])
     bad = GaugeMetricFamily("ndb_config_inconsistent", "t", labels=["param"])
     params = {"DataMemory": (GIB, 98 * 2**20), "TimeBetweenGlobalCheckpoints": (2000, 2000)}
     for param, (current, dflt) in params.items():
@@ -153,14 +152,11 @@ def _config(running: list[int], inconsistent: dict[str, dict[int, float]]) -> li
         for node in running:
             node_value = inconsistent.get(param, {}).get(node, current)
             value.add_metric([str(node), param], node_value)
-            if node_value != dflt:
-                non_default.add_metric([str(node), param], 1)
     for param in inconsistent:
         bad.add_metric([param], 1)
     return [
         value,
         default,
-        non_default,
         bad,
         gauge("ndb_config_inconsistent_params", value=len(inconsistent)),
     ]

@@ -95,7 +95,11 @@ class SlowChanging:
     phase or configuration generation, or the ready data nodes; "ddl": the SQL node's count
     and newest creation time of NDB tables, or its metadata change counters; "config": the
     configuration generation), when ``settled`` says the last rows describe a transition, when
-    the cluster advanced ``max_gcis`` global checkpoints, or when the maximum age passed."""
+    the cluster advanced ``max_gcis`` global checkpoints, or when the maximum age passed.
+
+    The maximum age is the exporter's (``--exporter.refresh-max-age``), one for every
+    collector: it bounds how old a change that no signal shows can get, and 0 reads every
+    collector at every scrape."""
 
     signals: frozenset[str]
     # False while the rows describe a transition (dead replicas, primaries away, a copy):
@@ -122,9 +126,6 @@ class Collector:
     # SQL-node tables the SQL reads besides ndbinfo ("information_schema.FILES" -> columns);
     # they exist from ``min_version`` on.
     server_reads: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    # Run the statement at most once in this many seconds and serve the last result in
-    # between (0: every scrape); for what changes only with hardware or configuration.
-    refresh_seconds: float = 0.0
     # Set for rows that change only with the cluster's state (see SlowChanging).
     slow: SlowChanging | None = None
 

@@ -1,13 +1,15 @@
 """Hardware of each data node host (ndbinfo.hwinfo, with the online CPUs of ndbinfo.cpuinfo).
-It changes only when a host does, so the statement runs at most every REFRESH_SECONDS."""
+
+The hardware under a data node changes only across a restart of that node, so the collector
+follows the "nodes" change signal. What no signal shows (a restart that falls between two
+scrapes, a CPU taken offline while the node runs) is read at the exporter's maximum age."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import Collector, Context, Row, gauge, ident, number, text
+from .base import Collector, Context, Row, SlowChanging, gauge, ident, number, text
 
-REFRESH_SECONDS = 600.0
 LABELS = ("node_id",)
 
 INFO = gauge(
@@ -56,7 +58,7 @@ COLLECTOR = Collector(
     name="inventory",
     help="Hardware of each data node host: CPU model, CPUs available, online, cores and"
     " sockets, memory (ndbinfo.hwinfo and cpuinfo, 8.0.23+). On by default: one row per data"
-    " node, read at most every 10 minutes.",
+    " node, read again when a data node's state changes or at the maximum age.",
     default_enabled=True,
     reads={
         "hwinfo": (
@@ -73,5 +75,5 @@ COLLECTOR = Collector(
     sql=SQL,
     collect=collect,
     metrics=(INFO, CPUS, MEMORY),
-    refresh_seconds=REFRESH_SECONDS,
+    slow=SlowChanging(frozenset({"nodes"})),
 )

@@ -8,7 +8,7 @@ import platform
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from ndbinfo_exporter import __version__, logs
@@ -63,15 +63,6 @@ class _Rendered:
     families: list[Metric]
     exposition: Exposition
     skipped: int = 0  # rows left out because a value was not a number
-    fetched_at: float = 0.0  # time.monotonic() when the rows were fetched
-
-    def fresh(self, collector: Collector, target: TargetInfo) -> bool:
-        """Still within the collector's refresh interval, for the same target."""
-        return (
-            collector.refresh_seconds > 0
-            and self.target_info == target
-            and time.monotonic() - self.fetched_at < collector.refresh_seconds
-        )
 
 
 def _collect_and_render(
@@ -79,11 +70,10 @@ def _collect_and_render(
 ) -> _Rendered:
     """Rows equal to the previous scrape's (configuration, dictionary, layout) reuse its
     families and text."""
-    now = time.monotonic()
     if previous is not None and previous.rows == rows and previous.target_info == context.target:
-        return replace(previous, fetched_at=now)
+        return previous
     families, skipped = collect_rows(collector, rows, context)
-    return _Rendered(rows, context.target, families, render(families), skipped, now)
+    return _Rendered(rows, context.target, families, render(families), skipped)
 
 
 def _fetch(sql: str, params: tuple[Any, ...] | None):
@@ -108,8 +98,6 @@ def _fetch_and_render(collector: Collector, context: Context, previous: _Rendere
     returned rather than raised, so that the pool does not take it for a broken connection."""
 
     def job(connection: PooledConnection) -> tuple[list[Row], _Rendered | Exception]:
-        if previous is not None and previous.fresh(collector, context.target):
-            return previous.rows, previous
         params = collector.params(context) if collector.params else None
         rows = _fetch(collector.sql, params)(connection)
         try:

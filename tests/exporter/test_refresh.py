@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
 from mysql.connector import errors
+from ndbinfo_exporter.collectors import inventory
 from ndbinfo_exporter.collectors.base import SlowChanging
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.scrape.refresh import (
@@ -163,8 +164,27 @@ def test_the_slowly_changing_collectors_declare_it():
         "table_info",
         "config",
         "table_detail",
+        "inventory",
     }
     assert not {"nodes", "status", "transporters", "memoryusage"} & slow
+
+
+def test_inventory_follows_the_node_signal_and_the_maximum_age():
+    """Host hardware changes only across a data node restart: a node's new state reads it
+    again, a table created or a configuration reloaded does not, and without a signal it is
+    read again at the maximum age."""
+    clock = Clock()
+    refresh = refresher(clock, max_age=60)
+    signals = parse_signals(signal_rows())
+    refresh.read("t", inventory.COLLECTOR, signals, [])
+    restarting = signal_rows(nodes=(("1", "STARTED 0 1"), ("2", "STARTING 4 1")))
+    assert refresh.due("t", inventory.COLLECTOR, parse_signals(restarting))
+    other = signal_rows(tables=("41", "2026-11-23 10:00:00"), detected="1", generation="2")
+    assert not refresh.due("t", inventory.COLLECTOR, parse_signals(other))
+    clock.now += 59.9
+    assert not refresh.due("t", inventory.COLLECTOR, signals)
+    clock.now += 0.1
+    assert refresh.due("t", inventory.COLLECTOR, signals)
 
 
 def answer(rows: list[dict]) -> Answer:
@@ -208,6 +228,35 @@ async def test_a_scrape_serves_the_last_families_until_a_signal(node):
         assert node.queries.count(statement) == 2
     finally:
         scraper.close()
+
+
+async def test_a_scrape_reads_the_inventory_again_on_a_node_signal():
+    hardware = Answer(
+        [*inventory.COLLECTOR.reads["hwinfo"], "online"],
+        [(1, 8, 4, 1, 1 << 34, "Xeon", 8), (2, 8, 4, 1, 1 << 34, "Xeon", 8)],
+    )
+    fake = FakeSqlNode(
+        password=PASSWORD,
+        objects=("nodes", "hwinfo", "cpuinfo"),
+        answers={inventory.SQL: hardware, SIGNAL_SQL: answer(signal_rows())},
+    )
+    scraper = make_scraper([inventory.COLLECTOR])
+    with RunningFakeSqlNode(fake) as node:
+        target = TargetConfig(host="127.0.0.1", port=node.port, user="exporter", password=PASSWORD)
+        try:
+            await scraper.scrape(target, timeout=5)
+            second = await scraper.scrape(target, timeout=5)
+            assert node.queries.count(inventory.SQL) == 1
+            assert len(samples(second, "ndb_data_node_memory_bytes")) == 2
+            assert set(
+                by_collector(second, "ndb_exporter_collector_last_refresh_timestamp_seconds")
+            ) == {"inventory"}
+            restarting = signal_rows(nodes=(("1", "STARTED 0 1"), ("2", "STARTING 4 1")))
+            node.answers[SIGNAL_SQL] = answer(restarting)
+            await scraper.scrape(target, timeout=5)
+            assert node.queries.count(inventory.SQL) == 2
+        finally:
+            scraper.close()
 
 
 async def test_collect_selects_collectors_and_rejects_unknown_names(node):

@@ -306,15 +306,3 @@ async def test_unchanged_rows_reuse_the_previous_rendering(node, target):
     third = await scraper.scrape(target, 5)
     assert calls == [2, 1]
     assert b"test_memo_rows 1.0" in third.exposition.text
-
-
-async def test_refresh_seconds_serve_the_last_rows_in_between(node, target):
-    every = gauge_collector("every", "SELECT node_id FROM ndbinfo.nodes")
-    rarely = gauge_collector("rarely", "SELECT node_id FROM ndbinfo.nodes", refresh_seconds=3600)
-    scraper = make_scraper([every, rarely])
-    await scraper.scrape(target, 5)
-    node.answers["SELECT node_id FROM ndbinfo.nodes"] = Answer(["node_id"], [(1,)])
-    second = await scraper.scrape(target, 5)
-    assert len(samples(second, "test_every_rows")) == 1
-    assert len(samples(second, "test_rarely_rows")) == 2  # not read again within the hour
-    assert by_collector(second, "ndb_exporter_collector_success") == {"every": 1, "rarely": 1}

@@ -1,0 +1,46 @@
+"""What a finding states whatever its outcome, declared once per check."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ndbinfo_exporter.view.models import Evidence, Finding
+
+
+@dataclass(frozen=True)
+class FindingSpec:
+    """A check's name, its usual severity and how to verify it by hand (PromQL, SQL, the
+    tuning guide's section, the advice); ``finding`` adds what one evaluation measured."""
+
+    id: str
+    title: str
+    severity: str  # "critical", "warning" or "info"
+    promql: str
+    sql: str
+    guide: str
+    advice: str
+
+    def finding(
+        self,
+        status: str,
+        summary: str,
+        evidence: Sequence[Evidence] = (),
+        severity: str | None = None,
+    ) -> Finding:
+        return Finding(
+            id=self.id,
+            title=self.title,
+            status=status,
+            severity=severity or self.severity,
+            summary=summary,
+            evidence=list(evidence),
+            promql=self.promql,
+            sql=self.sql,
+            guide=self.guide,
+            advice=self.advice,
+        )
+
+    def no_data(self, collector: str) -> Finding:
+        """Unknown: the collector the check reads gave no data (off, skipped or failed)."""
+        return self.finding("unknown", f"The {collector} collector gave no data.")

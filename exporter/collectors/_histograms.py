@@ -13,7 +13,11 @@ from the buckets (``histogram_quantile``), which do not use ``_sum``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+
+from prometheus_client.core import HistogramMetricFamily
+
+from .base import Row, number
 
 
 def histogram(
@@ -35,3 +39,23 @@ def histogram(
         lower = upper
     buckets.append(("+Inf", total))
     return buckets, estimate / 1e6
+
+
+def add_histograms(
+    family: HistogramMetricFamily,
+    labels: list[str],
+    ranges: list[Row],
+    operations: Mapping[str, str],
+    stride: int,
+    first: int,
+    last: int,
+) -> None:
+    """One histogram per operation (label value -> count column) from one group's rows, one
+    row per range with its ``upper_bound``; none for an operation with a range without a
+    count, rather than a wrong one."""
+    for operation, column in operations.items():
+        counts = [(number(row["upper_bound"]), number(row[column])) for row in ranges]
+        if any(None in pair for pair in counts):
+            continue
+        buckets, total = histogram(counts, stride, first, last)
+        family.add_metric([*labels, operation], buckets, total)

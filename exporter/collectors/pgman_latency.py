@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import groupby
 
-from ._histograms import histogram
+from ._histograms import add_histograms
 from .base import Collector, Context, Row, ident, number
 from .base import histogram as histogram_spec
 
@@ -34,15 +34,9 @@ TIME = histogram_spec(
 
 def collect(rows: list[Row], ctx: Context) -> Iterable:
     family = TIME.family()
-    ordered = sorted(rows, key=lambda r: (int(r["node_id"]), float(r["upper_bound"])))
-    for node, items in groupby(ordered, key=lambda r: ident(r["node_id"])):
-        ranges = list(items)
-        for operation, column in OPERATIONS.items():
-            counts = [(number(r["upper_bound"]), number(r[column])) for r in ranges]
-            if any(None in pair for pair in counts):
-                continue  # a range without a count: no histogram rather than a wrong one
-            buckets, total = histogram(counts, STRIDE, FIRST, LAST)
-            family.add_metric([node, operation], buckets, total)
+    ordered = sorted(rows, key=lambda r: number(r["node_id"]))
+    for node, ranges in groupby(ordered, key=lambda r: ident(r["node_id"])):
+        add_histograms(family, [node], list(ranges), OPERATIONS, STRIDE, FIRST, LAST)
     yield family
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import groupby
 
-from ._histograms import histogram
+from ._histograms import add_histograms
 from .base import Collector, Context, Option, Row, boolean, counter, ident, number
 from .base import histogram as histogram_spec
 
@@ -61,14 +61,12 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
         node = ident(row["node_id"])
         return (node, ident(row["comm_node_id"])) if detail else (node,)
 
-    for group, items in groupby(sorted(rows, key=lambda r: (key(r), float(r["upper_bound"]))), key):
+    def order(row: Row) -> tuple:
+        return (number(row["node_id"]), number(row["comm_node_id"]))
+
+    for group, items in groupby(sorted(rows, key=order), key):
         ranges = list(items)
-        for operation, column in OPERATIONS.items():
-            counts = [(number(r["upper_bound"]), number(r[column])) for r in ranges]
-            if any(None in pair for pair in counts):
-                continue  # a range without a count: no histogram rather than a wrong one
-            buckets, total = histogram(counts, STRIDE, FIRST, LAST)
-            time.add_metric([*group, operation], buckets, total)
+        add_histograms(time, list(group), ranges, OPERATIONS, STRIDE, FIRST, LAST)
         for operation, column in ERRORS.items():
             counts = [number(r[column]) for r in ranges]
             if None not in counts:

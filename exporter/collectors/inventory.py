@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import Collector, Context, Row, SlowChanging, gauge, ident, number, text
+from .base import Collector, Context, Row, SlowChanging, add_value, gauge, ident, number, text
 
 LABELS = ("node_id",)
 
@@ -47,10 +47,8 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
         node = ident(row["node_id"])
         info.add_metric([node, text(row["model_name"]).strip()], 1.0)
         for kind, column in KINDS:
-            if number(row[column]) is not None:
-                cpus.add_metric([node, kind], number(row[column]))
-        if number(row["HW_memory_size"]) is not None:
-            memory.add_metric([node], number(row["HW_memory_size"]))
+            add_value(cpus, [node, kind], number(row[column]))
+        add_value(memory, [node], number(row["HW_memory_size"]))
     yield from (info, cpus, memory)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import Collector, Context, Row, add_states, gauge, ident, number, text
+from .base import Collector, Context, Row, add_states, add_value, gauge, ident, number, text
 
 STATES = (
     "NOTHING",
@@ -52,8 +52,7 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
             (uptime, "uptime"),
             (generation, "config_generation"),
         ):
-            if number(row[column]) is not None:
-                family.add_metric([node], number(row[column]))
+            add_value(family, [node], number(row[column]))
     yield from (status, phase, uptime, generation)
 
 

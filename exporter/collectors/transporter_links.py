@@ -5,7 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import Collector, Context, Row, add_states, counter, gauge, ident, number, text
+from .base import (
+    Collector,
+    Context,
+    Row,
+    add_states,
+    add_value,
+    counter,
+    gauge,
+    ident,
+    number,
+    text,
+)
 
 STATES = ("CONNECTED", "CONNECTING", "DISCONNECTED", "DISCONNECTING")
 LABELS = ("node_id", "remote_node_id")
@@ -39,8 +50,7 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
         labels = [ident(row["node_id"]), ident(row["remote_node_id"])]
         add_states(state, labels, text(row["status"]), STATES)
         for column, family in families.items():
-            if number(row[column]) is not None:
-                family.add_metric(labels, number(row[column]))
+            add_value(family, labels, number(row[column]))
     yield state
     yield from families.values()
 

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 
 import mysql.connector
 from mysql.connector import errors
-from ndbinfo_exporter.collectors.base import TargetInfo
+from ndbinfo_exporter.collectors.base import Row, TargetInfo
 from ndbinfo_exporter.scrape.sql_node import detect
 from ndbinfo_exporter.targets import TargetConfig
 
@@ -49,6 +49,17 @@ class PooledConnection:
     def set_deadline(self, deadline: float) -> None:
         """Bound the next reads by a monotonic ``deadline`` (the driver wants whole seconds)."""
         self.raw.read_timeout = max(1, math.ceil(deadline - time.monotonic()))
+
+    def rows(self, sql: str, params: tuple[Any, ...] | None = None) -> list[Row]:
+        """Every row of the statement as a dict. The plain cursor, zipped with the column
+        names once: the connector's dictionary cursor works the names out again for every row."""
+        cursor = self.raw.cursor()
+        try:
+            cursor.execute(sql, params)
+            names = cursor.column_names
+            return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+        finally:
+            cursor.close()
 
 
 class ConnectionPool:

@@ -102,14 +102,7 @@ def read_signals(connection: PooledConnection) -> Signals:
     """A pool job. A statement the SQL node refuses (no data node, no privilege) raises, and
     the caller takes the signals as UNKNOWN, so that the collectors run as they would
     without them."""
-    cursor = connection.raw.cursor()
-    try:
-        cursor.execute(SIGNAL_SQL)
-        rows = cursor.fetchall()
-        names = cursor.column_names
-    finally:
-        cursor.close()
-    return parse_signals([dict(zip(names, row, strict=True)) for row in rows])
+    return parse_signals(connection.rows(SIGNAL_SQL))
 
 
 @dataclass

@@ -76,22 +76,6 @@ def _collect_and_render(
     return _Rendered(rows, context.target, families, render(families), skipped)
 
 
-def _fetch(sql: str, params: tuple[Any, ...] | None):
-    def job(connection: PooledConnection) -> list[Row]:
-        # The plain cursor, zipped with the column names once: the connector's dictionary
-        # cursor works the names out again for every row.
-        cursor = connection.raw.cursor()
-        try:
-            cursor.execute(sql, params)
-            rows = cursor.fetchall()
-            names = cursor.column_names
-            return [dict(zip(names, row, strict=True)) for row in rows]
-        finally:
-            cursor.close()
-
-    return job
-
-
 def _fetch_and_render(collector: Collector, context: Context, previous: _Rendered | None):
     """A pool job that renders on the thread that fetched the rows, as soon as they arrive,
     so that rendering overlaps with the other collectors' queries. A failing ``collect`` is
@@ -99,7 +83,7 @@ def _fetch_and_render(collector: Collector, context: Context, previous: _Rendere
 
     def job(connection: PooledConnection) -> tuple[list[Row], _Rendered | Exception]:
         params = collector.params(context) if collector.params else None
-        rows = _fetch(collector.sql, params)(connection)
+        rows = connection.rows(collector.sql, params)
         try:
             return rows, _collect_and_render(collector, rows, context, previous)
         except Exception as exc:
@@ -249,7 +233,7 @@ class Scraper:
 
     async def query(self, target: TargetConfig, sql: str, timeout: float) -> list[Row]:
         return await self.pool(target).run(
-            target, _fetch(sql, None), min(timeout, self._query_timeout)
+            target, lambda connection: connection.rows(sql), min(timeout, self._query_timeout)
         )
 
     async def _collect(

@@ -132,6 +132,10 @@ def _alive(connection: PooledConnection) -> TargetInfo:
     return connection.info
 
 
+def _up(value: int) -> GaugeMetricFamily:
+    return _gauge("ndb_up", "1 if the SQL node answered this scrape.", value)
+
+
 def _build_info() -> GaugeMetricFamily:
     family = GaugeMetricFamily(
         "ndb_exporter_build_info",
@@ -282,7 +286,7 @@ class Scraper:
             for collector, (result, seconds) in zip(runnable, results, strict=True)
         ]
         families: list[Metric] = [
-            _gauge("ndb_up", "1 if the SQL node answered this scrape.", 1),
+            _up(1),
             _build_info(),
             _version_info(info),
         ]
@@ -407,7 +411,7 @@ class Scraper:
 
 
 def _down(target: TargetConfig, error: str) -> ScrapeResult:
-    down = [_gauge("ndb_up", "1 if the SQL node answered this scrape.", 0), _build_info()]
+    down = [_up(0), _build_info()]
     return ScrapeResult(
         target=target.name,
         up=False,

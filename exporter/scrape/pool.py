@@ -179,24 +179,14 @@ class ConnectionPool:
         if connection is None:
             connection = self._connect(target, deadline)
         try:
-            connection.set_deadline(deadline)
-            result = job(connection)
+            result = self._attempt(connection, job, deadline)
         except errors.Error as exc:
-            self._close(connection)
             if not (reused and isinstance(exc, _CONNECTION_ERRORS) and time.monotonic() < deadline):
                 raise
             log.debug("replacing a stale pooled connection to %s", self.name)
             self._reserve()
             connection = self._connect(target, deadline)
-            try:
-                connection.set_deadline(deadline)
-                result = job(connection)
-            except BaseException:
-                self._close(connection)
-                raise
-        except BaseException:
-            self._close(connection)
-            raise
+            result = self._attempt(connection, job, deadline)
         with self._lock:
             keep = not (abandoned.is_set() or self._closed)
             if keep:
@@ -204,6 +194,17 @@ class ConnectionPool:
         if not keep:
             self._close(connection)
         return result
+
+    def _attempt(
+        self, connection: PooledConnection, job: Callable[[PooledConnection], T], deadline: float
+    ) -> T:
+        """The job on ``connection``, which is closed when the job raises."""
+        try:
+            connection.set_deadline(deadline)
+            return job(connection)
+        except BaseException:
+            self._close(connection)
+            raise
 
     def _take_idle(self, target: TargetConfig) -> PooledConnection | None:
         """An idle connection for ``target``, or None after reserving room for a new one."""

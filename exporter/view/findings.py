@@ -23,7 +23,6 @@ PRIMARY_SPREAD_HIGH = 0.2  # (max - min) / max of the primaries within one node 
 MIN_SCANS = 20  # fewer scans than this in the window say nothing about pruning
 MIN_COMMITS = 20
 NAMES_SHOWN = 20
-SEND_BUFFER_WARNING = 0.8
 SEND_BUFFER_CRITICAL = 0.95
 TABLESPACE_WARNING = 0.8
 TABLESPACE_CRITICAL = 0.9
@@ -673,7 +672,7 @@ def send_buffers(inputs: Inputs) -> Finding:
             "Data node {nodes} holds {worst} of its send buffer memory.",
             "Data nodes {nodes} hold up to {worst} of their send buffer memory.",
         ),
-        limits=(SEND_BUFFER_WARNING, SEND_BUFFER_CRITICAL),
+        limits=(thresholds.SEND_BUFFER_WARNING, SEND_BUFFER_CRITICAL),
     )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ndbinfo_exporter.view import thresholds
 from ndbinfo_exporter.view.finding_spec import FindingSpec
 from ndbinfo_exporter.view.models import Evidence, Finding
 
@@ -16,7 +17,6 @@ if TYPE_CHECKING:
 HOT_TABLE_SHARE = 0.3  # of the key reads of the tables the hot_tables collector exports
 LDM_SATURATED = 0.85  # exec share of the last second
 TC_IDLE = 0.3
-IDLE_TRANSACTION_SECONDS = 60.0
 
 
 def hot_table_without_read_backup(inputs: Inputs) -> Finding:
@@ -144,7 +144,9 @@ def idle_transactions_holding_locks(inputs: Inputs) -> Finding:
         return spec.no_data("transactions")
     held = inputs.samples.by_node("ndb_locks", state="held")
     waiting = inputs.samples.by_node("ndb_locks", state="waiting")
-    nodes = sorted(n for n, s in idle.items() if s > IDLE_TRANSACTION_SECONDS and held.get(n))
+    nodes = sorted(
+        n for n, s in idle.items() if s > thresholds.IDLE_TRANSACTION_SECONDS and held.get(n)
+    )
     evidence = [
         Evidence(
             label=f"node {n}",
@@ -157,7 +159,7 @@ def idle_transactions_holding_locks(inputs: Inputs) -> Finding:
         return spec.finding(
             "problem",
             f"Data node(s) {', '.join(map(str, nodes))} coordinate a transaction idle "
-            f"for more than {IDLE_TRANSACTION_SECONDS:.0f} s while row locks are held.",
+            f"for more than {thresholds.IDLE_TRANSACTION_SECONDS:.0f} s while row locks are held.",
             evidence,
         )
     return spec.finding(

@@ -645,7 +645,10 @@ def send_buffers(inputs: Inputs) -> Finding:
         id="send_buffers_full",
         title="Send buffer memory nearly used up",
         severity="warning",
-        promql="ndb_send_buffer_allocated_bytes / ndb_send_buffer_limit_bytes > 0.8",
+        promql=(
+            "ndb_send_buffer_allocated_bytes / ndb_send_buffer_limit_bytes"
+            f" > {thresholds.SEND_BUFFER_WARNING}"
+        ),
         sql=(
             "SELECT node_id, SUM(sendbuffer_alloc_bytes) FROM ndbinfo.transporter_details\n"
             "GROUP BY node_id;\n"
@@ -683,7 +686,8 @@ def tablespace(inputs: Inputs) -> Finding:
         severity="warning",
         promql=(
             '1 - sum by (filegroup) (ndb_disk_data_file_free_bytes{type="DATAFILE"})\n'
-            '  / sum by (filegroup) (ndb_disk_data_file_size_bytes{type="DATAFILE"}) > 0.8'
+            '  / sum by (filegroup) (ndb_disk_data_file_size_bytes{type="DATAFILE"})'
+            f" > {TABLESPACE_WARNING}"
         ),
         sql=(
             "SELECT TABLESPACE_NAME, FILE_NAME, FREE_EXTENTS, TOTAL_EXTENTS, EXTENT_SIZE\n"

@@ -74,8 +74,10 @@ def ldm_saturated_tc_idle(inputs: Inputs) -> Finding:
         title="LDM threads saturated while TC threads idle",
         severity="warning",
         promql=(
-            'max by (node_id) (ndb_thread_time_ratio{activity="exec", thread="ldm"}) > 0.85\n'
-            '  and max by (node_id) (ndb_thread_time_ratio{activity="exec", thread="tc"}) < 0.3'
+            'max by (node_id) (ndb_thread_time_ratio{activity="exec", thread="ldm"})'
+            f" > {LDM_SATURATED}\n"
+            '  and max by (node_id) (ndb_thread_time_ratio{activity="exec", thread="tc"})'
+            f" < {TC_IDLE}"
         ),
         sql=(
             "SELECT c.node_id, c.thr_no, t.thr_nm, c.thread_exec FROM ndbinfo.cpustat c\n"
@@ -122,14 +124,14 @@ def idle_transactions_holding_locks(inputs: Inputs) -> Finding:
         title="Idle transactions holding row locks",
         severity="warning",
         promql=(
-            "ndb_transaction_longest_inactive_seconds > 60\n"
+            f"ndb_transaction_longest_inactive_seconds > {thresholds.IDLE_TRANSACTION_SECONDS}\n"
             '  and on (cluster, instance, node_id) ndb_locks{state="held"} > 0'
         ),
         sql=(
             "SELECT t.node_id, t.transid, t.inactive_seconds, t.count_operations,\n"
             "  COUNT(l.lock_num) AS locks FROM ndbinfo.cluster_transactions t\n"
             "LEFT JOIN ndbinfo.cluster_locks l ON l.transid = t.transid\n"
-            "WHERE t.inactive_seconds > 60 GROUP BY 1, 2, 3, 4"
+            f"WHERE t.inactive_seconds > {thresholds.IDLE_TRANSACTION_SECONDS} GROUP BY 1, 2, 3, 4"
         ),
         guide="4.6 Parameter tuning (Parameteroptimierung): TransactionInactiveTimeout",
         advice=(

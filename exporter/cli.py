@@ -88,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         extra={
             "fields": {
                 "version": __version__,
-                "address": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
+                "address": targets.join_address(host, port),
                 "tls": tls is not None,
                 "basic_auth": bool(web and web.basic_auth),
                 "target": resolved.default.name,

@@ -20,6 +20,7 @@ from ndbinfo_exporter import webconfig
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.errors import ConfigError
 from ndbinfo_exporter.settings import listen_host_port, parse
+from ndbinfo_exporter.targets import join_address
 
 PATH = "/livez"
 TIMEOUT_SECONDS = 4.0
@@ -44,17 +45,14 @@ def url_and_tls(argv: Sequence[str]) -> tuple[str, ssl.SSLContext | None]:
     settings = parse(argv, all_collectors())
     host, port = listen_host_port(settings.listen_address)
     host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
+    address = join_address(host, port)
     web = webconfig.load(settings.web_config_file) if settings.web_config_file else None
     if web is None or web.tls is None:
-        return f"http://{_bracket(host)}:{port}{PATH}", None
+        return f"http://{address}{PATH}", None
     context = ssl.create_default_context()
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE
-    return f"https://{_bracket(host)}:{port}{PATH}", context
-
-
-def _bracket(host: str) -> str:
-    return f"[{host}]" if ":" in host else host
+    return f"https://{address}{PATH}", context
 
 
 def main(argv: Sequence[str] | None = None) -> int:

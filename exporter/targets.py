@@ -31,10 +31,7 @@ class TargetConfig:
 
     @property
     def name(self) -> str:
-        if self.socket:
-            return self.socket
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{host}:{self.port}"
+        return self.socket or join_address(self.host, self.port)
 
     @property
     def key(self) -> tuple[str, str, str | None]:
@@ -73,6 +70,11 @@ def split_address(address: str, default_port: int = DEFAULT_PORT) -> tuple[str, 
     return host, int(port_text)
 
 
+def join_address(host: str, port: int) -> str:
+    """(host, port) -> "host:port", an IPv6 address in brackets, as ``split_address`` reads it."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 @functools.cache
 def pattern_regex(pattern: str) -> re.Pattern[str]:
     """A host:port glob: ``*`` and ``?`` stay within one dot-separated part of the host (or
@@ -99,8 +101,7 @@ def normalise_host(host: str) -> str:
 
 
 def _normalise(host: str, port: int) -> str:
-    host = normalise_host(host)
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    return join_address(normalise_host(host), port)
 
 
 def _matches(address: str, patterns: tuple[str, ...]) -> bool:

@@ -81,14 +81,11 @@ class BasicAuth:
         self._executor = ThreadPoolExecutor(self.BCRYPT_THREADS, thread_name_prefix="bcrypt")
         self._per_client: dict[str, _ClientQueue] = {}
 
-    def cached(self, user: bytes, password: bytes) -> bool:
-        return _digest(user, password) in self._verified
-
     async def verify(self, authorization: str | None, client: str) -> bool:
         credentials = _parse_basic(authorization)
         if credentials is None:
             return False
-        if self.cached(*credentials):
+        if _digest(*credentials) in self._verified:
             return True
         entry = self._per_client.setdefault(client, _ClientQueue())
         entry.waiting += 1
@@ -100,13 +97,6 @@ class BasicAuth:
             entry.waiting -= 1
             if entry.waiting == 0:
                 del self._per_client[client]
-
-    def check(self, authorization: str | None) -> bool:
-        """The same decision, blocking (for tests and callers outside an event loop)."""
-        credentials = _parse_basic(authorization)
-        if credentials is None:
-            return False
-        return self.cached(*credentials) or self._check(*credentials)
 
     def _check(self, user: bytes, password: bytes) -> bool:
         hashed = self._users.get(user.decode("utf-8", "replace"))

@@ -23,7 +23,6 @@ PRIMARY_SPREAD_HIGH = 0.2  # (max - min) / max of the primaries within one node 
 MIN_SCANS = 20  # fewer scans than this in the window say nothing about pruning
 MIN_COMMITS = 20
 NAMES_SHOWN = 20
-SEND_BUFFER_WARNING = 0.8
 SEND_BUFFER_CRITICAL = 0.95
 TABLESPACE_WARNING = 0.8
 TABLESPACE_CRITICAL = 0.9
@@ -646,7 +645,10 @@ def send_buffers(inputs: Inputs) -> Finding:
         id="send_buffers_full",
         title="Send buffer memory nearly used up",
         severity="warning",
-        promql="ndb_send_buffer_allocated_bytes / ndb_send_buffer_limit_bytes > 0.8",
+        promql=(
+            "ndb_send_buffer_allocated_bytes / ndb_send_buffer_limit_bytes"
+            f" > {thresholds.SEND_BUFFER_WARNING}"
+        ),
         sql=(
             "SELECT node_id, SUM(sendbuffer_alloc_bytes) FROM ndbinfo.transporter_details\n"
             "GROUP BY node_id;\n"
@@ -673,7 +675,7 @@ def send_buffers(inputs: Inputs) -> Finding:
             "Data node {nodes} holds {worst} of its send buffer memory.",
             "Data nodes {nodes} hold up to {worst} of their send buffer memory.",
         ),
-        limits=(SEND_BUFFER_WARNING, SEND_BUFFER_CRITICAL),
+        limits=(thresholds.SEND_BUFFER_WARNING, SEND_BUFFER_CRITICAL),
     )
 
 
@@ -684,7 +686,8 @@ def tablespace(inputs: Inputs) -> Finding:
         severity="warning",
         promql=(
             '1 - sum by (filegroup) (ndb_disk_data_file_free_bytes{type="DATAFILE"})\n'
-            '  / sum by (filegroup) (ndb_disk_data_file_size_bytes{type="DATAFILE"}) > 0.8'
+            '  / sum by (filegroup) (ndb_disk_data_file_size_bytes{type="DATAFILE"})'
+            f" > {TABLESPACE_WARNING}"
         ),
         sql=(
             "SELECT TABLESPACE_NAME, FILE_NAME, FREE_EXTENTS, TOTAL_EXTENTS, EXTENT_SIZE\n"

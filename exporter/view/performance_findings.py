@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ndbinfo_exporter.view import thresholds
 from ndbinfo_exporter.view.finding_spec import FindingSpec
 from ndbinfo_exporter.view.models import Evidence, Finding
 
@@ -16,7 +17,6 @@ if TYPE_CHECKING:
 HOT_TABLE_SHARE = 0.3  # of the key reads of the tables the hot_tables collector exports
 LDM_SATURATED = 0.85  # exec share of the last second
 TC_IDLE = 0.3
-IDLE_TRANSACTION_SECONDS = 60.0
 
 
 def hot_table_without_read_backup(inputs: Inputs) -> Finding:
@@ -74,8 +74,10 @@ def ldm_saturated_tc_idle(inputs: Inputs) -> Finding:
         title="LDM threads saturated while TC threads idle",
         severity="warning",
         promql=(
-            'max by (node_id) (ndb_thread_time_ratio{activity="exec", thread="ldm"}) > 0.85\n'
-            '  and max by (node_id) (ndb_thread_time_ratio{activity="exec", thread="tc"}) < 0.3'
+            'max by (node_id) (ndb_thread_time_ratio{activity="exec", thread="ldm"})'
+            f" > {LDM_SATURATED}\n"
+            '  and max by (node_id) (ndb_thread_time_ratio{activity="exec", thread="tc"})'
+            f" < {TC_IDLE}"
         ),
         sql=(
             "SELECT c.node_id, c.thr_no, t.thr_nm, c.thread_exec FROM ndbinfo.cpustat c\n"
@@ -122,14 +124,14 @@ def idle_transactions_holding_locks(inputs: Inputs) -> Finding:
         title="Idle transactions holding row locks",
         severity="warning",
         promql=(
-            "ndb_transaction_longest_inactive_seconds > 60\n"
+            f"ndb_transaction_longest_inactive_seconds > {thresholds.IDLE_TRANSACTION_SECONDS}\n"
             '  and on (cluster, instance, node_id) ndb_locks{state="held"} > 0'
         ),
         sql=(
             "SELECT t.node_id, t.transid, t.inactive_seconds, t.count_operations,\n"
             "  COUNT(l.lock_num) AS locks FROM ndbinfo.cluster_transactions t\n"
             "LEFT JOIN ndbinfo.cluster_locks l ON l.transid = t.transid\n"
-            "WHERE t.inactive_seconds > 60 GROUP BY 1, 2, 3, 4"
+            f"WHERE t.inactive_seconds > {thresholds.IDLE_TRANSACTION_SECONDS} GROUP BY 1, 2, 3, 4"
         ),
         guide="4.6 Parameter tuning (Parameteroptimierung): TransactionInactiveTimeout",
         advice=(
@@ -144,7 +146,9 @@ def idle_transactions_holding_locks(inputs: Inputs) -> Finding:
         return spec.no_data("transactions")
     held = inputs.samples.by_node("ndb_locks", state="held")
     waiting = inputs.samples.by_node("ndb_locks", state="waiting")
-    nodes = sorted(n for n, s in idle.items() if s > IDLE_TRANSACTION_SECONDS and held.get(n))
+    nodes = sorted(
+        n for n, s in idle.items() if s > thresholds.IDLE_TRANSACTION_SECONDS and held.get(n)
+    )
     evidence = [
         Evidence(
             label=f"node {n}",
@@ -157,7 +161,7 @@ def idle_transactions_holding_locks(inputs: Inputs) -> Finding:
         return spec.finding(
             "problem",
             f"Data node(s) {', '.join(map(str, nodes))} coordinate a transaction idle "
-            f"for more than {IDLE_TRANSACTION_SECONDS:.0f} s while row locks are held.",
+            f"for more than {thresholds.IDLE_TRANSACTION_SECONDS:.0f} s while row locks are held.",
             evidence,
         )
     return spec.finding(

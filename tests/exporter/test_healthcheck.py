@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 
 import pytest
+from live_stack import free_port
 from ndbinfo_exporter.testing import running_exporter
 from test_webconfig import WEB_PASSWORD, bcrypt_hash, make_cert
 
@@ -14,12 +14,6 @@ pytestmark = pytest.mark.integration
 CHECK = [sys.executable, "-m", "ndbinfo_exporter.healthcheck"]
 BASIC_AUTH = "basic_auth_users:\n  prometheus: '{hash}'\n"
 TLS = "tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def check(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

@@ -35,7 +35,7 @@ def bcrypt_hash(password: str) -> str:
 
 
 @pytest.mark.integration
-def test_load_relative_paths_and_users(tmp_path):
+async def test_load_relative_paths_and_users(tmp_path):
     make_cert(tmp_path)
     path = tmp_path / "web.yml"
     path.write_text(
@@ -50,12 +50,13 @@ def test_load_relative_paths_and_users(tmp_path):
     good = "Basic " + base64.b64encode(f"prometheus:{WEB_PASSWORD}".encode()).decode()
     bad = "Basic " + base64.b64encode(b"prometheus:wrong").decode()
     unknown = "Basic " + base64.b64encode(f"nobody:{WEB_PASSWORD}".encode()).decode()
-    assert auth.check(good) and auth.check(good)
-    assert not auth.check(bad)
-    assert not auth.check(unknown)
-    assert not auth.check(None)
-    assert not auth.check("Bearer abc")
-    assert not auth.check("Basic !!!")
+    client = "127.0.0.1"
+    assert await auth.verify(good, client) and await auth.verify(good, client)
+    assert not await auth.verify(bad, client)
+    assert not await auth.verify(unknown, client)
+    assert not await auth.verify(None, client)
+    assert not await auth.verify("Bearer abc", client)
+    assert not await auth.verify("Basic !!!", client)
 
 
 @pytest.mark.parametrize(

@@ -9,13 +9,13 @@ import pytest
 import yaml
 from ndbinfo_exporter.view import thresholds
 
-RULES = Path(__file__).parents[2] / "provisioning" / "prometheus" / "rules" / "ndb-alerts.yml"
+RULES = Path(__file__).parents[2] / "provisioning" / "prometheus" / "rules"
 # "> 0.8", "> 300": the comparisons of an expression; "> 0" only filters (rate > 0, total > 0).
 COMPARISON = re.compile(r">\s*([0-9]+(?:\.[0-9]+)?)\b")
 
 
 def alert_expressions() -> dict[str, str]:
-    groups = yaml.safe_load(RULES.read_text())["groups"]
+    groups = [g for path in RULES.glob("*.yml") for g in yaml.safe_load(path.read_text())["groups"]]
     return {r["alert"]: r["expr"] for g in groups for r in g["rules"] if "alert" in r}
 
 

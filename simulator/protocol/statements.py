@@ -20,6 +20,7 @@ from ndbsim.engine.mysqltypes import WireColumn, parse_type, wire_from_duckdb
 from ndbsim.engine.translate import MYSQL, Plan, Session, mysql_semantics, parse, quote
 from ndbsim.errors import CLUSTER_FAILURE, SqlError
 from ndbsim.protocol import replies, sysvars
+from ndbsim.protocol.sqltext import bind, placeholders
 from ndbsim.protocol.status import ServerCounters, SessionCounters, StatusView
 from sqlglot import expressions as exp
 from sqlglot.tokens import TokenType
@@ -106,7 +107,7 @@ class SessionState:
         self.user = ""
         self.host = "localhost"
         self.wire_columns: list[WireColumn] = []
-        self.prepared: dict[str, tuple[str, int]] = {}
+        self.prepared: dict[str, tuple[str, list[int]]] = {}  # name -> (text, placeholders)
         self.killed = False
         self.info: str | None = None
         self.last_active = time.monotonic()
@@ -222,7 +223,7 @@ class SessionState:
             if not first_keyword(body):
                 raise SqlError(1065, "Query was empty")
             parse(body.replace("?", "NULL"))  # a syntax error shows at PREPARE, as on mysqld
-            self.prepared[_unquote(m["name"]).lower()] = (body, len(params))
+            self.prepared[_unquote(m["name"]).lower()] = (body, params)
             return None
         m = _EXECUTE.match(text) if keyword == "execute" else None
         if m:
@@ -231,12 +232,12 @@ class SessionState:
                 raise SqlError(
                     1243, f"Unknown prepared statement handler ({m['name']}) given to EXECUTE"
                 )
-            body, count = self.prepared[name]
+            body, params = self.prepared[name]
             names = [v.strip() for v in (m["vars"] or "").split(",") if v.strip()]
-            if len(names) != count or any(not v.startswith("@") for v in names):
+            if len(names) != len(params) or any(not v.startswith("@") for v in names):
                 raise SqlError(1210, "Incorrect arguments to EXECUTE")
             values = [self.user_vars.get(v[1:].strip("`").lower()) for v in names]
-            bound = bind(body, values)
+            bound = bind(body, params, values)
             return await self._dispatch(first_keyword(bound), bound, warnings)
         m = _DEALLOCATE.match(text)
         if m:
@@ -989,37 +990,6 @@ def com_counter(keyword: str, sql: str) -> str | None:
     words = [w.lower() for w in sql.split()[1:4]]
     words = [w for w in words if w not in ("global", "session", "local", "full", "extended")]
     return f"Com_show_{_COM_SHOW[words[0]]}" if words and words[0] in _COM_SHOW else None
-
-
-def placeholders(sql: str) -> list[tuple[int, int]]:
-    """(start, end) of each ? parameter marker outside quotes and comments."""
-    try:
-        tokens = MYSQL_TOKENIZER(sql)
-    except Exception:
-        raise SqlError(1064, _syntax_near(sql)) from None
-    return [(t.start, t.end + 1) for t in tokens if t.token_type == TokenType.PLACEHOLDER]
-
-
-def bind(sql: str, values: list[Any]) -> str:
-    """The statement with its ? markers replaced by the values as SQL literals."""
-    out, last = [], 0
-    for (start, end), value in zip(placeholders(sql), values, strict=True):
-        out.append(sql[last:start])
-        out.append(sql_literal(value))
-        last = end
-    out.append(sql[last:])
-    return "".join(out)
-
-
-def sql_literal(value: Any) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return str(int(value))
-    if isinstance(value, (int, float)):
-        return repr(value)
-    text = str(value).replace("\\", "\\\\").replace("'", "''")
-    return f"'{text}'"
 
 
 def _set_items(sql: str) -> list[str]:

@@ -304,11 +304,7 @@ class SessionState:
         return name, db or self.database
 
     def use(self, database: str) -> None:
-        for name in infoschema.DATABASES:
-            if database == name or (name != SCHEMA and database.lower() == name):
-                self.database = name
-                return
-        raise SqlError(1049, f"Unknown database '{database}'")
+        self.database = _known_database(database)
 
     def translation_session(self) -> Session:
         functions = {
@@ -555,7 +551,7 @@ class SessionState:
         m = _SHOW_CREATE_DB.match(text)
         if m:
             database = _unquote(m["db"])
-            self._check_db(database)
+            _known_database(database)
             charset = "latin1" if version.is_7x else "utf8mb4 COLLATE utf8mb4_0900_ai_ci"
             tail = "" if version.is_7x else " /*!80016 DEFAULT ENCRYPTION='N' */"
             return _plain(
@@ -607,10 +603,7 @@ class SessionState:
         return _plain(header, rows)
 
     def _show_table_status(self, db: str | None, filt: str | None) -> WireResult:
-        database = _unquote(db) if db else self.database
-        if not database:
-            raise SqlError(1046, "No database selected")
-        self._check_db(database)
+        database = self._shown_database(db)
         show_hidden = bool(self.variables.get_variable("ndbinfo_show_hidden"))
         rows = []
         if database == SCHEMA:
@@ -627,10 +620,7 @@ class SessionState:
             return self._status_rows(scope)
 
     def _show_tables(self, full: bool, db: str | None, filt: str | None) -> WireResult:
-        database = _unquote(db) if db else self.database
-        if not database:
-            raise SqlError(1046, "No database selected")
-        self._check_db(database)
+        database = self._shown_database(db)
         show_hidden = bool(self.variables.get_variable("ndbinfo_show_hidden"))
         if database == SCHEMA:
             objs = self.node.catalog.listed(show_hidden)
@@ -649,11 +639,13 @@ class SessionState:
             rows = [r[:1] for r in rows]
         return self._listing(header, rows, filt, column)
 
-    def _check_db(self, database: str) -> None:
-        if not any(
-            database == n or (n != SCHEMA and database.lower() == n) for n in infoschema.DATABASES
-        ):
-            raise SqlError(1049, f"Unknown database '{database}'")
+    def _shown_database(self, db: str | None) -> str:
+        """The database a SHOW ... FROM names, else the current one."""
+        database = _unquote(db) if db else self.database
+        if not database:
+            raise SqlError(1046, "No database selected")
+        _known_database(database)
+        return database
 
     def _table_def(self, database: str | None, table: str) -> TableDef:
         database = database or self.database
@@ -1034,6 +1026,14 @@ def _string_literal(text: str) -> str | None:
 def first_keyword(sql: str) -> str:
     m = _WORD.match(sql)
     return m.group(1).lower() if m else ""
+
+
+def _known_database(name: str) -> str:
+    """The database `name` is (ndbinfo's name is case-sensitive, the system schemas' not)."""
+    for known in infoschema.DATABASES:
+        if name == known or (known != SCHEMA and name.lower() == known):
+            return known
+    raise SqlError(1049, f"Unknown database '{name}'")
 
 
 def _unquote(name: str) -> str:

@@ -335,6 +335,7 @@ class SessionState:
         plan = self.node.plan(sql, trees[0], self.translation_session())
         node = self.node
         offline = bool(plan.objects) and bool(node.store.values["ndbinfo_offline"])
+        reads: set[str] = set()  # ndbinfo objects read, with those under the views
         if plan.objects and not offline:
             reads = set().union(*(node.reads[o] for o in plan.objects))
             delay = node.cluster.faults.ndbinfo_latency(reads)
@@ -345,16 +346,16 @@ class SessionState:
                 raise SqlError(*CLUSTER_FAILURE)
         if offline:
             warnings.append(("Note", 1, _OFFLINE_NOTE))
-        rows, description = await asyncio.to_thread(self._run, plan, offline)
+        rows, description = await asyncio.to_thread(self._run, plan, offline, reads)
         return _result_set(plan, rows, description)
 
-    def _run(self, plan: Plan, offline: bool) -> tuple[list, list]:
+    def _run(self, plan: Plan, offline: bool, reads: set[str]) -> tuple[list, list]:
         engine = self.node.engine
         sql = f"SELECT * FROM ({plan.duck_sql}) LIMIT 0" if offline else plan.duck_sql
         with engine.lock:
-            if plan.objects and not offline:
+            if reads:
                 model_tables.sync(self.node.cluster, engine)
-                engine.meter_reads(set().union(*(self.node.reads[o] for o in plan.objects)))
+                engine.meter_reads(reads)
             if plan.perf_tables:
                 self._fill_dynamic(plan.perf_tables)
             try:

@@ -227,38 +227,6 @@ def run_fault(args: argparse.Namespace) -> int:
     action = args.action
     if action in ("stop-node", "start-node"):
         method, path, body = "POST", f"/nodes/{args.node_id}/{action.split('-')[0]}", None
-    elif action in ("data-memory", "redo-log"):
-        method, path, body = "PUT", f"/faults/{action}", {"share": args.share}
-    elif action == "slow-ndbinfo":
-        body = {"seconds": args.seconds, **({"table": args.table} if args.table else {})}
-        method, path = "PUT", "/faults/slow-ndbinfo"
-    elif action in (
-        "send-overload",
-        "stuck-start",
-        "primaries-away",
-        "long-transaction",
-        "lock-contention",
-        "slow-disk",
-        "latency-degradation",
-        "send-buffer-pressure",
-        "tablespace-full",
-        "certificate-expiring",
-        "metadata-excluded",
-    ):
-        keys = (
-            "node",
-            "remote",
-            "phase",
-            "locks",
-            "table",
-            "waiters",
-            "factor",
-            "share",
-            "days",
-            "tables",
-        )
-        body = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
-        method, path = "PUT", f"/faults/{action}"
     elif action == "clear":
         method, path, body = "DELETE", f"/faults/{args.name}", None
     elif action == "list":
@@ -267,8 +235,10 @@ def run_fault(args: argparse.Namespace) -> int:
         method, path, body = "POST", "/reset", None
     elif action == "status":
         method, path, body = "GET", "/status", None
-    else:
-        method, path, body = "PUT", f"/faults/{action}", None
+    else:  # a fault: the subcommand's arguments are its parameters
+        ignored = ("control_url", "action")
+        body = {k: v for k, v in vars(args).items() if k not in ignored and v is not None} or None
+        method, path = "PUT", f"/faults/{action}"
     try:
         response = httpx.request(method, url + path, json=body, timeout=30.0)
     except httpx.HTTPError as e:

@@ -120,9 +120,10 @@ class NodeHistograms:
     pgman: dict[str, list[float]] = field(default_factory=dict)
 
 
-def _add(counts: dict, key, bounds: tuple[int, ...], amount: float, median: float) -> None:
-    row = counts.setdefault(key, [0.0] * len(bounds))
-    for i, share in enumerate(fractions(bounds, median)):
+def _add(counts: dict, key, amount: float, spread: list[float]) -> None:
+    """Add `amount` operations to the ranges of `key` by their shares (`fractions`)."""
+    row = counts.setdefault(key, [0.0] * len(spread))
+    for i, share in enumerate(spread):
         row[i] += amount * share
 
 
@@ -150,21 +151,24 @@ class Latency:
         apis = [n.node_id for n in c.topology.api_nodes if n.process_name and c.node_up(n.node_id)]
         disk = _disk_share(c)
         errors = workload.ABORT_RATIO * (10 if c.faults.is_active("lock-contention") else 1)
+        weights = _api_weights(apis)
         for node_id, ops in ops_by_node.items():
             started_at = c.nodes[node_id].started_at
             h = self.nodes.get(node_id)
             if h is None or h.started_at != started_at:
                 h = self.nodes[node_id] = NodeHistograms(started_at)
             tc = tc_medians(c, node_id)
-            for api, weight in _api_weights(apis).items():
-                for col, share, _ in TC_MEASURES:
+            for col, share, _ in TC_MEASURES:
+                spread = fractions(TC_BOUNDS, tc[col])
+                failed = fractions(TC_BOUNDS, tc[col] * 2) if col in TC_ERRORS else None
+                for api, weight in weights.items():
                     amount = ops * weight * share
-                    _add(h.tc, (api, col), TC_BOUNDS, amount, tc[col])
-                    if col in TC_ERRORS:
-                        _add(h.tc, (api, TC_ERRORS[col]), TC_BOUNDS, amount * errors, tc[col] * 2)
+                    _add(h.tc, (api, col), amount, spread)
+                    if failed is not None:
+                        _add(h.tc, (api, TC_ERRORS[col]), amount * errors, failed)
             pg = pgman_medians(c, node_id)
             for col, share, _ in PGMAN_MEASURES:
-                _add(h.pgman, col, PGMAN_BOUNDS, ops * disk * share, pg[col])
+                _add(h.pgman, col, ops * disk * share, fractions(PGMAN_BOUNDS, pg[col]))
 
     def _current(self, c: Cluster, node_id: int) -> NodeHistograms | None:
         h = self.nodes.get(node_id)

@@ -1085,8 +1085,9 @@ def diskstat(c: Cluster) -> list[dict]:
     out = []
     for n in c.started_ids():
         pgman = block_instances(c.ldm, PGMAN)
+        activity = _pgman_activity(c, n)
         for inst, share in zip(pgman, pgman_shares(c, n), strict=True):
-            a = int(_pgman_activity(c, n) * share * len(pgman))
+            a = int(activity * share * len(pgman))
             out.append(
                 {
                     "node_id": n,

@@ -4,6 +4,7 @@ node(s) from 49, this SQL node and the other SQL/API nodes after them, plus free
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 NDB, API, MGM = 0, 1, 2  # node_type values of ndbinfo (processes, config_nodes)
 MAX_DATA_NODES = 48
@@ -27,7 +28,7 @@ class Topology:
     api_nodes: tuple[Node, ...]  # SQL nodes (this one first) and free API slots
     replicas: int
 
-    @property
+    @cached_property
     def all_nodes(self) -> tuple[Node, ...]:
         return tuple(
             sorted((*self.data_nodes, *self.mgm_nodes, *self.api_nodes), key=lambda n: n.node_id)
@@ -44,8 +45,12 @@ class Topology:
             groups.setdefault(node.nodegroup, []).append(node.node_id)
         return groups
 
+    @cached_property
+    def _by_id(self) -> dict[int, Node]:
+        return {n.node_id: n for n in self.all_nodes}
+
     def node(self, node_id: int) -> Node | None:
-        return next((n for n in self.all_nodes if n.node_id == node_id), None)
+        return self._by_id.get(node_id)
 
 
 def build_topology(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import random
+from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from ndbsim.model import workload
@@ -161,9 +162,8 @@ def _user_tables(c: Cluster) -> list[DihTable]:
     return sorted(c.dictionary.user_tables, key=lambda t: (-t.weight, t.table_id))
 
 
-def hot_table(c: Cluster, name: str | None) -> DihTable | None:
-    """The named user table (by table name), else the busiest one."""
-    tables = _user_tables(c)
+def hot_table(tables: list[DihTable], name: str | None) -> DihTable | None:
+    """The named user table (by table name) of `tables` (busiest first), else the busiest one."""
     for table in tables:
         if name and table.name.lower() == name:
             return table
@@ -174,7 +174,7 @@ def _apis(c: Cluster) -> list[int]:
     return [n.node_id for n in c.topology.api_nodes if n.process_name and c.node_up(n.node_id)]
 
 
-def _in_flight(c: Cluster, rows: _Rows, node: int, apis: list[int]) -> None:
+def _in_flight(c: Cluster, rows: _Rows, node: int, apis: list[int], tables: list[DihTable]) -> None:
     """The short transactions a snapshot catches on a healthy node."""
     ready = max(1, len(c.started_ids()))
     rate = c.workload.rate(c.now) / ready / workload.OPS_PER_TRANSACTION
@@ -187,14 +187,14 @@ def _in_flight(c: Cluster, rows: _Rows, node: int, apis: list[int]) -> None:
         count += 1
         term *= expected / count
         cumulative += term
-    tables = _user_tables(c)
+    cum_weights = list(accumulate(t.weight for t in tables))
     for _ in range(count):
         state = rnd.choice((CS_STARTED, CS_RECEIVING, CS_COMMITTING, CS_COMPLETING))
         ops = rnd.randint(1, 6)
         api = rnd.choice(apis)
         trans = rows.transaction(node, api, state, ops, rnd.randint(0, 2), 0)
         for _ in range(ops):
-            table = rnd.choices(tables, weights=[t.weight for t in tables])[0]
+            table = rnd.choices(tables, cum_weights=cum_weights)[0]
             update = rnd.random() < 1 - workload.READ_SHARE_OF_KEY
             flags = ACC_OWNER | ACC_HOLDING | ((ACC_UPDATE | ACC_EXCLUSIVE) if update else 0)
             op = OP_UPDATE if update else OP_READ
@@ -202,13 +202,13 @@ def _in_flight(c: Cluster, rows: _Rows, node: int, apis: list[int]) -> None:
             rows.operation(node, api, trans, table, row, op, PREPARED, flags, 0)
 
 
-def _long_transaction(c: Cluster, rows: _Rows, apis: list[int]) -> None:
+def _long_transaction(c: Cluster, rows: _Rows, apis: list[int], tables: list[DihTable]) -> None:
     age = c.activity.age(c, LONG)
     params = c.faults.get(LONG)
     if age is None or params is None:
         return
     node = params.get("node") or min(c.started_ids())
-    table = hot_table(c, None)
+    table = hot_table(tables, None)
     if node not in c.started_ids() or table is None:
         return
     locks = params.get("locks", DEFAULT_LOCKS)
@@ -220,11 +220,11 @@ def _long_transaction(c: Cluster, rows: _Rows, apis: list[int]) -> None:
         )
 
 
-def _lock_contention(c: Cluster, rows: _Rows, apis: list[int]) -> None:
+def _lock_contention(c: Cluster, rows: _Rows, apis: list[int], tables: list[DihTable]) -> None:
     if c.activity.age(c, CONTENTION) is None:
         return
     params = c.faults.get(CONTENTION) or {}
-    table = hot_table(c, params.get("table"))
+    table = hot_table(tables, params.get("table"))
     if table is None:
         return
     node = min(c.started_ids())
@@ -250,8 +250,9 @@ def build(c: Cluster) -> _Rows:
     apis = _apis(c)
     if not c.is_up() or not apis:
         return rows
+    tables = _user_tables(c)
     for node in c.started_ids():
-        _in_flight(c, rows, node, apis)
-    _long_transaction(c, rows, apis)
-    _lock_contention(c, rows, apis)
+        _in_flight(c, rows, node, apis, tables)
+    _long_transaction(c, rows, apis, tables)
+    _lock_contention(c, rows, apis, tables)
     return rows

@@ -10,11 +10,11 @@ from __future__ import annotations
 import datetime as dt
 import struct
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
 from mysql_mimic.types import Capabilities, ColumnType
 from ndbsim.errors import SqlError
+from ndbsim.protocol.sqltext import bind
 from ndbsim.protocol.wire import MALFORMED, ProtocolError, Reader, Truncated
 
 UNSIGNED_FLAG = 0x80
@@ -43,34 +43,6 @@ class Prepared:
     types: list[tuple[int, bool]] = field(default_factory=list)  # from the last execute
     long_data: dict[int, bytearray] = field(default_factory=dict)
     cursor: list[bytes] | None = None
-
-
-def sql_literal(value: Any) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, (int, Decimal)):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, (dt.date, dt.timedelta)):
-        return f"'{value}'"
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", "replace")
-    escaped = str(value).replace("\\", "\\\\").replace("'", "\\'").replace("\x00", "\\0")
-    return f"'{escaped}'"
-
-
-def bind(stmt: Prepared, values: list[Any]) -> str:
-    """The statement text with each placeholder replaced by its value as a literal."""
-    parts, last = [], 0
-    for offset, value in zip(stmt.params, values, strict=True):
-        parts.append(stmt.sql[last:offset])
-        parts.append(sql_literal(value))
-        last = offset + 1
-    parts.append(stmt.sql[last:])
-    return "".join(parts)
 
 
 def _temporal(r: Reader, col_type: int) -> Any:
@@ -145,7 +117,8 @@ def parse_execute(
                 else:
                     values.append(_value(r, col_type, unsigned, codec))
         stmt.long_data.clear()
-        return bind(stmt, values[: len(stmt.params)]), bool(flags & CURSOR_READ_ONLY)
+        bound = bind(stmt.sql, stmt.params, values[: len(stmt.params)])
+        return bound, bool(flags & CURSOR_READ_ONLY)
     except Truncated:
         raise ProtocolError(*MALFORMED) from None
     except (ValueError, UnicodeError, OverflowError):

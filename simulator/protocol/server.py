@@ -36,7 +36,7 @@ from mysql_mimic.utils import nonce
 from ndbsim.errors import SqlError, sqlstate_of
 from ndbsim.protocol import binary, statements, wire
 from ndbsim.protocol.runner import MAX_NESTING, StatementRunner
-from ndbsim.protocol.sqltext import nesting_depth, placeholders
+from ndbsim.protocol.sqltext import bind, nesting_depth, placeholders
 
 if TYPE_CHECKING:
     from ndbsim.engine.database import Engine
@@ -395,8 +395,7 @@ class NdbConnection(Connection):
         columns: list[bytes] = []
         if sql.lstrip().lower().startswith(_RESULT_KEYWORDS):
             # the result columns, from the statement run with every parameter NULL
-            probe = binary.Prepared(0, sql, params, 0)
-            result_set = await self.query(binary.bind(probe, [None] * len(params)), {})
+            result_set = await self.query(bind(sql, params, [None] * len(params)), {})
             if result_set:
                 columns = [packet for packet, _, _ in self.column_definitions(result_set)]
         stmt = binary.Prepared(self.next_stmt_id, sql, params, len(columns))

@@ -1,8 +1,12 @@
-"""Statement text as mysqld's lexer sees it: what lies outside quotes and comments."""
+"""Statement text as mysqld's lexer sees it (what lies outside quotes and comments), and its
+placeholders bound to values."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
 
 
 def _outside_quotes(sql: str) -> Iterator[tuple[int, str]]:
@@ -28,6 +32,35 @@ def _outside_quotes(sql: str) -> Iterator[tuple[int, str]]:
 def placeholders(sql: str) -> list[int]:
     """Offsets of the `?` placeholders of a statement to prepare."""
     return [i for i, c in _outside_quotes(sql) if c == "?"]
+
+
+def sql_literal(value: Any) -> str:
+    """A parameter's value as a literal of the statement text."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return str(int(value))  # MySQL's TRUE is 1
+    if isinstance(value, (int, Decimal)):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, (dt.date, dt.timedelta)):
+        return f"'{value}'"
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    escaped = str(value).replace("\\", "\\\\").replace("'", "\\'").replace("\x00", "\\0")
+    return f"'{escaped}'"
+
+
+def bind(sql: str, offsets: list[int], values: list[Any]) -> str:
+    """The statement text with the placeholder at each offset replaced by its value."""
+    parts, last = [], 0
+    for offset, value in zip(offsets, values, strict=True):
+        parts.append(sql[last:offset])
+        parts.append(sql_literal(value))
+        last = offset + 1
+    parts.append(sql[last:])
+    return "".join(parts)
 
 
 def nesting_depth(sql: str) -> int:

@@ -20,6 +20,7 @@ from ndbsim.engine.mysqltypes import WireColumn, parse_type, wire_from_duckdb
 from ndbsim.engine.translate import MYSQL, Plan, Session, mysql_semantics, parse, quote
 from ndbsim.errors import CLUSTER_FAILURE, SqlError
 from ndbsim.protocol import replies, sysvars
+from ndbsim.protocol.sqltext import bind, placeholders
 from ndbsim.protocol.status import ServerCounters, SessionCounters, StatusView
 from sqlglot import expressions as exp
 from sqlglot.tokens import TokenType
@@ -106,7 +107,7 @@ class SessionState:
         self.user = ""
         self.host = "localhost"
         self.wire_columns: list[WireColumn] = []
-        self.prepared: dict[str, tuple[str, int]] = {}
+        self.prepared: dict[str, tuple[str, list[int]]] = {}  # name -> (text, placeholders)
         self.killed = False
         self.info: str | None = None
         self.last_active = time.monotonic()
@@ -222,7 +223,7 @@ class SessionState:
             if not first_keyword(body):
                 raise SqlError(1065, "Query was empty")
             parse(body.replace("?", "NULL"))  # a syntax error shows at PREPARE, as on mysqld
-            self.prepared[_unquote(m["name"]).lower()] = (body, len(params))
+            self.prepared[_unquote(m["name"]).lower()] = (body, params)
             return None
         m = _EXECUTE.match(text) if keyword == "execute" else None
         if m:
@@ -231,12 +232,12 @@ class SessionState:
                 raise SqlError(
                     1243, f"Unknown prepared statement handler ({m['name']}) given to EXECUTE"
                 )
-            body, count = self.prepared[name]
+            body, params = self.prepared[name]
             names = [v.strip() for v in (m["vars"] or "").split(",") if v.strip()]
-            if len(names) != count or any(not v.startswith("@") for v in names):
+            if len(names) != len(params) or any(not v.startswith("@") for v in names):
                 raise SqlError(1210, "Incorrect arguments to EXECUTE")
             values = [self.user_vars.get(v[1:].strip("`").lower()) for v in names]
-            bound = bind(body, values)
+            bound = bind(body, params, values)
             return await self._dispatch(first_keyword(bound), bound, warnings)
         m = _DEALLOCATE.match(text)
         if m:
@@ -303,11 +304,7 @@ class SessionState:
         return name, db or self.database
 
     def use(self, database: str) -> None:
-        for name in infoschema.DATABASES:
-            if database == name or (name != SCHEMA and database.lower() == name):
-                self.database = name
-                return
-        raise SqlError(1049, f"Unknown database '{database}'")
+        self.database = _known_database(database)
 
     def translation_session(self) -> Session:
         functions = {
@@ -338,6 +335,7 @@ class SessionState:
         plan = self.node.plan(sql, trees[0], self.translation_session())
         node = self.node
         offline = bool(plan.objects) and bool(node.store.values["ndbinfo_offline"])
+        reads: set[str] = set()  # ndbinfo objects read, with those under the views
         if plan.objects and not offline:
             reads = set().union(*(node.reads[o] for o in plan.objects))
             delay = node.cluster.faults.ndbinfo_latency(reads)
@@ -348,16 +346,16 @@ class SessionState:
                 raise SqlError(*CLUSTER_FAILURE)
         if offline:
             warnings.append(("Note", 1, _OFFLINE_NOTE))
-        rows, description = await asyncio.to_thread(self._run, plan, offline)
+        rows, description = await asyncio.to_thread(self._run, plan, offline, reads)
         return _result_set(plan, rows, description)
 
-    def _run(self, plan: Plan, offline: bool) -> tuple[list, list]:
+    def _run(self, plan: Plan, offline: bool, reads: set[str]) -> tuple[list, list]:
         engine = self.node.engine
         sql = f"SELECT * FROM ({plan.duck_sql}) LIMIT 0" if offline else plan.duck_sql
         with engine.lock:
-            if plan.objects and not offline:
+            if reads:
                 model_tables.sync(self.node.cluster, engine)
-                engine.meter_reads(set().union(*(self.node.reads[o] for o in plan.objects)))
+                engine.meter_reads(reads)
             if plan.perf_tables:
                 self._fill_dynamic(plan.perf_tables)
             try:
@@ -554,7 +552,7 @@ class SessionState:
         m = _SHOW_CREATE_DB.match(text)
         if m:
             database = _unquote(m["db"])
-            self._check_db(database)
+            _known_database(database)
             charset = "latin1" if version.is_7x else "utf8mb4 COLLATE utf8mb4_0900_ai_ci"
             tail = "" if version.is_7x else " /*!80016 DEFAULT ENCRYPTION='N' */"
             return _plain(
@@ -606,10 +604,7 @@ class SessionState:
         return _plain(header, rows)
 
     def _show_table_status(self, db: str | None, filt: str | None) -> WireResult:
-        database = _unquote(db) if db else self.database
-        if not database:
-            raise SqlError(1046, "No database selected")
-        self._check_db(database)
+        database = self._shown_database(db)
         show_hidden = bool(self.variables.get_variable("ndbinfo_show_hidden"))
         rows = []
         if database == SCHEMA:
@@ -626,10 +621,7 @@ class SessionState:
             return self._status_rows(scope)
 
     def _show_tables(self, full: bool, db: str | None, filt: str | None) -> WireResult:
-        database = _unquote(db) if db else self.database
-        if not database:
-            raise SqlError(1046, "No database selected")
-        self._check_db(database)
+        database = self._shown_database(db)
         show_hidden = bool(self.variables.get_variable("ndbinfo_show_hidden"))
         if database == SCHEMA:
             objs = self.node.catalog.listed(show_hidden)
@@ -648,11 +640,13 @@ class SessionState:
             rows = [r[:1] for r in rows]
         return self._listing(header, rows, filt, column)
 
-    def _check_db(self, database: str) -> None:
-        if not any(
-            database == n or (n != SCHEMA and database.lower() == n) for n in infoschema.DATABASES
-        ):
-            raise SqlError(1049, f"Unknown database '{database}'")
+    def _shown_database(self, db: str | None) -> str:
+        """The database a SHOW ... FROM names, else the current one."""
+        database = _unquote(db) if db else self.database
+        if not database:
+            raise SqlError(1046, "No database selected")
+        _known_database(database)
+        return database
 
     def _table_def(self, database: str | None, table: str) -> TableDef:
         database = database or self.database
@@ -991,37 +985,6 @@ def com_counter(keyword: str, sql: str) -> str | None:
     return f"Com_show_{_COM_SHOW[words[0]]}" if words and words[0] in _COM_SHOW else None
 
 
-def placeholders(sql: str) -> list[tuple[int, int]]:
-    """(start, end) of each ? parameter marker outside quotes and comments."""
-    try:
-        tokens = MYSQL_TOKENIZER(sql)
-    except Exception:
-        raise SqlError(1064, _syntax_near(sql)) from None
-    return [(t.start, t.end + 1) for t in tokens if t.token_type == TokenType.PLACEHOLDER]
-
-
-def bind(sql: str, values: list[Any]) -> str:
-    """The statement with its ? markers replaced by the values as SQL literals."""
-    out, last = [], 0
-    for (start, end), value in zip(placeholders(sql), values, strict=True):
-        out.append(sql[last:start])
-        out.append(sql_literal(value))
-        last = end
-    out.append(sql[last:])
-    return "".join(out)
-
-
-def sql_literal(value: Any) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return str(int(value))
-    if isinstance(value, (int, float)):
-        return repr(value)
-    text = str(value).replace("\\", "\\\\").replace("'", "''")
-    return f"'{text}'"
-
-
 def _set_items(sql: str) -> list[str]:
     """The assignments of a SET statement, split at its top-level commas (the parser gives up
     on a list that holds a subquery)."""
@@ -1064,6 +1027,14 @@ def _string_literal(text: str) -> str | None:
 def first_keyword(sql: str) -> str:
     m = _WORD.match(sql)
     return m.group(1).lower() if m else ""
+
+
+def _known_database(name: str) -> str:
+    """The database `name` is (ndbinfo's name is case-sensitive, the system schemas' not)."""
+    for known in infoschema.DATABASES:
+        if name == known or (known != SCHEMA and name.lower() == known):
+            return known
+    raise SqlError(1049, f"Unknown database '{name}'")
 
 
 def _unquote(name: str) -> str:

@@ -78,19 +78,6 @@ def error_packet(code: int, msg: str) -> bytes:
     )
 
 
-def stack_overrun(node: statements.SqlNode, depth: int) -> SqlError:
-    """mysqld's answer to an expression nested deeper than its thread stack allows."""
-    stack = int(node.store.values.get("thread_stack", 0) or 0) or (
-        262144 if node.version.is_7x else 1048576
-    )
-    used = stack - 8000 + depth
-    return SqlError(
-        1436,
-        f"Thread stack overrun:  {used} bytes used of a {stack} byte stack, and 16000 bytes "
-        "needed.  Use 'mysqld --thread_stack=#' to specify a bigger stack.",
-    )
-
-
 class _NativePassword(NativePasswordAuthPlugin):
     """mysql_native_password with mysqld's wording of the 1045 error."""
 
@@ -605,17 +592,8 @@ class NdbSession(BaseSession):
     async def _execute(self, sql: str, bounded: bool = True) -> ResultSet | None:
         """The statement, after checking its nesting unless known to be shallow."""
         if not bounded and (depth := nesting_depth(sql)) > MAX_NESTING:
-            raise stack_overrun(self.node, depth)
-        try:
-            return await self.state.execute(sql)
-        except SqlError:
-            raise
-        except RecursionError:
-            raise stack_overrun(self.node, nesting_depth(sql)) from None
-        except Exception as e:  # an unexpected failure must still look like a server error
-            text = str(e).splitlines()[0] if str(e) else type(e).__name__
-            log.warning("query failed: %s", text)
-            raise SqlError(1105, text) from None
+            raise statements.stack_overrun(self.node, depth)
+        return await self.state.execute(sql)
 
 
 async def start(

@@ -20,7 +20,7 @@ from ndbsim.engine.mysqltypes import WireColumn, parse_type, wire_from_duckdb
 from ndbsim.engine.translate import MYSQL, Plan, Session, mysql_semantics, parse, quote
 from ndbsim.errors import CLUSTER_FAILURE, SqlError
 from ndbsim.protocol import replies, sysvars
-from ndbsim.protocol.sqltext import bind, placeholders
+from ndbsim.protocol.sqltext import bind, nesting_depth, placeholders
 from ndbsim.protocol.status import ServerCounters, SessionCounters, StatusView
 from sqlglot import expressions as exp
 from sqlglot.tokens import TokenType
@@ -93,6 +93,19 @@ class WireResult:
         self.rows = rows
 
 
+def stack_overrun(node: SqlNode, depth: int) -> SqlError:
+    """mysqld's answer to an expression nested deeper than its thread stack allows."""
+    stack = int(node.store.values.get("thread_stack", 0) or 0) or (
+        262144 if node.version.is_7x else 1048576
+    )
+    used = stack - 8000 + depth
+    return SqlError(
+        1436,
+        f"Thread stack overrun:  {used} bytes used of a {stack} byte stack, and 16000 bytes "
+        "needed.  Use 'mysqld --thread_stack=#' to specify a bigger stack.",
+    )
+
+
 class SessionState:
     """One client connection."""
 
@@ -118,23 +131,22 @@ class SessionState:
         if self.killed:  # KILL CONNECTION from another session: mysqld closes it
             raise asyncio.CancelledError
         self.node.sessions[self.connection_id] = self
-        if "/*" in sql:
-            sql = versioned_comments(sql, self.node.server_version)
-        keyword = first_keyword(sql)
-        if not keyword:
-            raise SqlError(1065, "Query was empty")
-        self.node.counters.statement(self.counters, com_counter(keyword, sql))
         warnings: list[tuple[str, int, str]] = []
         self.info = sql
         try:
+            if "/*" in sql:
+                sql = versioned_comments(sql, self.node.server_version)
+            keyword = first_keyword(sql)
+            if not keyword:
+                raise SqlError(1065, "Query was empty")
+            self.node.counters.statement(self.counters, com_counter(keyword, sql))
             result = await self._dispatch(keyword, sql, warnings)
-        except SqlError as e:
-            self._diagnostics([("Error", int(e.code), e.msg)])
-            raise
-        except Exception as e:  # never a Python text to the client
-            log.warning("statement failed: %s", str(e).splitlines()[0] if str(e) else repr(e))
-            self._diagnostics([("Error", 1105, "Unknown error")])
-            raise SqlError(1105, "Unknown error") from None
+        except Exception as e:
+            error = self._sql_error(e, sql)
+            self._diagnostics([("Error", int(error.code), error.msg)])
+            if error is e:
+                raise
+            raise error from None
         finally:
             self.info = None
             self.last_active = time.monotonic()
@@ -144,6 +156,15 @@ class SessionState:
             return None
         self.wire_columns = result.columns
         return ResultSet(rows=result.rows, columns=[c.result_column() for c in result.columns])
+
+    def _sql_error(self, exc: Exception, sql: str) -> SqlError:
+        """What the client gets for a failed statement: mysqld's error, never a Python text."""
+        if isinstance(exc, SqlError):
+            return exc
+        if isinstance(exc, RecursionError):
+            return stack_overrun(self.node, nesting_depth(sql))
+        log.warning("statement failed: %s", str(exc).splitlines()[0] if str(exc) else repr(exc))
+        return SqlError(1105, "Unknown error")
 
     def _diagnostics(self, conditions: list[tuple[str, int, str]]) -> None:
         """The diagnostics area of the last statement (SHOW WARNINGS / SHOW ERRORS)."""

@@ -8,6 +8,7 @@ the link connects (the later start of its two ends)."""
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from typing import TYPE_CHECKING
@@ -40,7 +41,13 @@ def _kind(c: Cluster, node_id: int):
 
 def _factor(c: Cluster, src: int, dst: int) -> float:
     """A fixed factor of the direction src -> dst, 0.8..1.2."""
-    return 0.8 + 0.4 * random.Random(c.spec.seed * 1_000_003 + src * 257 + dst).random()
+    return _seeded_factor(c.spec.seed * 1_000_003 + src * 257 + dst)
+
+
+@functools.cache
+def _seeded_factor(seed: int) -> float:
+    """Computed once per seed: it is asked for every link at every model step."""
+    return 0.8 + 0.4 * random.Random(seed).random()
 
 
 def _ops_and_seconds(c: Cluster, a: int, b: int) -> tuple[float, float]:

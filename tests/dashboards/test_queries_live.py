@@ -17,6 +17,7 @@ import httpx
 import pytest
 from dashboard_queries import load_dashboards, queries
 from live_stack import (
+    Prometheus,
     PrometheusBuild,
     every_prometheus_build,
     running_exporter,
@@ -59,13 +60,6 @@ def _concrete(expr: str, cluster: str) -> str:
     return text
 
 
-def _has_data(prometheus: str, expr: str) -> bool:
-    response = httpx.get(f"{prometheus}/api/v1/query", params={"query": expr}, timeout=10)
-    body = response.json()
-    assert body.get("status") == "success", f"{expr}: {body.get('error')}"
-    return bool(body["data"]["result"])
-
-
 def _all_queries() -> dict[str, str]:
     """Every distinct query expression -> where it is used (first use)."""
     found: dict[str, str] = {}
@@ -97,13 +91,11 @@ def _apply(sim, condition: str) -> None:
         sim.fault(name, **params)
 
 
-def _settle(prometheus: str, pending: dict[str, str], cluster: str) -> dict[str, str]:
+def _settle(prometheus: Prometheus, pending: dict[str, str], cluster: str) -> dict[str, str]:
     """Poll until every pending query returns data; what is still empty at the deadline."""
     deadline = time.monotonic() + SETTLE_TIMEOUT
     while pending and time.monotonic() < deadline:
-        pending = {
-            e: w for e, w in pending.items() if not _has_data(prometheus, _concrete(e, cluster))
-        }
+        pending = {e: w for e, w in pending.items() if not prometheus.query(_concrete(e, cluster))}
         if pending:
             time.sleep(1)
     return pending
@@ -132,13 +124,13 @@ def stack(tmp_path_factory):
         servers = running.enter_context(running_prometheus_builds(targets, workdir, "1s"))
         for condition in sorted(set(conditions.values())):
             _apply(faulty_sim, condition)
-        yield {name: server.url for name, server in servers.items()}, conditions
+        yield servers, conditions
 
 
-def _server(stack, prometheus_build: PrometheusBuild) -> tuple[str, dict[str, str]]:
+def _server(stack, prometheus_build: PrometheusBuild) -> tuple[Prometheus, dict[str, str]]:
     prometheus_build.require()
-    urls, conditions = stack
-    return urls[prometheus_build.name], conditions
+    servers, conditions = stack
+    return servers[prometheus_build.name], conditions
 
 
 @every_prometheus_build
@@ -149,7 +141,7 @@ def test_every_healthy_query_returns_data(stack, prometheus_build):
     assert not empty, "queries without data in a healthy cluster:\n" + "\n".join(
         f"  {where}: {expr}" for expr, where in empty.items()
     )
-    needless = [e for e in conditions if _has_data(prometheus, _concrete(e, "healthy"))]
+    needless = [e for e in conditions if prometheus.query(_concrete(e, "healthy"))]
     assert not needless, "declared fault-only but with data in a healthy cluster:\n" + "\n".join(
         f"  [{conditions[e]}] {e}" for e in needless
     )

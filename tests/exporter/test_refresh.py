@@ -91,7 +91,7 @@ def test_each_signal_causes_a_re_read_of_the_collectors_that_follow_it(signal, c
     before, after = parse_signals(signal_rows()), parse_signals(signal_rows(**changed))
     refresh.read("t", follows, before, [])
     assert refresh.due("t", follows, after)
-    other = Refresher(120.0, clock=clock, wall_clock=clock)
+    other = refresher(clock)
     other.read("t", ignores, before, [])
     if "nodes" in changed:
         return  # a node row carries its status, start phase and configuration generation
@@ -204,8 +204,12 @@ def node():
         yield running
 
 
-async def test_a_scrape_serves_the_last_families_until_a_signal(node):
-    target = TargetConfig(host="127.0.0.1", port=node.port, user="exporter", password=PASSWORD)
+@pytest.fixture
+def target(node):
+    return TargetConfig(host="127.0.0.1", port=node.port, user="exporter", password=PASSWORD)
+
+
+async def test_a_scrape_serves_the_last_families_until_a_signal(node, target):
     slow = gauge_collector(
         "slow", "SELECT node_id FROM ndbinfo.nodes", slow=SlowChanging(frozenset({"nodes"}))
     )
@@ -259,8 +263,7 @@ async def test_a_scrape_reads_the_inventory_again_on_a_node_signal():
             scraper.close()
 
 
-async def test_collect_selects_collectors_and_rejects_unknown_names(node):
-    target = TargetConfig(host="127.0.0.1", port=node.port, user="exporter", password=PASSWORD)
+async def test_collect_selects_collectors_and_rejects_unknown_names(node, target):
     scraper = make_scraper(
         [
             gauge_collector("one", "SELECT node_id FROM ndbinfo.nodes"),
@@ -280,10 +283,9 @@ async def test_collect_selects_collectors_and_rejects_unknown_names(node):
         scraper.close()
 
 
-async def test_signals_late_serve_the_last_rows_rather_than_read_them_again(node):
+async def test_signals_late_serve_the_last_rows_rather_than_read_them_again(node, target):
     """A SQL node too slow to answer the signals within the scrape is not made to scan the
     distribution state on top of its load."""
-    target = TargetConfig(host="127.0.0.1", port=node.port, user="exporter", password=PASSWORD)
     statement = "SELECT node_id FROM ndbinfo.nodes"
     slow = gauge_collector("slow", statement, slow=SlowChanging(frozenset({"nodes"})))
     scraper = make_scraper([slow])

@@ -13,11 +13,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES_DIR = ROOT / "provisioning" / "prometheus" / "rules"
-ALERTS_FILE = RULES_DIR / "ndb-alerts.yml"
-RECORDING_FILE = RULES_DIR / "ndb-recording.yml"
-PERFORMANCE_FILE = RULES_DIR / "ndb-performance.yml"  # latency quantiles and their alerts
-RESOURCES_FILE = RULES_DIR / "ndb-resources.yml"
-RULE_FILES = (RECORDING_FILE, ALERTS_FILE, PERFORMANCE_FILE, RESOURCES_FILE)
+RULE_FILES = tuple(sorted(RULES_DIR.glob("*.yml")))
 UNIT_TEST_FILES = tuple(sorted((RULES_DIR / "tests").glob("*.yml")))
 ALERTMANAGER_FILE = ROOT / "provisioning" / "alertmanager" / "alertmanager.yml"
 RUNBOOK_FILE = ROOT / "docs" / "runbook.md"

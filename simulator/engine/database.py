@@ -24,12 +24,27 @@ _NULL = "\\N"
 _BULK_ROWS = 64
 
 
+# ndbinfo_max_rows' default: rows a data node sends per round trip of an ndbinfo scan.
+NDBINFO_MAX_ROWS = 10
+
+
+def rows_produced(table_rows: int, scan_limit: int | None) -> int:
+    """Rows the data nodes produce for a scan of a table of ``table_rows`` (ReadMeter)."""
+    if scan_limit is None:
+        return table_rows
+    batches = -(-scan_limit // NDBINFO_MAX_ROWS) + 1
+    return min(table_rows, batches * NDBINFO_MAX_ROWS)
+
+
 class ReadMeter:
     """Rows of ndbinfo base and lookup tables read by statements, in total and per table.
 
     ndbinfo produces a whole table for each scan, whatever the WHERE clause, so a statement
     that reads a table (directly or through views) counts every row of it, once per
-    statement. The counts follow the statements only, never timing."""
+    statement. The exception is a scan that mysqld ends early (a plain LIMIT): the data
+    nodes send ``NDBINFO_MAX_ROWS`` rows per round trip, node after node, and the next batch
+    is asked for as soon as one arrives, so such a scan produces the batches up to its last
+    row and one more. The counts follow the statements only, never timing."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -165,13 +180,18 @@ class Engine:
         finally:
             os.unlink(path)
 
-    def meter_reads(self, objects: Iterable[str]) -> None:
-        """Count, for the cost meter, every row of the base and lookup tables among
-        ``objects`` (ndbinfo names, views left out) as read by one statement."""
+    def meter_reads(self, objects: Iterable[str], scan_limit: int | None = None) -> None:
+        """Count, for the cost meter, the rows of the base and lookup tables among
+        ``objects`` (ndbinfo names, views left out) that one statement makes the data nodes
+        produce: all of them, or up to ``scan_limit`` for a scan of one table ended early."""
         tables = sorted({o for o in objects if self.catalog.objects[o].kind != "view"})
+        limit = scan_limit if len(tables) == 1 else None
         with self.lock:
             counts = {
-                name: self.db.execute(f"SELECT count(*) FROM {self.qualified(name)}").fetchone()[0]
+                name: rows_produced(
+                    self.db.execute(f"SELECT count(*) FROM {self.qualified(name)}").fetchone()[0],
+                    limit,
+                )
                 for name in tables
             }
         self.meter.record(counts)

@@ -105,6 +105,9 @@ class Plan:
     objects: frozenset[str]  # ndbinfo objects read (as written, e.g. "nodes", "ndb$pools")
     perf_tables: frozenset[str]  # tables filled at each read (infoschema.DYNAMIC), "schema.name"
     volatile: bool = False  # depends on session values: do not cache
+    # Rows after which the statement stops reading its one ndbinfo object (LIMIT on a plain
+    # scan), None when it reads the whole object: see ``ends_early``.
+    scan_limit: int | None = None
     warnings: list[tuple[str, int, str]] = field(default_factory=list)
 
 
@@ -203,6 +206,7 @@ class Translator:
                 schema = infoschema.ALL if session.show_hidden else infoschema.VISIBLE
                 column.set("db", exp.to_identifier(schema, quoted=True))
 
+        scan_limit = ends_early(tree) if objects else None
         _numeric_conversions(tree, _string_columns(resolved.values()))
         sources = _sources(sql, tree, resolved)
         volatile |= _substitute_session_values(tree, session)
@@ -213,7 +217,32 @@ class Translator:
             objects=frozenset(objects),
             perf_tables=frozenset(perf),
             volatile=volatile,
+            scan_limit=scan_limit,
         )
+
+
+_WHOLE_SCAN = (exp.Where, exp.Group, exp.Having, exp.Order, exp.Distinct, exp.Join, exp.Window,
+               exp.AggFunc, exp.Union, exp.Subquery)  # fmt: skip
+
+
+def ends_early(tree: exp.Expression) -> int | None:
+    """The rows a statement reads of its one table before it stops: ``n + offset`` for a
+    plain ``SELECT ... FROM t LIMIT n`` (no WHERE, grouping, ordering, aggregate, join or
+    subquery), which mysqld stops reading once it has its rows; None otherwise."""
+    if not isinstance(tree, exp.Select) or len(list(tree.find_all(exp.Table))) != 1:
+        return None
+    if any(tree.find(kind) for kind in _WHOLE_SCAN):
+        return None
+    limit, offset = tree.args.get("limit"), tree.args.get("offset")
+    count = limit.expression if isinstance(limit, exp.Limit) else None
+    skip = offset.expression if isinstance(offset, exp.Offset) else exp.Literal.number(0)
+    if not (_is_count(count) and _is_count(skip)):
+        return None
+    return int(count.name) + int(skip.name)
+
+
+def _is_count(node: exp.Expression | None) -> bool:
+    return isinstance(node, exp.Literal) and not node.is_string and node.name.isdigit()
 
 
 # information_schema tables 5.7 keeps behind show_compatibility_56 (OFF by default)

@@ -376,7 +376,7 @@ class SessionState:
         with engine.lock:
             if reads:
                 model_tables.sync(self.node.cluster, engine)
-                engine.meter_reads(reads)
+                engine.meter_reads(reads, plan.scan_limit)
             if plan.perf_tables:
                 self._fill_dynamic(plan.perf_tables)
             try:

@@ -94,18 +94,19 @@ class SlowChanging:
     when one of ``signals`` changed since that read ("nodes": a data node's status, start
     phase or configuration generation, or the ready data nodes; "ddl": the SQL node's count
     and newest creation time of NDB tables, or its metadata change counters; "config": the
-    configuration generation), when ``settled`` says the last rows describe a transition, when
-    the cluster advanced ``max_gcis`` global checkpoints, or when the maximum age passed.
+    configuration generation; "objects": the dictionary's objects and their versions, read
+    at the maximum age), when ``settled`` says the last rows describe a transition, or, for a
+    collector ``aged``, when its rows reach the maximum age (``--exporter.refresh-max-age``).
 
-    The maximum age is the exporter's (``--exporter.refresh-max-age``), one for every
-    collector: it bounds how old a change that no signal shows can get, and 0 reads every
-    collector at every scrape."""
+    A collector whose every change shows in its signals is not ``aged``: its rows are read
+    only when a signal or a transition calls for it, and the "objects" signal, re-read at the
+    maximum age, is the safety net that bounds how late a missed change is seen."""
 
     signals: frozenset[str]
     # False while the rows describe a transition (dead replicas, primaries away, a copy):
     # then they are re-read every scrape until it is over.
     settled: Callable[[list[Row]], bool] | None = None
-    max_gcis: int | None = None
+    aged: bool = True
 
 
 @dataclass(frozen=True)

@@ -39,5 +39,5 @@ COLLECTOR = Collector(
     sql=SQL,
     collect=collect,
     metrics=(OBJECTS,),
-    slow=SlowChanging(frozenset({"ddl"})),
+    slow=SlowChanging(frozenset({"ddl", "objects"}), aged=False),
 )

@@ -116,5 +116,5 @@ COLLECTOR = Collector(
     sql=SQL,
     collect=collect,
     metrics=(FRAGMENTS, PRIMARIES, PREFERRED, NOT_PREFERRED, DEAD),
-    slow=SlowChanging(frozenset({"nodes", "ddl"}), settled=settled),
+    slow=SlowChanging(frozenset({"nodes", "ddl", "objects"}), settled=settled, aged=False),
 )

@@ -25,29 +25,10 @@ LCP_ONGOING = gauge(
     "Replicas on this data node with a local checkpoint in progress." + ONE_COPY,
     ("node_id",),
 )
-LCP_ID = gauge(
-    "ndb_lcp_id",
-    "Newest last_lcp_id over the replicas: the id of the last local checkpoint completed on"
-    " some fragment; it stands still when LCPs stall." + ONE_COPY,
-)
-LCP_GCI = gauge(
-    "ndb_lcp_completed_gci",
-    "Newest last_max_gci_completed over alive replicas: the GCI up to which the last local"
-    " checkpoint made the data durable. Compare with floor(ndb_sql_last_commit_epoch / 2^32)."
-    + ONE_COPY,
-)
-
-# The LCP stall alert compares ndb_lcp_completed_gci with the current GCI and fires at 300
-# GCIs: the rows are read again at least every 60 GCIs (2 minutes at the default
-# TimeBetweenGlobalCheckpoints), so that a completed LCP shows within a fifth of that.
-LCP_GCIS = 60
-
 SQL = (
     "SELECT node_id, replica_node_id, is_replica_alive, COUNT(*) AS replicas,"
     " SUM(CASE WHEN num_crashed_replicas > 0 THEN 1 ELSE 0 END) AS crashed,"
-    " SUM(is_lcp_ongoing) AS lcp_ongoing,"
-    " MAX(last_lcp_id) AS last_lcp_id,"
-    " MAX(last_max_gci_completed) AS last_max_gci_completed"
+    " SUM(is_lcp_ongoing) AS lcp_ongoing"
     " FROM ndbinfo.table_replicas"
     " GROUP BY node_id, replica_node_id, is_replica_alive"
 )
@@ -57,19 +38,12 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
     counts: dict[tuple[str, str], float] = defaultdict(float)
     crashed: dict[str, float] = defaultdict(float)
     ongoing: dict[str, float] = defaultdict(float)
-    lcp_id = gci = None
     for row in one_copy(rows):
         node = ident(row["replica_node_id"])
         alive = (number(row["is_replica_alive"]) or 0) > 0
         counts[node, "alive" if alive else "dead"] += number(row["replicas"]) or 0.0
         crashed[node] += number(row["crashed"]) or 0.0
         ongoing[node] += number(row["lcp_ongoing"]) or 0.0
-        row_lcp = number(row["last_lcp_id"])
-        if row_lcp is not None:
-            lcp_id = row_lcp if lcp_id is None else max(lcp_id, row_lcp)
-        row_gci = number(row["last_max_gci_completed"])
-        if alive and row_gci is not None:
-            gci = row_gci if gci is None else max(gci, row_gci)
     nodes = sorted({node for node, _ in counts}, key=int)
     replicas = REPLICAS.family()
     for node in nodes:
@@ -81,11 +55,6 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
         for node in nodes:
             family.add_metric([node], values[node])
         yield family
-    for spec, value in ((LCP_ID, lcp_id), (LCP_GCI, gci)):
-        if value is not None:
-            family = spec.family()
-            family.add_metric([], value)
-            yield family
 
 
 COLLECTOR = Collector(
@@ -101,13 +70,11 @@ COLLECTOR = Collector(
             "is_replica_alive",
             "num_crashed_replicas",
             "is_lcp_ongoing",
-            "last_lcp_id",
-            "last_max_gci_completed",
         )
     },
     min_version=(7, 5, 0),
     sql=SQL,
     collect=collect,
-    metrics=(REPLICAS, CRASHED, LCP_ONGOING, LCP_ID, LCP_GCI),
-    slow=SlowChanging(frozenset({"nodes", "ddl"}), max_gcis=LCP_GCIS),
+    metrics=(REPLICAS, CRASHED, LCP_ONGOING),
+    slow=SlowChanging(frozenset({"nodes", "ddl", "objects"}), aged=False),
 )

@@ -63,5 +63,5 @@ COLLECTOR = Collector(
     sql=SQL,
     collect=collect,
     metrics=(TABLES,),
-    slow=SlowChanging(frozenset({"ddl"})),
+    slow=SlowChanging(frozenset({"ddl", "objects"}), aged=False),
 )

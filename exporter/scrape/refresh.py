@@ -1,31 +1,38 @@
 """Refresh on change: when a slowly changing collector's rows are read again.
 
-Fragment placement, replicas, distribution status, the dictionary and the configuration
-cost the data nodes a scan of whole tables (hundreds of thousands of rows at thousands of
-tables) but change only when a node stops or starts, a table is created or altered, an LCP
-completes or the configuration is reloaded. Before the collectors run, one cheap statement
-reads the signals of those changes (``SIGNAL_SQL``: ndbinfo.nodes, a few status variables
-and the SQL node's own count of NDB tables); a collector declared ``SlowChanging`` is read
-again only when a signal it follows differs from the one seen at its last read, when its
-last rows describe a transition, when the cluster has advanced its ``max_gcis`` global
-checkpoints, or when the maximum age has passed. Between reads the scrape serves its last
-families. Signals the SQL node answers with an error count as changed, so a failure never
-hides state; signals that do not arrive in time (a slow SQL node) leave the last rows served.
+Fragment placement, replicas, the dictionary and the configuration cost the data nodes a
+scan of whole tables (hundreds of thousands of rows at thousands of tables) but change only
+when a node stops or starts, a table is created, altered or dropped, or the configuration is
+reloaded. Before the slowly changing collectors are handed to the pool, one cheap statement
+reads the signals of those changes (``SIGNAL_SQL``: ndbinfo.nodes, a few status variables and
+the SQL node's own count of NDB tables, a row per data node); at the maximum age a second one
+reads the "objects" signal (``OBJECTS_SQL``: a fingerprint of every dictionary object's id,
+version and state, one row from a scan of dict_obj_info), the safety net for a change that
+the cheap signals missed.
+
+A collector declared ``SlowChanging`` is read again when a signal it follows differs from the
+one seen at its last read, or when its last rows describe a transition; an ``aged`` one also
+when its rows reach the maximum age. At most one read is made for age alone per scrape (the
+objects signal included), the oldest first, so that the safety reads are spread over
+scrapes instead of falling on one. Between reads the scrape serves the last families.
+Signals the SQL node answers with an error count as changed, so a failure never hides state;
+signals that do not arrive in time (a slow SQL node) leave the last rows served.
+
+The Refresher is used from the event loop only: the signals are read on a pool thread, then
+the scraper decides here which collectors are due and hands only those to the pool.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 
 from ndbinfo_exporter.collectors.base import Collector, Row, text
 from ndbinfo_exporter.scrape.pool import PooledConnection
 
 log = logging.getLogger(__name__)
-
-DEFAULT_MAX_AGE = 120.0
 
 STATUS_SIGNALS = {
     "Ndb_number_of_ready_data_nodes": "nodes",
@@ -33,7 +40,6 @@ STATUS_SIGNALS = {
     "Ndb_metadata_detected_count": "ddl",
     "Ndb_metadata_synced_count": "ddl",
 }
-EPOCH = "Ndb_last_commit_epoch_server"
 
 # One statement, one round trip: ndbinfo.nodes (a row per running data node), a few status
 # variables and the NDB tables the SQL node's data dictionary knows (no data node row).
@@ -43,12 +49,19 @@ SIGNAL_SQL = (
     " FROM ndbinfo.nodes"
     " UNION ALL"
     " SELECT 'status', VARIABLE_NAME, VARIABLE_VALUE FROM performance_schema.global_status"
-    " WHERE VARIABLE_NAME IN ("
-    + ", ".join(f"'{name}'" for name in (*STATUS_SIGNALS, EPOCH))
-    + ") UNION ALL"
+    " WHERE VARIABLE_NAME IN (" + ", ".join(f"'{name}'" for name in STATUS_SIGNALS) + ") UNION ALL"
     " SELECT 'tables', CAST(COUNT(*) AS CHAR), CAST(MAX(CREATE_TIME) AS CHAR)"
     " FROM information_schema.TABLES WHERE ENGINE = 'ndbcluster'"
 )
+
+# Creating or dropping an object changes the count and the sums; altering a table raises its
+# version (NDB also gives a reused id a new version), building or dropping an index changes
+# a state.
+OBJECTS_SQL = (
+    "SELECT COUNT(*) AS objects, SUM(id) AS ids, SUM(version) AS versions, SUM(state) AS states"
+    " FROM ndbinfo.dict_obj_info"
+)
+OBJECTS = "objects"
 
 
 @dataclass(frozen=True)
@@ -57,7 +70,6 @@ class Signals:
     ``None`` when they could not be read (then every signal counts as changed)."""
 
     values: Mapping[str, tuple] | None
-    gci: int | None = None
     # No answer in time: the SQL node is slow or the connection was lost. The rows read
     # before are served rather than read again on top of the load (up to the maximum age).
     late: bool = False
@@ -81,28 +93,33 @@ def signals_after(exc: BaseException) -> Signals:
     return UNKNOWN
 
 
-def parse_signals(rows: list[Row]) -> Signals:
+def parse_signals(rows: list[Row], objects: list[Row] | None = None) -> Signals:
     values: dict[str, list] = {"nodes": [], "config": [], "ddl": []}
-    gci = None
     for row in rows:
         kind, name, value = text(row["kind"]), text(row["name"]), text(row["value"])
         if kind == "node":
             values["nodes"].append((name, value))
             values["config"].append((name, value.rpartition(" ")[2]))
-        elif kind == "status" and name == EPOCH:
-            gci = int(value) >> 32 if value.isdigit() else None
         elif kind == "status":
             values[STATUS_SIGNALS[name]].append((name, value))
         elif kind == "tables":
             values["ddl"].append((name, value))
-    return Signals({name: tuple(sorted(found)) for name, found in values.items()}, gci)
+    parsed = {name: tuple(sorted(found)) for name, found in values.items()}
+    if objects is not None:
+        parsed[OBJECTS] = tuple(tuple(text(v) for v in row.values()) for row in objects)
+    return Signals(parsed)
 
 
-def read_signals(connection: PooledConnection) -> Signals:
-    """A pool job. A statement the SQL node refuses (no data node, no privilege) raises, and
-    the caller takes the signals as UNKNOWN, so that the collectors run as they would
-    without them."""
-    return parse_signals(connection.rows(SIGNAL_SQL))
+def signals_job(with_objects: bool) -> Callable[[PooledConnection], Signals]:
+    """A pool job reading the signals, and the objects signal when ``with_objects``. A
+    statement the SQL node refuses (no data node, no privilege) raises, and the caller takes
+    the signals as UNKNOWN, so that the collectors run as they would without them."""
+
+    def job(connection: PooledConnection) -> Signals:
+        rows = connection.rows(SIGNAL_SQL)
+        return parse_signals(rows, connection.rows(OBJECTS_SQL) if with_objects else None)
+
+    return job
 
 
 @dataclass
@@ -114,62 +131,119 @@ class _Read:
 
 
 @dataclass
-class Refresher:
-    """The last read of each slowly changing collector, per target."""
+class _Target:
+    reads: dict[str, _Read] = field(default_factory=dict)
+    objects: tuple | None = None  # the last objects signal read
+    objects_at: float | None = None  # monotonic
 
-    max_age: float = DEFAULT_MAX_AGE
+
+@dataclass
+class Refresher:
+    """The last read of each slowly changing collector, and the last objects signal, per
+    target. Owned by the event loop."""
+
+    max_age: float
     clock: Callable[[], float] = time.monotonic
     wall_clock: Callable[[], float] = time.time
-    _reads: dict[tuple[str, str], _Read] = field(default_factory=dict)
+    _targets: dict[str, _Target] = field(default_factory=dict)
 
-    def due(self, target: str, collector: Collector, signals: Signals) -> bool:
-        reason = self._reason(target, collector, signals)
-        if reason and collector.slow is not None:
-            log.debug(
-                "reading a slowly changing collector",
-                extra={"fields": {"target": target, "collector": collector.name, "why": reason}},
-            )
-        return bool(reason)
+    def _target(self, target: str) -> _Target:
+        return self._targets.setdefault(target, _Target())
 
-    def _reason(self, target: str, collector: Collector, signals: Signals) -> str:
+    def forget(self, target: str) -> None:
+        self._targets.pop(target, None)
+
+    def objects_due(self, target: str, collectors: Iterable[Collector]) -> bool:
+        """Whether this scrape reads the objects signal: one of ``collectors`` follows it,
+        and it was never read or has reached the maximum age."""
+        if not any(c.slow is not None and OBJECTS in c.slow.signals for c in collectors):
+            return False
+        state = self._target(target)
+        return state.objects_at is None or self.clock() - state.objects_at >= self.max_age
+
+    def observe(self, target: str, signals: Signals) -> Signals:
+        """The signals of this scrape, with the objects signal last read when this scrape
+        did not read it."""
+        state = self._target(target)
+        if signals.values is None:
+            return signals
+        if OBJECTS in signals.values:
+            state.objects, state.objects_at = signals.values[OBJECTS], self.clock()
+            return signals
+        if state.objects is None:
+            return signals
+        return replace(signals, values={**signals.values, OBJECTS: state.objects})
+
+    def due(
+        self, target: str, collectors: Iterable[Collector], signals: Signals, objects_read: bool
+    ) -> list[Collector]:
+        """The collectors whose rows this scrape reads: every one read at every scrape, and the
+        slowly changing ones a signal, a transition or their age calls for, with at most one
+        read for age alone (none when ``objects_read``, itself a read for age)."""
+        due: list[Collector] = []
+        aged: list[tuple[float, Collector]] = []
+        state = self._target(target)
+        for collector in collectors:
+            reason = self._reason(state, collector, signals)
+            if reason == "maximum age":
+                aged.append((state.reads[collector.name].at, collector))
+                continue
+            if reason and collector.slow is not None:
+                self._log(target, collector, reason)
+            if reason:
+                due.append(collector)
+        if aged and not objects_read:
+            _, oldest = min(aged, key=lambda pair: pair[0])
+            self._log(target, oldest, "maximum age")
+            due.append(oldest)
+        return due
+
+    @staticmethod
+    def _log(target: str, collector: Collector, reason: str) -> None:
+        log.debug(
+            "reading a slowly changing collector",
+            extra={"fields": {"target": target, "collector": collector.name, "why": reason}},
+        )
+
+    def _reason(self, state: _Target, collector: Collector, signals: Signals) -> str:
         """Why the collector's rows are to be read now ("" when its last ones are served)."""
         slow = collector.slow
-        last = self._reads.get((target, collector.name))
+        last = state.reads.get(collector.name)
         if slow is None:
             return "every scrape"
         if last is None:
             return "no rows yet"
         if not last.settled:
             return "in transition"
-        if self.clock() - last.at >= self.max_age:
-            return "maximum age"
         if signals.late:
-            return ""
+            return "maximum age" if slow.aged and self._old(last) else ""
         for name in sorted(slow.signals):
             now = signals.get(name)
+            if now is None and name == OBJECTS and signals.values is not None:
+                continue  # not read yet on this target: the other signals decide
             if now is None or now != last.signals.get(name):
                 return f"{name} changed" if now is not None else "signals unknown"
-        if slow.max_gcis is not None and signals.gci is not None and last.signals.gci is not None:
-            return "global checkpoints" if signals.gci - last.signals.gci >= slow.max_gcis else ""
-        return "global checkpoints" if slow.max_gcis is not None and signals.gci else ""
+        return "maximum age" if slow.aged and self._old(last) else ""
+
+    def _old(self, last: _Read) -> bool:
+        return self.clock() - last.at >= self.max_age
 
     def read(self, target: str, collector: Collector, signals: Signals, rows: list[Row]) -> None:
         """Record a successful read of ``collector``'s rows, taken after ``signals`` (late
         ones: the signals of the previous read stand, so that a change is still seen)."""
         if collector.slow is None:
             return
-        previous = self._reads.get((target, collector.name))
+        state = self._target(target)
+        previous = state.reads.get(collector.name)
         if signals.late and previous is not None:
             signals = previous.signals
         settled = collector.slow.settled is None or collector.slow.settled(rows)
-        self._reads[target, collector.name] = _Read(
-            signals, self.clock(), self.wall_clock(), settled
-        )
+        state.reads[collector.name] = _Read(signals, self.clock(), self.wall_clock(), settled)
 
     def has_read(self, target: str, collector: Collector) -> bool:
-        return (target, collector.name) in self._reads
+        return collector.name in self._target(target).reads
 
     def last_read(self, target: str, collector: Collector) -> float | None:
         """Wall-clock time of the last read of the rows served, None for other collectors."""
-        last = self._reads.get((target, collector.name))
+        last = self._target(target).reads.get(collector.name)
         return None if last is None else last.wall

@@ -7,7 +7,6 @@ import logging
 import platform
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,13 +15,11 @@ from ndbinfo_exporter.collectors.base import Collector, Context, Row, TargetInfo
 from ndbinfo_exporter.scrape.exposition import Exposition, render
 from ndbinfo_exporter.scrape.pool import ConnectionPool, PooledConnection, Pools
 from ndbinfo_exporter.scrape.refresh import (
-    DEFAULT_MAX_AGE,
-    LATE,
     UNKNOWN,
     Refresher,
     Signals,
-    read_signals,
     signals_after,
+    signals_job,
 )
 from ndbinfo_exporter.targets import TargetConfig
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
@@ -92,29 +89,6 @@ def _fetch_and_render(collector: Collector, context: Context, previous: _Rendere
     return job
 
 
-# What a slowly changing collector's job returns when its last families are served.
-_SERVED = object()
-
-
-def _read_signals_into(signals_read: Future[Signals]):
-    """The batch's first job: the change signals, handed to the slowly changing collectors'
-    jobs as soon as they are read, so that the statement overlaps with the other collectors'."""
-
-    def job(connection: PooledConnection) -> Signals:
-        signals = LATE
-        try:
-            signals = read_signals(connection)
-        except Exception as exc:
-            signals = signals_after(exc)
-            log.debug("change signals not read", extra={"fields": {"err": _one_line_error(exc)}})
-            raise
-        finally:
-            signals_read.set_result(signals)
-        return signals
-
-    return job
-
-
 def _failed(result: object) -> bool:
     """A job's result that is not rows with their families."""
     return not (isinstance(result, tuple) and isinstance(result[1], _Rendered))
@@ -123,12 +97,7 @@ def _failed(result: object) -> bool:
 def _alive(connection: PooledConnection) -> TargetInfo:
     """One statement, so that a pooled connection to a node that went away (or that no longer
     answers statements) is noticed and replaced before the collectors run."""
-    cursor = connection.raw.cursor()
-    try:
-        cursor.execute("SELECT 1")
-        cursor.fetchall()
-    finally:
-        cursor.close()
+    connection.rows("SELECT 1")
     return connection.info
 
 
@@ -161,7 +130,7 @@ class Scraper:
         options: Mapping[str, Mapping[str, Any]],
         max_connections: int,
         query_timeout: float,
-        refresh_max_age: float = DEFAULT_MAX_AGE,
+        refresh_max_age: float,
     ):
         self.collectors = list(collectors)
         self._refresher = Refresher(refresh_max_age)
@@ -169,6 +138,11 @@ class Scraper:
         self._max_connections = max_connections
         self._query_timeout = query_timeout
         self._pools = Pools(max_connections, query_timeout)
+        # The cluster view's statements run on a connection of their own per target, so that
+        # they never take a slot a scrape needs.
+        self._view_pools = Pools(1, query_timeout)
+        # Reads of slowly changing collectors in flight, shared by concurrent scrapes.
+        self._reading: dict[tuple[str, str], asyncio.Future[_Outcome]] = {}
         self._in_flight: dict[tuple, asyncio.Task[ScrapeResult]] = {}
         self._last: dict[str, ScrapeResult] = {}
         self._rendered: dict[tuple[str, str], _Rendered] = {}
@@ -183,12 +157,14 @@ class Scraper:
 
     def _forget_target(self, name: str) -> None:
         self._last.pop(name, None)
+        self._refresher.forget(name)
         for cache in (self._rendered, self._rows_skipped):
             for key in [key for key in cache if key[0] == name]:
                 del cache[key]
 
     def close(self) -> None:
         self._pools.close()
+        self._view_pools.close()
 
     def selection(self, names: Sequence[str]) -> frozenset[str] | None:
         """The collectors named by collect[] URL parameters (None: all enabled ones); a
@@ -236,7 +212,9 @@ class Scraper:
             del self._in_flight[key]
 
     async def query(self, target: TargetConfig, sql: str, timeout: float) -> list[Row]:
-        return await self.pool(target).run(
+        """A statement of the cluster view, on the view's own connection to ``target``."""
+        pool, _ = self._view_pools.get(target.name)
+        return await pool.run(
             target, lambda connection: connection.rows(sql), min(timeout, self._query_timeout)
         )
 
@@ -261,30 +239,30 @@ class Scraper:
         selected = [c for c in self.collectors if only is None or c.name in only]
         runnable = [c for c in selected if c.available(info)]
         skipped = [c for c in selected if not c.available(info)]
-        timeout = min(self._query_timeout, deadline - loop.time())
-        # The change signals first, then the collectors that run every scrape, then the
-        # slowly changing ones, whose jobs wait for the signals.
-        runnable.sort(key=lambda collector: collector.slow is not None)
-        signals_read: Future[Signals] = Future()
-        jobs = [self._job(target, collector, info, signals_read, timeout) for collector in runnable]
-        if runnable and runnable[-1].slow:
-            jobs.insert(0, _read_signals_into(signals_read))
-        else:
-            signals_read.set_result(UNKNOWN)
-        results = await pool.run_each(target, jobs, timeout)
-        results = results[len(results) - len(runnable) :]
-        signals = signals_read.result() if signals_read.done() else LATE
+        every = [c for c in runnable if c.slow is None]
+        slow = [c for c in runnable if c.slow is not None]
+
+        def remaining() -> float:
+            return min(self._query_timeout, deadline - loop.time())
+
+        # The change signals first, on the first free connection, while the collectors read
+        # at every scrape take the others; then the slowly changing ones that are due.
+        timeout = remaining()
+        signals_read = asyncio.ensure_future(self._signals(target, pool, slow, timeout))
+        every_read = asyncio.ensure_future(
+            pool.run_each(target, [self._job(target, c, info) for c in every], remaining())
+        )
+        signals, objects_read = await signals_read
+        due = self._refresher.due(target.name, slow, signals, objects_read)
+        slow_outcomes = await self._read_slow(target, pool, info, due, signals, remaining())
         outcomes = [
-            self._served(target, collector)
-            if result is _SERVED
-            or (
-                signals.late
-                and _failed(result)
-                and self._refresher.has_read(target.name, collector)
-            )
-            else self._outcome(target, collector, result, seconds, timeout, signals)
-            for collector, (result, seconds) in zip(runnable, results, strict=True)
+            self._outcome(target, collector, result, seconds, timeout, signals)
+            for collector, (result, seconds) in zip(every, await every_read, strict=True)
         ]
+        outcomes.extend(
+            slow_outcomes[c.name] if c.name in slow_outcomes else self._served(target, c)
+            for c in slow
+        )
         families: list[Metric] = [
             _up(1),
             _build_info(),
@@ -331,34 +309,85 @@ class Scraper:
                 family.add_metric([collector.name], at)
         return [family] if family.samples else []
 
-    def _job(
-        self,
-        target: TargetConfig,
-        collector: Collector,
-        info: TargetInfo,
-        signals_read: Future[Signals],
-        timeout: float,
-    ):
+    def _job(self, target: TargetConfig, collector: Collector, info: TargetInfo):
         context = Context(target=info, options=self._options.get(collector.name, {}))
-        job = _fetch_and_render(
+        return _fetch_and_render(
             collector, context, self._rendered.get((target.name, collector.name))
         )
-        if collector.slow is None:
-            return job
 
-        def when_due(connection: PooledConnection):
-            """A slowly changing collector's job waits for the change signals, read by the
-            batch's first job, and runs its statement only when they say it is due (or when
-            they could not be read: a failure never hides state)."""
+    async def _signals(
+        self,
+        target: TargetConfig,
+        pool: ConnectionPool,
+        slow: Sequence[Collector],
+        timeout: float,
+    ) -> tuple[Signals, bool]:
+        """The change signals (with the objects signal when it is due, then True), or none
+        to read when no slowly changing collector runs. A failure never hides state: the
+        signals are then unknown, or late when the SQL node did not answer in time."""
+        if not slow:
+            return UNKNOWN, False
+        with_objects = self._refresher.objects_due(target.name, slow)
+        try:
+            signals = await pool.run(target, signals_job(with_objects), timeout)
+        except Exception as exc:
+            log.debug("change signals not read", extra={"fields": {"err": _one_line_error(exc)}})
+            return signals_after(exc), False
+        return self._refresher.observe(target.name, signals), with_objects
+
+    async def _read_slow(
+        self,
+        target: TargetConfig,
+        pool: ConnectionPool,
+        info: TargetInfo,
+        due: Sequence[Collector],
+        signals: Signals,
+        timeout: float,
+    ) -> dict[str, _Outcome]:
+        """Read the due slowly changing collectors; one already being read by a concurrent
+        scrape of the target (another collect[] selection) is not read twice: its read is
+        shared."""
+        shared = {
+            c.name: self._reading[target.name, c.name]
+            for c in due
+            if (target.name, c.name) in self._reading
+        }
+        mine = [c for c in due if c.name not in shared]
+        loop = asyncio.get_running_loop()
+        futures = {c.name: loop.create_future() for c in mine}
+        for name, future in futures.items():
+            self._reading[target.name, name] = future
+        outcomes: dict[str, _Outcome] = {}
+        try:
+            results = await pool.run_each(
+                target, [self._job(target, c, info) for c in mine], timeout
+            )
+            for collector, (result, seconds) in zip(mine, results, strict=True):
+                if (
+                    signals.late
+                    and _failed(result)
+                    and self._refresher.has_read(target.name, collector)
+                ):
+                    outcome = self._served(target, collector)
+                else:
+                    outcome = self._outcome(target, collector, result, seconds, timeout, signals)
+                outcomes[collector.name] = outcome
+                futures[collector.name].set_result(outcome)
+        finally:
+            for name, future in futures.items():
+                if not future.done():
+                    future.cancel()
+                if self._reading.get((target.name, name)) is future:
+                    del self._reading[target.name, name]
+        for name, future in shared.items():
             try:
-                signals = signals_read.result(timeout)
-            except TimeoutError:
-                signals = LATE
-            if not self._refresher.due(target.name, collector, signals):
-                return _SERVED
-            return job(connection)
-
-        return when_due
+                outcomes[name] = await asyncio.wait_for(asyncio.shield(future), timeout)
+            except (TimeoutError, asyncio.CancelledError):
+                collector = next(c for c in due if c.name == name)
+                outcomes[name] = self._outcome(
+                    target, collector, TimeoutError(), timeout, timeout, signals
+                )
+        return outcomes
 
     def _outcome(
         self,

@@ -47,6 +47,7 @@ async def client(node):
         {},
         max_connections=2,
         query_timeout=5,
+        refresh_max_age=settings.refresh_max_age,
     )
     app = create_app(settings, targets, scraper)
     transport = httpx.ASGITransport(app=app)
@@ -167,7 +168,9 @@ async def test_down_target_error_is_redacted(node):
     logs.add_secret(PASSWORD)
     settings = Settings()
     targets = build({}, "127.0.0.1:1", "exporter", PASSWORD, ())
-    scraper = Scraper([], {}, max_connections=1, query_timeout=2)
+    scraper = Scraper(
+        [], {}, max_connections=1, query_timeout=2, refresh_max_age=settings.refresh_max_age
+    )
     app = create_app(settings, targets, scraper)
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="http://exporter"

@@ -25,7 +25,9 @@ async def http():
         sections = {"client": ClientSection(user="exporter", password=PASSWORD)}
         targets = build(sections, address, None, None, settings.probe_allowed_targets)
         names = ("status", "nodes", "fragments")
-        scraper = Scraper([gauge_collector(n, NODES) for n in names], {}, 2, 5)
+        scraper = Scraper(
+            [gauge_collector(n, NODES) for n in names], {}, 2, 5, settings.refresh_max_age
+        )
         app = create_app(settings, targets, scraper)
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://e") as client:

@@ -1,7 +1,10 @@
 """Refresh on change: each signal causes a re-read of the collectors that follow it; without
-a signal nothing is re-read until the maximum age; a scrape serves the last families."""
+a signal nothing is re-read until the maximum age (one read for age per scrape, and none for
+collectors that are not aged); a scrape serves the last families."""
 
 from __future__ import annotations
+
+import asyncio
 
 import pytest
 from fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
@@ -11,6 +14,7 @@ from ndbinfo_exporter.collectors.base import SlowChanging
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.scrape.refresh import (
     LATE,
+    OBJECTS_SQL,
     SIGNAL_SQL,
     UNKNOWN,
     Refresher,
@@ -20,8 +24,6 @@ from ndbinfo_exporter.scrape.refresh import (
 from ndbinfo_exporter.targets import TargetConfig
 from test_scrape import PASSWORD, by_collector, gauge_collector, make_scraper, samples
 
-EPOCH_GCI = 70000
-
 
 def signal_rows(
     nodes=(("1", "STARTED 0 1"), ("2", "STARTED 0 1")),
@@ -29,7 +31,6 @@ def signal_rows(
     generation="1",
     detected="0",
     tables=("40", "2026-11-23 10:00:00"),
-    gci=EPOCH_GCI,
 ) -> list[dict]:
     rows = [{"kind": "node", "name": node, "value": value} for node, value in nodes]
     for name, value in (
@@ -37,7 +38,6 @@ def signal_rows(
         ("Ndb_config_generation", generation),
         ("Ndb_metadata_detected_count", detected),
         ("Ndb_metadata_synced_count", "0"),
-        ("Ndb_last_commit_epoch_server", str(gci << 32 | 5)),
     ):
         rows.append({"kind": "status", "name": name, "value": value})
     rows.append({"kind": "tables", "name": tables[0], "value": tables[1]})
@@ -60,14 +60,22 @@ def refresher(clock: Clock, max_age: float = 120.0) -> Refresher:
     return Refresher(max_age, clock=clock, wall_clock=clock)
 
 
+def is_due(refresh: Refresher, collector, signals, objects_read: bool = False) -> bool:
+    return collector in refresh.due("t", [collector], signals, objects_read)
+
+
+def objects(count: int = 900, versions: int = 5000) -> list[dict]:
+    return [{"objects": count, "ids": 40000, "versions": versions, "states": 3600}]
+
+
 def test_first_scrape_reads_and_an_unchanged_state_does_not():
     clock, slow = Clock(), collector({"nodes", "ddl", "config"})
     refresh = refresher(clock)
     signals = parse_signals(signal_rows())
-    assert refresh.due("t", slow, signals)
+    assert is_due(refresh, slow, signals)
     refresh.read("t", slow, signals, [])
     clock.now += 119
-    assert not refresh.due("t", slow, parse_signals(signal_rows()))
+    assert not is_due(refresh, slow, parse_signals(signal_rows()))
     assert refresh.last_read("t", slow) == 1000.0
 
 
@@ -90,12 +98,12 @@ def test_each_signal_causes_a_re_read_of_the_collectors_that_follow_it(signal, c
     refresh = refresher(clock)
     before, after = parse_signals(signal_rows()), parse_signals(signal_rows(**changed))
     refresh.read("t", follows, before, [])
-    assert refresh.due("t", follows, after)
+    assert is_due(refresh, follows, after)
     other = refresher(clock)
     other.read("t", ignores, before, [])
     if "nodes" in changed:
         return  # a node row carries its status, start phase and configuration generation
-    assert not other.due("t", ignores, after)
+    assert not is_due(other, ignores, after)
 
 
 def test_maximum_age_forces_a_re_read():
@@ -104,17 +112,58 @@ def test_maximum_age_forces_a_re_read():
     signals = parse_signals(signal_rows())
     refresh.read("t", slow, signals, [])
     clock.now += 59.9
-    assert not refresh.due("t", slow, signals)
+    assert not is_due(refresh, slow, signals)
     clock.now += 0.1
-    assert refresh.due("t", slow, signals)
+    assert is_due(refresh, slow, signals)
 
 
-def test_global_checkpoints_force_a_re_read_for_lcp_state():
-    clock, slow = Clock(), collector({"nodes"}, max_gcis=60)
-    refresh = refresher(clock)
-    refresh.read("t", slow, parse_signals(signal_rows()), [])
-    assert not refresh.due("t", slow, parse_signals(signal_rows(gci=EPOCH_GCI + 59)))
-    assert refresh.due("t", slow, parse_signals(signal_rows(gci=EPOCH_GCI + 60)))
+def test_a_collector_not_aged_is_read_again_only_on_a_signal():
+    """The distribution's collectors: a change of the objects signal (read at the maximum
+    age) reads them again, age alone does not."""
+    clock, slow = Clock(), collector({"nodes", "objects"}, aged=False)
+    refresh = refresher(clock, max_age=60)
+    signals = refresh.observe("t", parse_signals(signal_rows(), objects()))
+    refresh.read("t", slow, signals, [])
+    clock.now += 600
+    assert not is_due(refresh, slow, refresh.observe("t", parse_signals(signal_rows())))
+    assert refresh.objects_due("t", [slow])
+    altered = refresh.observe("t", parse_signals(signal_rows(), objects(versions=5001)))
+    assert not refresh.objects_due("t", [slow])
+    assert is_due(refresh, slow, altered, objects_read=True)
+
+
+def test_the_objects_signal_is_read_at_the_maximum_age_and_carried_between_reads():
+    clock, slow = Clock(), collector({"objects"}, aged=False)
+    refresh = refresher(clock, max_age=60)
+    assert not refresh.objects_due("t", [collector({"nodes"})])  # nobody follows it
+    assert refresh.objects_due("t", [slow])
+    refresh.observe("t", parse_signals(signal_rows(), objects()))
+    clock.now += 59.9
+    assert not refresh.objects_due("t", [slow])
+    carried = refresh.observe("t", parse_signals(signal_rows()))
+    assert carried.get("objects") == parse_signals([], objects()).get("objects")
+    clock.now += 0.1
+    assert refresh.objects_due("t", [slow])
+
+
+def test_reads_for_age_alone_are_spread_one_per_scrape_oldest_first():
+    clock = Clock()
+    first, second = (
+        gauge_collector(name, "SELECT 1", slow=SlowChanging(frozenset({"nodes"})))
+        for name in ("first", "second")
+    )
+    refresh = refresher(clock, max_age=60)
+    signals = parse_signals(signal_rows())
+    refresh.read("t", first, signals, [])
+    clock.now += 1
+    refresh.read("t", second, signals, [])
+    clock.now += 100
+    assert refresh.due("t", [second, first], signals, False) == [first]
+    assert refresh.due("t", [second, first], signals, True) == []  # the objects signal's turn
+    refresh.read("t", first, signals, [])
+    assert refresh.due("t", [second, first], signals, False) == [second]
+    changed = parse_signals(signal_rows(ready="1"))
+    assert refresh.due("t", [second, first], changed, False) == [second, first]
 
 
 def test_unknown_signals_and_unsettled_rows_re_read():
@@ -123,11 +172,11 @@ def test_unknown_signals_and_unsettled_rows_re_read():
     refresh = refresher(clock)
     signals = parse_signals(signal_rows())
     refresh.read("t", slow, signals, [])
-    assert refresh.due("t", slow, UNKNOWN)
+    assert is_due(refresh, slow, UNKNOWN)
     refresh.read("t", slow, signals, [{"moving": 1}])
-    assert refresh.due("t", slow, signals)
+    assert is_due(refresh, slow, signals)
     refresh.read("t", slow, signals, [])
-    assert not refresh.due("t", slow, signals)
+    assert not is_due(refresh, slow, signals)
 
 
 def test_an_error_answered_by_the_sql_node_re_reads_a_late_answer_serves():
@@ -138,11 +187,12 @@ def test_an_error_answered_by_the_sql_node_re_reads_a_late_answer_serves():
     assert signals_after(TimeoutError()) is LATE
     clock, slow = Clock(), collector({"nodes", "ddl", "config"})
     refresh = refresher(clock, max_age=60)
-    assert refresh.due("t", slow, LATE)  # nothing to serve yet
+    assert is_due(refresh, slow, LATE)  # nothing to serve yet
     refresh.read("t", slow, parse_signals(signal_rows()), [])
-    assert not refresh.due("t", slow, LATE)
+    assert not is_due(refresh, slow, LATE)
     clock.now += 60
-    assert refresh.due("t", slow, LATE)
+    assert is_due(refresh, slow, LATE)
+    assert not is_due(refresh, collector({"nodes"}, aged=False), LATE)
 
 
 def test_fast_collectors_are_always_due():
@@ -150,7 +200,7 @@ def test_fast_collectors_are_always_due():
     fast = gauge_collector("fast", "SELECT 1")
     refresh = refresher(clock)
     refresh.read("t", fast, parse_signals(signal_rows()), [])
-    assert refresh.due("t", fast, parse_signals(signal_rows()))
+    assert is_due(refresh, fast, parse_signals(signal_rows()))
     assert refresh.last_read("t", fast) is None
 
 
@@ -178,13 +228,13 @@ def test_inventory_follows_the_node_signal_and_the_maximum_age():
     signals = parse_signals(signal_rows())
     refresh.read("t", inventory.COLLECTOR, signals, [])
     restarting = signal_rows(nodes=(("1", "STARTED 0 1"), ("2", "STARTING 4 1")))
-    assert refresh.due("t", inventory.COLLECTOR, parse_signals(restarting))
+    assert is_due(refresh, inventory.COLLECTOR, parse_signals(restarting))
     other = signal_rows(tables=("41", "2026-11-23 10:00:00"), detected="1", generation="2")
-    assert not refresh.due("t", inventory.COLLECTOR, parse_signals(other))
+    assert not is_due(refresh, inventory.COLLECTOR, parse_signals(other))
     clock.now += 59.9
-    assert not refresh.due("t", inventory.COLLECTOR, signals)
+    assert not is_due(refresh, inventory.COLLECTOR, signals)
     clock.now += 0.1
-    assert refresh.due("t", inventory.COLLECTOR, signals)
+    assert is_due(refresh, inventory.COLLECTOR, signals)
 
 
 def answer(rows: list[dict]) -> Answer:
@@ -307,5 +357,45 @@ def test_a_read_with_late_signals_keeps_the_signals_of_the_read_before():
     refresh.read("t", slow, before, [])
     clock.now += 60
     refresh.read("t", slow, LATE, [])  # read at the maximum age, the signals did not come
-    assert not refresh.due("t", slow, before)
-    assert refresh.due("t", slow, parse_signals(signal_rows(ready="1")))
+    assert not is_due(refresh, slow, before)
+    assert is_due(refresh, slow, parse_signals(signal_rows(ready="1")))
+
+
+async def test_concurrent_scrapes_with_different_collect_read_a_due_collector_once(node, target):
+    """Two scrapes of one target selecting different collectors (two Prometheus jobs) that
+    both find a slowly changing collector due share one read of it."""
+    statement = "SELECT node_id FROM ndbinfo.nodes /* slow */"
+    slow = gauge_collector("slow", statement, slow=SlowChanging(frozenset({"nodes"})))
+    one = gauge_collector("one", "SELECT node_id FROM ndbinfo.nodes /* one */")
+    two = gauge_collector("two", "SELECT node_id FROM ndbinfo.nodes /* two */")
+    node.answers[statement] = Answer(["node_id"], [(1,), (2,)], delay=0.5)
+    scraper = make_scraper([slow, one, two])
+    try:
+        results = await asyncio.gather(
+            scraper.scrape(target, timeout=5, only=frozenset({"slow", "one"})),
+            scraper.scrape(target, timeout=5, only=frozenset({"slow", "two"})),
+        )
+        assert node.queries.count(statement) == 1
+        for result in results:
+            assert by_collector(result, "ndb_exporter_collector_success")["slow"] == 1
+            assert samples(result, "test_slow_rows")
+    finally:
+        scraper.close()
+
+
+async def test_the_objects_signal_is_read_for_collectors_that_follow_it(node, target):
+    node.answers[OBJECTS_SQL] = Answer(
+        ["objects", "ids", "versions", "states"], [(900, 40000, 5000, 3600)]
+    )
+    statement = "SELECT node_id FROM ndbinfo.nodes"
+    slow = gauge_collector(
+        "slow", statement, slow=SlowChanging(frozenset({"nodes", "objects"}), aged=False)
+    )
+    scraper = make_scraper([slow])
+    try:
+        await scraper.scrape(target, timeout=5)
+        await scraper.scrape(target, timeout=5)
+        assert node.queries.count(OBJECTS_SQL) == 1
+        assert node.queries.count(statement) == 1
+    finally:
+        scraper.close()

@@ -9,6 +9,7 @@ import pytest
 from fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
 from ndbinfo_exporter.collectors.base import Collector, Option
 from ndbinfo_exporter.scrape.scraper import Scraper, ScrapeResult
+from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import TargetConfig
 from prometheus_client.core import GaugeMetricFamily
 
@@ -67,7 +68,11 @@ def target(node):
 
 def make_scraper(collectors, max_connections=3, query_timeout=10.0, options=None):
     return Scraper(
-        collectors, options or {}, max_connections=max_connections, query_timeout=query_timeout
+        collectors,
+        options or {},
+        max_connections=max_connections,
+        query_timeout=query_timeout,
+        refresh_max_age=Settings().refresh_max_age,
     )
 
 

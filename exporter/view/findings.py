@@ -17,15 +17,7 @@ from ndbinfo_exporter.view.performance_findings import PERFORMANCE_CHECKS
 from ndbinfo_exporter.view.placement import Placement
 from ndbinfo_exporter.view.samples import Samples
 
-PRUNED_SCAN_RATIO_LOW = 0.5
-ROUND_TRIPS_PER_COMMIT_HIGH = 4.0
-PRIMARY_SPREAD_HIGH = 0.2  # (max - min) / max of the primaries within one node group
-MIN_SCANS = 20  # fewer scans than this in the window say nothing about pruning
-MIN_COMMITS = 20
 NAMES_SHOWN = 20
-SEND_BUFFER_CRITICAL = 0.95
-TABLESPACE_WARNING = 0.8
-TABLESPACE_CRITICAL = 0.9
 
 ORDER = {"problem": 0, "unknown": 1, "ok": 2}
 SEVERITY = {"critical": 0, "warning": 1, "info": 2}
@@ -131,20 +123,22 @@ def pruning(inputs: Inputs) -> Finding:
     if (
         efficiency.scans is None
         or efficiency.pruned_scan_ratio is None
-        or efficiency.scans < MIN_SCANS
+        or efficiency.scans < thresholds.MIN_SCANS
     ):
-        return spec.finding("unknown", f"Fewer than {MIN_SCANS} scans {_window(inputs)}.")
+        return spec.finding(
+            "unknown", f"Fewer than {thresholds.MIN_SCANS} scans {_window(inputs)}."
+        )
     evidence = [
         Evidence(label="scans", value=count(efficiency.scans)),
         Evidence(label="pruned to one partition", value=count(efficiency.pruned_scans)),
         Evidence(label="pruned ratio", value=percent(efficiency.pruned_scan_ratio)),
         Evidence(label="measured", value=_window(inputs)),
     ]
-    low = efficiency.pruned_scan_ratio < PRUNED_SCAN_RATIO_LOW
+    low = efficiency.pruned_scan_ratio < thresholds.PRUNED_SCAN_RATIO_LOW
     return spec.finding(
         "problem" if low else "ok",
         f"{percent(efficiency.pruned_scan_ratio)} of the scans were pruned to one partition "
-        f"(threshold {percent(PRUNED_SCAN_RATIO_LOW)}).",
+        f"(threshold {percent(thresholds.PRUNED_SCAN_RATIO_LOW)}).",
         evidence,
     )
 
@@ -170,9 +164,14 @@ def round_trips(inputs: Inputs) -> Finding:
         ),
     )
     per_commit = efficiency.round_trips_per_commit
-    if per_commit is None or efficiency.commits is None or efficiency.commits < MIN_COMMITS:
+    if (
+        per_commit is None
+        or efficiency.commits is None
+        or efficiency.commits < thresholds.MIN_COMMITS
+    ):
         return spec.finding(
-            "unknown", f"Fewer than {MIN_COMMITS} committed transactions {_window(inputs)}."
+            "unknown",
+            f"Fewer than {thresholds.MIN_COMMITS} committed transactions {_window(inputs)}.",
         )
     evidence = [
         Evidence(label="round trips", value=count(efficiency.round_trips)),
@@ -187,9 +186,9 @@ def round_trips(inputs: Inputs) -> Finding:
         Evidence(label="measured", value=_window(inputs)),
     ]
     return spec.finding(
-        "problem" if per_commit > ROUND_TRIPS_PER_COMMIT_HIGH else "ok",
+        "problem" if per_commit > thresholds.ROUND_TRIPS_PER_COMMIT_HIGH else "ok",
         f"{per_commit:.2f} round trips to the data nodes per committed transaction "
-        f"(threshold {ROUND_TRIPS_PER_COMMIT_HIGH:g}).",
+        f"(threshold {thresholds.ROUND_TRIPS_PER_COMMIT_HIGH:g}).",
         evidence,
     )
 
@@ -234,7 +233,7 @@ def unbalanced_primaries(inputs: Inputs) -> Finding:
                 + f" (spread {percent(spread)})",
             )
         )
-        if spread > PRIMARY_SPREAD_HIGH:
+        if spread > thresholds.PRIMARY_SPREAD_HIGH:
             unbalanced.append(group.nodegroup)
     not_preferred = inputs.samples.total("ndb_fragments_not_on_preferred_primary")
     if not_preferred is not None:
@@ -247,7 +246,7 @@ def unbalanced_primaries(inputs: Inputs) -> Finding:
         groups = ", ".join(str(g) for g in unbalanced)
         return spec.finding(
             "problem",
-            f"Primaries differ by more than {percent(PRIMARY_SPREAD_HIGH)} within node group(s) {groups}.",
+            f"Primaries differ by more than {percent(thresholds.PRIMARY_SPREAD_HIGH)} within node group(s) {groups}.",
             evidence,
         )
     return spec.finding(
@@ -675,7 +674,7 @@ def send_buffers(inputs: Inputs) -> Finding:
             "Data node {nodes} holds {worst} of its send buffer memory.",
             "Data nodes {nodes} hold up to {worst} of their send buffer memory.",
         ),
-        limits=(thresholds.SEND_BUFFER_WARNING, SEND_BUFFER_CRITICAL),
+        limits=(thresholds.SEND_BUFFER_WARNING, thresholds.SEND_BUFFER_CRITICAL),
     )
 
 
@@ -687,7 +686,7 @@ def tablespace(inputs: Inputs) -> Finding:
         promql=(
             '1 - sum by (filegroup) (ndb_disk_data_file_free_bytes{type="DATAFILE"})\n'
             '  / sum by (filegroup) (ndb_disk_data_file_size_bytes{type="DATAFILE"})'
-            f" > {TABLESPACE_WARNING}"
+            f" > {thresholds.TABLESPACE_WARNING}"
         ),
         sql=(
             "SELECT TABLESPACE_NAME, FILE_NAME, FREE_EXTENTS, TOTAL_EXTENTS, EXTENT_SIZE\n"
@@ -714,7 +713,7 @@ def tablespace(inputs: Inputs) -> Finding:
             "Tablespace {nodes} is {worst} used.",
             "Tablespaces {nodes} are up to {worst} used.",
         ),
-        limits=(TABLESPACE_WARNING, TABLESPACE_CRITICAL),
+        limits=(thresholds.TABLESPACE_WARNING, thresholds.TABLESPACE_CRITICAL),
     )
 
 

@@ -14,10 +14,6 @@ from ndbinfo_exporter.view.models import Evidence, Finding
 if TYPE_CHECKING:
     from ndbinfo_exporter.view.findings import Inputs
 
-HOT_TABLE_SHARE = 0.3  # of the key reads of the tables the hot_tables collector exports
-LDM_SATURATED = 0.85  # exec share of the last second
-TC_IDLE = 0.3
-
 
 def hot_table_without_read_backup(inputs: Inputs) -> Finding:
     spec = FindingSpec(
@@ -58,7 +54,7 @@ def hot_table_without_read_backup(inputs: Inputs) -> Finding:
         Evidence(label="share of key reads (exported tables)", value=f"{share * 100:.1f} %"),
         Evidence(label="READ_BACKUP", value="no" if name in primary_only else "yes"),
     ]
-    if share >= HOT_TABLE_SHARE and name in primary_only:
+    if share >= thresholds.HOT_TABLE_SHARE and name in primary_only:
         return spec.finding(
             "problem",
             f"{name} takes {share * 100:.0f} % of the key reads and reads only from "
@@ -75,9 +71,9 @@ def ldm_saturated_tc_idle(inputs: Inputs) -> Finding:
         severity="warning",
         promql=(
             'max by (node_id) (ndb_thread_time_ratio{activity="exec", thread="ldm"})'
-            f" > {LDM_SATURATED}\n"
+            f" > {thresholds.LDM_SATURATED}\n"
             '  and max by (node_id) (ndb_thread_time_ratio{activity="exec", thread="tc"})'
-            f" < {TC_IDLE}"
+            f" < {thresholds.TC_IDLE}"
         ),
         sql=(
             "SELECT c.node_id, c.thr_no, t.thr_nm, c.thread_exec FROM ndbinfo.cpustat c\n"
@@ -96,7 +92,9 @@ def ldm_saturated_tc_idle(inputs: Inputs) -> Finding:
     tc = inputs.samples.by_node("ndb_thread_time_ratio", activity="exec", thread="tc")
     if not ldm:
         return spec.no_data("cpu")
-    nodes = sorted(n for n in ldm if ldm[n] >= LDM_SATURATED and tc.get(n, 0.0) < TC_IDLE)
+    nodes = sorted(
+        n for n in ldm if ldm[n] >= thresholds.LDM_SATURATED and tc.get(n, 0.0) < thresholds.TC_IDLE
+    )
     evidence = [
         Evidence(
             label=f"node {n}",
@@ -109,8 +107,8 @@ def ldm_saturated_tc_idle(inputs: Inputs) -> Finding:
         return spec.finding(
             "problem",
             f"On data node(s) {', '.join(map(str, nodes))} an LDM thread executes "
-            f"{LDM_SATURATED * 100:.0f} % or more of the time while the TC threads stay below "
-            f"{TC_IDLE * 100:.0f} %.",
+            f"{thresholds.LDM_SATURATED * 100:.0f} % or more of the time while the TC threads stay below "
+            f"{thresholds.TC_IDLE * 100:.0f} %.",
             evidence,
         )
     return spec.finding(

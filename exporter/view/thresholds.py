@@ -1,8 +1,8 @@
-"""Thresholds the cluster view shares with the alert rules (provisioning/prometheus/rules).
+"""Every threshold of the cluster view's findings, beside the alert rule it mirrors.
 
-The view's findings and the alerts must not disagree on when something is a problem:
-tests/ui/test_thresholds.py reads the alert rules and checks each alert named here compares
-with the same number.
+The view's findings and the alerts (provisioning/prometheus/rules) must not disagree on when
+something is a problem: tests/ui/test_thresholds.py reads the alert rules and checks each
+alert named here compares with the same number.
 """
 
 from __future__ import annotations
@@ -14,7 +14,21 @@ REDO_CRITICAL = 0.9  # NdbRedoLogSpaceCritical
 # NdbLcpStalled: 10 minutes at the default TimeBetweenGlobalCheckpoints of 2 s.
 LCP_AGE_GCIS = 300
 SEND_BUFFER_WARNING = 0.8  # NdbSendBufferHigh
+SEND_BUFFER_CRITICAL = 0.95
+TABLESPACE_WARNING = 0.8
+TABLESPACE_CRITICAL = 0.9  # NdbTablespaceFull (under 10 % of the extents free)
 IDLE_TRANSACTION_SECONDS = 60  # NdbLongRunningTransaction
+
+PRUNED_SCAN_RATIO_LOW = 0.5
+ROUND_TRIPS_PER_COMMIT_HIGH = 4.0
+PRIMARY_SPREAD_HIGH = 0.2  # (max - min) / max of the primaries within one node group
+HOT_TABLE_SHARE = 0.3  # of the key reads of the tables the hot_tables collector exports
+LDM_SATURATED = 0.85  # exec share of the last second
+TC_IDLE = 0.3
+
+# Fewer samples than these in the window say nothing about pruning or round trips.
+MIN_SCANS = 20
+MIN_COMMITS = 20
 
 # Alert name -> the threshold its expression compares with.
 ALERTS = {
@@ -25,4 +39,8 @@ ALERTS = {
     "NdbLcpStalled": LCP_AGE_GCIS,
     "NdbSendBufferHigh": SEND_BUFFER_WARNING,
     "NdbLongRunningTransaction": IDLE_TRANSACTION_SECONDS,
+}
+# Alert name -> the used share whose complement, the free share, its expression stays above.
+FREE_SHARE_ALERTS = {
+    "NdbTablespaceFull": TABLESPACE_CRITICAL,
 }

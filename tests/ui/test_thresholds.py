@@ -12,6 +12,8 @@ from ndbinfo_exporter.view import thresholds
 RULES = Path(__file__).parents[2] / "provisioning" / "prometheus" / "rules"
 # "> 0.8", "> 300": the comparisons of an expression; "> 0" only filters (rate > 0, total > 0).
 COMPARISON = re.compile(r">\s*([0-9]+(?:\.[0-9]+)?)\b")
+# "< 0.1": an alert on the free share, where the view compares the used share.
+BELOW = re.compile(r"<\s*([0-9]+(?:\.[0-9]+)?)\b")
 
 
 def alert_expressions() -> dict[str, str]:
@@ -24,3 +26,9 @@ def test_alert_compares_with_the_views_threshold(alert, threshold):
     expr = alert_expressions()[alert]
     compared = {float(n) for n in COMPARISON.findall(expr)} - {0.0}
     assert compared == {threshold}, f"{alert}: {expr}"
+
+
+@pytest.mark.parametrize(("alert", "used"), sorted(thresholds.FREE_SHARE_ALERTS.items()))
+def test_free_share_alert_compares_with_the_complement_of_the_views_threshold(alert, used):
+    expr = alert_expressions()[alert]
+    assert [float(n) for n in BELOW.findall(expr)] == [pytest.approx(1 - used)], f"{alert}: {expr}"

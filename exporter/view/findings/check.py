@@ -1,17 +1,20 @@
-"""What a finding states whatever its outcome, declared once per check."""
+"""What a check declares once, like a collector: its name, its usual severity, how to verify
+it by hand, and the function that evaluates it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ndbinfo_exporter.view.findings.inputs import Inputs
 from ndbinfo_exporter.view.models import Evidence, Finding
 
 
 @dataclass(frozen=True)
-class FindingSpec:
+class Check:
     """A check's name, its usual severity and how to verify it by hand (PromQL, SQL, the
-    tuning guide's section, the advice); ``finding`` adds what one evaluation measured."""
+    tuning guide's section, the advice); ``evaluate`` turns one scrape's inputs into a
+    finding, built with ``finding`` or ``no_data``."""
 
     id: str
     title: str
@@ -20,6 +23,10 @@ class FindingSpec:
     sql: str
     guide: str
     advice: str
+    evaluate: Callable[[Check, Inputs], Finding]
+
+    def __call__(self, inputs: Inputs) -> Finding:
+        return self.evaluate(self, inputs)
 
     def finding(
         self,

@@ -1,0 +1,185 @@
+"""Availability findings, outside the tuning guide: whether the exporter sees the cluster,
+fragments running without redundancy, and arbitration after a network split."""
+
+from __future__ import annotations
+
+from ndbinfo_exporter.view.findings.check import Check
+from ndbinfo_exporter.view.findings.inputs import Inputs
+from ndbinfo_exporter.view.findings.wording import count, joined
+from ndbinfo_exporter.view.models import Evidence, Finding
+
+
+def _data_nodes(ids: list[int]) -> str:
+    """data node 2 / data nodes 1 and 2: an id never reads like a count."""
+    return f"data node{'s' if len(ids) > 1 else ''} {joined(ids)}"
+
+
+def visibility(check: Check, inputs: Inputs) -> Finding:
+    """What the exporter cannot see: a cluster without a ready data node, failed collectors."""
+    view = inputs.cluster
+    failed = view.collectors_failed
+    by_error: dict[str, list[str]] = {}
+    for failure in failed:
+        by_error.setdefault(failure.error, []).append(failure.collector)
+    evidence = [
+        Evidence(label=f"collector {names[0]}", value=error)
+        if len(names) == 1
+        else Evidence(label=f"{len(names)} collectors", value=f"{error} ({', '.join(names)})")
+        for error, names in by_error.items()
+    ]
+    ready = view.sql_node.data_nodes_ready
+    running = [n for g in view.topology.node_groups for n in g.nodes if n.running]
+    if ready == 0 or (ready is None and failed and not running):
+        configured = view.sql_node.data_nodes_configured
+        evidence.insert(
+            0,
+            Evidence(
+                label="data nodes ready / configured", value=f"{count(ready)} / {count(configured)}"
+            ),
+        )
+        error = f": {failed[0].error}" if failed else ""
+        return check.finding(
+            "problem",
+            f"No data node is ready: the cluster is down or cut off from SQL node "
+            f"{view.target}, and the checks below cannot see it{error}.",
+            evidence,
+            severity="critical",
+        )
+    if failed:
+        names = joined([f.collector for f in failed])
+        return check.finding(
+            "problem",
+            f"{len(failed)} collector(s) failed in the last scrape ({names}): the checks "
+            "that need their data are unknown.",
+            evidence,
+        )
+    if ready is None:
+        return check.finding("unknown", "The SQL node reported no Ndb_number_of_ready_data_nodes.")
+    return check.finding(
+        "ok",
+        "Every collector answered and at least one data node is ready.",
+        [Evidence(label="data nodes ready", value=count(ready))],
+    )
+
+
+CLUSTER_NOT_VISIBLE = Check(
+    id="cluster_not_visible",
+    title="Cluster not visible",
+    severity="warning",
+    promql=(
+        "ndb_sql_data_nodes_ready == 0\n"
+        "# and what the exporter cannot read: ndb_exporter_collector_success == 0"
+    ),
+    sql=(
+        "SHOW GLOBAL STATUS LIKE 'Ndb_number_of_ready_data_nodes';\n"
+        "SELECT node_id, status FROM ndbinfo.nodes"
+    ),
+    guide="Availability (outside the tuning guide): the checks need the data nodes' view",
+    advice=(
+        "With no data node ready the cluster serves no NDB table and ndbinfo answers error "
+        "1296: start the data nodes (ndb_mgm -e SHOW lists them). A single failed collector "
+        "usually means a missing privilege on ndbinfo or a query slower than "
+        "--exporter.query-timeout; the exporter's log names the error."
+    ),
+    evaluate=visibility,
+)
+
+
+def dead_replicas(check: Check, inputs: Inputs) -> Finding:
+    fragments = inputs.samples.value("ndb_fragments_with_dead_replicas")
+    stopped = [
+        node.node_id
+        for group in inputs.cluster.topology.node_groups
+        for node in group.nodes
+        if not node.running
+    ] + [node.node_id for node in inputs.cluster.topology.unassigned_data_nodes if not node.running]
+    if fragments is None and not stopped:
+        return check.no_data("fragments")
+    evidence = [Evidence(label="fragments with dead replicas", value=count(fragments))]
+    if stopped:
+        evidence.append(Evidence(label="stopped", value=_data_nodes(sorted(stopped))))
+    for group in inputs.cluster.topology.node_groups:
+        if group.running < len(group.nodes):
+            evidence.append(
+                Evidence(
+                    label=f"node group {group.nodegroup}",
+                    value=f"{group.running} of {len(group.nodes)} running",
+                )
+            )
+    if inputs.placement is not None:
+        affected = [t for t in inputs.placement.tables if t.dead_replicas]
+        evidence.append(Evidence(label="tables affected", value=count(len(affected))))
+    if not fragments and not stopped:
+        return check.finding("ok", "Every fragment has all its replicas alive.", evidence)
+    return check.finding(
+        "problem",
+        f"{count(fragments)} fragments have dead replicas"
+        + (f"; {_data_nodes(sorted(stopped))} stopped." if stopped else "."),
+        evidence,
+    )
+
+
+DEAD_REPLICAS = Check(
+    id="dead_replicas",
+    title="Fragments with dead replicas",
+    severity="critical",
+    promql="ndb_fragments_with_dead_replicas > 0",
+    sql=(
+        "SELECT table_id, fragment_id, num_dead_replicas FROM ndbinfo.table_fragments\n"
+        "WHERE node_id = <one running data node> AND num_dead_replicas > 0"
+    ),
+    guide="Availability (outside the tuning guide): every node group needs a running node",
+    advice=(
+        "These fragments run without redundancy: one more failure in the same node group "
+        "shuts the cluster down. Start the stopped data node; it copies the fragments back."
+    ),
+    evaluate=dead_replicas,
+)
+
+
+def arbitrator(check: Check, inputs: Inputs) -> Finding:
+    nodes = inputs.samples.by_node("ndb_arbitrator_node_id")
+    if not nodes:
+        return check.no_data("membership")
+    connected = inputs.samples.by_node("ndb_arbitrator_connected")
+    running = inputs.samples.by_node("ndb_arbitration_state", state="ARBIT_RUN")
+    evidence = [
+        Evidence(
+            label=f"data node {node}",
+            value=(f"arbitrator node {arbiter:.0f}" if arbiter else "no arbitrator")
+            + ("" if connected.get(node) else ", not connected")
+            + ("" if running.get(node) else ", not in ARBIT_RUN"),
+        )
+        for node, arbiter in sorted(nodes.items())
+    ]
+    if (
+        max(nodes.values())
+        and max(connected.values(), default=0)
+        and max(running.values(), default=0)
+    ):
+        return check.finding("ok", f"Node {max(nodes.values()):.0f} is the arbitrator.", evidence)
+    return check.finding(
+        "problem",
+        "No data node has a connected, running arbitrator: a network split would stop the cluster.",
+        evidence,
+    )
+
+
+NO_ARBITRATOR = Check(
+    id="no_arbitrator",
+    title="No arbitrator",
+    severity="warning",
+    promql=(
+        "max(ndb_arbitrator_node_id) == 0\n"
+        "  or max(ndb_arbitrator_connected) == 0\n"
+        '  or max(ndb_arbitration_state{state="ARBIT_RUN"}) == 0'
+    ),
+    sql="SELECT node_id, arbitrator, arb_state, arb_connected FROM ndbinfo.membership",
+    guide="Availability (outside the tuning guide): arbitration after a network split",
+    advice=(
+        "Without an arbitrator, a network split or the loss of half the data nodes shuts the "
+        "whole cluster down instead of letting one half survive. Check that the management "
+        "node (ArbitrationRank 1) runs and that the data nodes reach it; ndb_mgm -e SHOW."
+    ),
+    evaluate=arbitrator,
+)

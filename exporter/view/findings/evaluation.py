@@ -1,0 +1,62 @@
+"""Every check in a fixed order, and the findings as the view lists them."""
+
+from __future__ import annotations
+
+from ndbinfo_exporter.view.findings import (
+    availability,
+    configuration,
+    distribution,
+    network,
+    performance,
+    queries,
+    storage,
+)
+from ndbinfo_exporter.view.findings.check import Check
+from ndbinfo_exporter.view.findings.inputs import Inputs
+from ndbinfo_exporter.view.models import Finding
+
+# Findings of equal status and severity keep this order.
+CHECKS: tuple[Check, ...] = (
+    availability.CLUSTER_NOT_VISIBLE,
+    availability.DEAD_REPLICAS,
+    availability.NO_ARBITRATOR,
+    network.TRANSPORTER_OVERLOADED,
+    storage.DATA_MEMORY_FULL,
+    storage.REDO_LOG_FULL,
+    storage.LCP_OLD,
+    distribution.READ_BACKUP_OFF,
+    queries.LOW_PARTITION_PRUNING,
+    queries.MANY_ROUND_TRIPS,
+    distribution.UNBALANCED_PRIMARIES,
+    configuration.CONFIG_INCONSISTENT,
+    performance.HOT_TABLE_PRIMARY_READS,
+    performance.LDM_SATURATED_TC_IDLE,
+    performance.IDLE_TRANSACTIONS_HOLDING_LOCKS,
+    network.SEND_BUFFERS_FULL,
+    storage.TABLESPACE_FULL,
+)
+
+ORDER = {"problem": 0, "unknown": 1, "ok": 2}
+SEVERITY = {"critical": 0, "warning": 1, "info": 2}
+
+
+def evaluate(inputs: Inputs) -> list[Finding]:
+    """Every check, problems first (most severe first), then unknown, then ok. With no data
+    node ready nothing is judged healthy: a check that passed on what the SQL node alone
+    reports (its counters) is unknown too."""
+    findings = [check(inputs) for check in CHECKS]
+    if any(
+        f.id == availability.CLUSTER_NOT_VISIBLE.id and f.severity == "critical" for f in findings
+    ):
+        findings = [
+            f.model_copy(
+                update={
+                    "status": "unknown",
+                    "summary": f"Not judged while no data node is ready. {f.summary}",
+                }
+            )
+            if f.status == "ok"
+            else f
+            for f in findings
+        ]
+    return sorted(findings, key=lambda f: (ORDER[f.status], SEVERITY[f.severity]))

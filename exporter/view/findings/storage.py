@@ -1,0 +1,165 @@
+"""Storage findings: DataMemory, the REDO log, local checkpoints and disk data tablespaces
+filling up."""
+
+from __future__ import annotations
+
+from ndbinfo_exporter.view import thresholds
+from ndbinfo_exporter.view.findings.check import Check
+from ndbinfo_exporter.view.findings.fullest import Fullest
+from ndbinfo_exporter.view.findings.inputs import Inputs
+from ndbinfo_exporter.view.findings.wording import count
+from ndbinfo_exporter.view.models import Evidence, Finding
+
+
+def data_memory_ratios(inputs: Inputs) -> dict[int, float]:
+    return {
+        r.node_id: r.data_memory_ratio
+        for r in inputs.cluster.resources
+        if r.data_memory_ratio is not None
+    }
+
+
+DATA_MEMORY_FULL = Check(
+    id="data_memory_full",
+    title="DataMemory nearly full",
+    severity="warning",
+    promql=(
+        'ndb_memory_used_bytes{memory_type="Data memory"}\n'
+        f'  / ndb_memory_total_bytes{{memory_type="Data memory"}} > {thresholds.DATA_MEMORY_WARNING}'
+    ),
+    sql="SELECT node_id, used, total FROM ndbinfo.memoryusage WHERE memory_type = 'Data memory'",
+    guide="4.4 Schema optimisation (Schemaoptimierungen): efficient column types",
+    advice=(
+        "Inserts fail with 'table is full' when DataMemory runs out. Raise DataMemory (rolling "
+        "restart), remove data, use smaller column types or disk data for cold columns."
+    ),
+    evaluate=Fullest(
+        data_memory_ratios,
+        collector="memoryusage",
+        label="node {node}",
+        ok="Fullest node uses {worst} of DataMemory.",
+        problem=(
+            "Data node {nodes} uses {worst} of its DataMemory.",
+            "Data nodes {nodes} use up to {worst} of their DataMemory.",
+        ),
+        limits=(thresholds.DATA_MEMORY_WARNING, thresholds.DATA_MEMORY_CRITICAL),
+    ),
+)
+
+
+def redo_ratios(inputs: Inputs) -> dict[int, float]:
+    return {
+        r.node_id: r.redo_worst_part_ratio
+        for r in inputs.cluster.resources
+        if r.redo_worst_part_ratio is not None
+    }
+
+
+REDO_LOG_FULL = Check(
+    id="redo_log_full",
+    title="REDO log filling up",
+    severity="warning",
+    promql=(
+        'ndb_log_space_used_bytes{log_type="REDO"}\n'
+        f'  / ndb_log_space_total_bytes{{log_type="REDO"}} > {thresholds.REDO_WARNING}'
+    ),
+    sql="SELECT node_id, log_id, log_part, used, total FROM ndbinfo.logspaces WHERE log_type = 'REDO'",
+    guide="4.6 Parameter tuning (Parameteroptimierung)",
+    advice=(
+        "A full REDO log part makes the cluster reject writes (error 410). Check that LCPs "
+        "complete; size NoOfFragmentLogFiles × FragmentLogFileSize for the write rate."
+    ),
+    evaluate=Fullest(
+        redo_ratios,
+        collector="logspaces",
+        label="node {node}, fullest part",
+        ok="Fullest REDO log part is at {worst}.",
+        problem=(
+            "A REDO log part of data node {nodes} is {worst} full.",
+            "REDO log parts of data nodes {nodes} are up to {worst} full.",
+        ),
+        limits=(thresholds.REDO_WARNING, thresholds.REDO_CRITICAL),
+    ),
+)
+
+
+def lcp_age(check: Check, inputs: Inputs) -> Finding:
+    lcp = inputs.cluster.lcp
+    if lcp.age_gcis is None:
+        return check.finding("unknown", "LCP or epoch data missing.")
+    evidence = [
+        Evidence(label="LCP id", value=count(lcp.lcp_id)),
+        Evidence(label="last LCP completed at GCI", value=count(lcp.completed_gci)),
+        Evidence(label="current GCI", value=count(lcp.current_gci)),
+        Evidence(label="age in GCIs", value=count(lcp.age_gcis)),
+    ]
+    if lcp.age_seconds is not None:
+        evidence.append(Evidence(label="age (estimate)", value=f"{lcp.age_seconds:,.0f} s"))
+    old = lcp.age_gcis > thresholds.LCP_AGE_GCIS
+    return check.finding(
+        "problem" if old else "ok",
+        f"The last LCP completed {lcp.age_gcis:,} GCIs ago (threshold {thresholds.LCP_AGE_GCIS}).",
+        evidence,
+    )
+
+
+LCP_OLD = Check(
+    id="lcp_old",
+    title="Local checkpoint not completed for long",
+    severity="critical",
+    promql=(
+        "floor(ndb_sql_last_commit_epoch / 2^32)\n"
+        f"  - on (instance) max by (instance) (ndb_lcp_completed_gci) > {thresholds.LCP_AGE_GCIS}"
+    ),
+    sql=(
+        "SELECT MAX(last_lcp_id), MAX(last_max_gci_completed) FROM ndbinfo.table_replicas\n"
+        "WHERE node_id = <one running data node> AND is_replica_alive = 1;\n"
+        "SHOW GLOBAL STATUS LIKE 'Ndb_last_commit_epoch_server';  -- GCI = epoch >> 32"
+    ),
+    guide="4.6 Parameter tuning (Parameteroptimierung)",
+    advice=(
+        "The REDO log can only be trimmed up to the last completed LCP. A stalled LCP fills "
+        "the REDO log; check disk write speed (MaxDiskWriteSpeed) and the cluster log."
+    ),
+    evaluate=lcp_age,
+)
+
+
+def tablespace_used(inputs: Inputs) -> dict[str, float]:
+    free = inputs.samples.by("ndb_disk_data_file_free_bytes", "filegroup", type="DATAFILE")
+    size = inputs.samples.by("ndb_disk_data_file_size_bytes", "filegroup", type="DATAFILE")
+    return {group: 1 - free.get(group, 0.0) / total for group, total in size.items() if total}
+
+
+TABLESPACE_FULL = Check(
+    id="tablespace_full",
+    title="Disk data tablespace filling up",
+    severity="warning",
+    promql=(
+        '1 - sum by (filegroup) (ndb_disk_data_file_free_bytes{type="DATAFILE"})\n'
+        '  / sum by (filegroup) (ndb_disk_data_file_size_bytes{type="DATAFILE"})'
+        f" > {thresholds.TABLESPACE_WARNING}"
+    ),
+    sql=(
+        "SELECT TABLESPACE_NAME, FILE_NAME, FREE_EXTENTS, TOTAL_EXTENTS, EXTENT_SIZE\n"
+        "FROM information_schema.FILES\n"
+        "WHERE ENGINE = 'ndbcluster' AND FILE_TYPE = 'DATAFILE'"
+    ),
+    guide="4.4 Schema optimisation (Schemaoptimierungen): disk data for cold columns",
+    advice=(
+        "Inserts into disk data tables fail with error 1601 once no extent is free, and "
+        "deleted rows do not give extents back. Add a data file in time: ALTER TABLESPACE "
+        "ts ADD DATAFILE 'data_2.dat' INITIAL_SIZE 1G."
+    ),
+    evaluate=Fullest(
+        tablespace_used,
+        collector="disk_data",
+        label="tablespace {node}",
+        ok="The fullest tablespace is {worst} used.",
+        problem=(
+            "Tablespace {nodes} is {worst} used.",
+            "Tablespaces {nodes} are up to {worst} used.",
+        ),
+        limits=(thresholds.TABLESPACE_WARNING, thresholds.TABLESPACE_CRITICAL),
+    ),
+)

@@ -3,7 +3,7 @@ ndbinfo rows it makes the data nodes read.
 
     python bench/scrape.py [--scrapes 40] [--data-nodes 8] [--tables 2000] [--ndb-version 8.4]
     python bench/scrape.py --series
-    python bench/scrape.py --rows [--scrapes 60] [--data-nodes 8] [--tables 2000]
+    python bench/scrape.py --rows [--interval 15] [--window 330] [--data-nodes 8] [--tables 2000]
 
 The first form starts ndbsim and the exporter (as a real process; ndbsim on one CPU, the
 exporter and the floor on the other, as if the cluster ran elsewhere), times N steady scrapes
@@ -19,8 +19,9 @@ ratio, the series count, the exporter's CPU time per scrape, the rows and time o
 collector's statement, and the resident memory of both processes. The second form prints
 the series count per collector for 2, 8, 16 and 48 data nodes with 200 tables, once ndbsim
 has written its latency histograms (the steady state, not the first scrape). The third
-reads ndbsim's cost meter (GET /stats): the ndbinfo base-table rows of the first scrape and
-the average over N scrapes at one-second intervals after it, per ndbinfo table.
+reads ndbsim's cost meter (GET /stats): the ndbinfo base-table rows of the first scrape, and
+the average per ndbinfo table and the largest scrape over a window longer than the maximum
+age (a scrape every 15 s for 330 s by default).
 """
 
 from __future__ import annotations
@@ -314,28 +315,40 @@ def series_table(version: str) -> None:
     print(f"series(48) / series(8): {total[48] / total[8]:.2f}")
 
 
-def rows_read(scrapes: int, data_nodes: int, tables: int, version: str) -> None:
+def rows_read(interval: float, window: float, data_nodes: int, tables: int, version: str) -> None:
     """ndbinfo base-table rows per scrape from ndbsim's cost meter: the first scrape reads
     every collector (on a busy machine it is repeated until every collector succeeded, and
-    counts as one), then ``scrapes`` scrapes one second apart."""
+    counts as one), then one scrape every ``interval`` seconds for ``window`` seconds, longer
+    than the exporter's maximum age so that the safety reads are counted: the average and the
+    largest scrape."""
     with (
         running_ndbsim(ndb_version=version, data_nodes=data_nodes, tables=tables) as sim,
         exporter_process(sim) as (_, url),
     ):
         start = sim.stats()["ndbinfo_rows_read_by_table"]
         complete_scrape(url)
-        first = sim.stats()["ndbinfo_rows_read_by_table"]
-        for _ in range(scrapes):
-            time.sleep(1.0)
+        first = before = sim.stats()["ndbinfo_rows_read_by_table"]
+        per_scrape = []
+        began = time.monotonic()
+        for tick in range(1, int(window / interval) + 1):
+            time.sleep(max(0.0, began + tick * interval - time.monotonic()))
             scrape(url)
-        last = sim.stats()["ndbinfo_rows_read_by_table"]
+            after = sim.stats()["ndbinfo_rows_read_by_table"]
+            per_scrape.append(sum(after.values()) - sum(before.values()))
+            before = after
+        last = before
+    scrapes = len(per_scrape)
     first_rows = {name: first[name] - start.get(name, 0) for name in first}
     steady = {name: (last[name] - first.get(name, 0)) / scrapes for name in last}
-    print(f"ndbinfo rows read (ndbsim {version}: {data_nodes} data nodes, {tables} tables)")
-    print(f"{'ndbinfo table':32s} {'first scrape':>12s} {f'avg of {scrapes}':>12s}")
+    print(
+        f"ndbinfo rows read (ndbsim {version}: {data_nodes} data nodes, {tables} tables;"
+        f" {scrapes} scrapes every {interval:g} s after the first)"
+    )
+    print(f"{'ndbinfo table':32s} {'first scrape':>12s} {'average':>12s}")
     for name in sorted(last, key=lambda n: -first_rows.get(n, 0)):
         print(f"{name:32s} {first_rows.get(name, 0):12d} {steady[name]:12.0f}")
     print(f"{'total':32s} {sum(first_rows.values()):12d} {sum(steady.values()):12.0f}")
+    print(f"largest scrape after the first: {max(per_scrape)} rows; per scrape: {per_scrape}")
 
 
 def main() -> None:
@@ -345,6 +358,15 @@ def main() -> None:
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scrapes", type=int, default=40)
+    parser.add_argument(
+        "--interval", type=float, default=15.0, help="--rows: seconds between scrapes"
+    )
+    parser.add_argument(
+        "--window",
+        type=float,
+        default=330.0,
+        help="--rows: seconds measured after the first scrape",
+    )
     parser.add_argument("--data-nodes", type=int, default=8)
     parser.add_argument("--tables", type=int, default=2000)
     parser.add_argument("--ndb-version", default="8.4")
@@ -358,7 +380,7 @@ def main() -> None:
     if args.series:
         series_table(args.ndb_version)
     elif args.rows:
-        rows_read(args.scrapes, args.data_nodes, args.tables, args.ndb_version)
+        rows_read(args.interval, args.window, args.data_nodes, args.tables, args.ndb_version)
     else:
         cost(args.scrapes, args.data_nodes, args.tables, args.ndb_version)
 

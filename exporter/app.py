@@ -125,10 +125,6 @@ def create_app(
     # Prometheus asks for gzip. Level 1 makes a scrape of 8 data nodes (300 kB) ten times
     # smaller in about 1 ms; level 9 would take ten times longer for a fifth less.
     app.add_middleware(NegotiatedGZip, compresslevel=1)
-    app.state.settings = settings
-    app.state.scraper = scraper
-    app.state.default_target = targets.default
-    app.state.targets = targets
 
     if web is not None and web.basic_auth is not None:
         auth = web.basic_auth
@@ -192,7 +188,7 @@ def create_app(
     async def healthz() -> PlainTextResponse:
         return PlainTextResponse("ok\n")
 
-    app.include_router(view.make_router(app))
+    app.include_router(view.make_router(app, settings, scraper, targets))
     return app
 
 

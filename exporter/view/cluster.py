@@ -242,12 +242,16 @@ def sql_efficiency(
 
 def cluster_view(
     result: Any,
+    samples: Samples,
+    before: Samples | None,
     previous: Any | None,
     known_groups: Mapping[int, int],
 ) -> ClusterView:
-    """The whole cluster page from the newest scrape result and the one before it."""
-    samples = Samples(result.families)
-    before = (Samples(previous.families), previous.finished_at) if previous is not None else None
+    """The whole cluster page from the newest scrape result and the one before it, with
+    their samples indexed."""
+    earlier = (
+        (before, previous.finished_at) if before is not None and previous is not None else None
+    )
     return ClusterView(
         target=result.target,
         up=result.up,
@@ -261,5 +265,5 @@ def cluster_view(
         topology=topology(samples, known_groups),
         lcp=lcp(samples),
         resources=resources(samples),
-        sql_efficiency=sql_efficiency(samples, result.finished_at, before),
+        sql_efficiency=sql_efficiency(samples, result.finished_at, earlier),
     )

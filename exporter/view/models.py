@@ -186,13 +186,31 @@ class Fragment(BaseModel):
     lcp_ongoing: list[int] = Field(description="Nodes whose replica is in an LCP now")
 
 
+class TableShare(BaseModel):
+    node_id: int
+    primaries: int = Field(description="Fragments of the table with their primary here")
+    backups: int = Field(description="Alive backup replicas here")
+    dead: int = Field(description="Dead replicas here")
+    lcp_ongoing: int = Field(description="Replicas here in an LCP when the placement was read")
+
+
 class PlacementTable(BaseModel):
     db: str
     table: str
     table_id: int
     read_backup: bool | None = None
     fully_replicated: bool | None = None
+    fragments: int
     dead_replicas: int
+    nodes: list[TableShare] = Field(description="The table's replicas per data node")
+
+
+class TableFragments(BaseModel):
+    target: str
+    source_node: int = Field(description="Data node whose copy of table_fragments was read")
+    db: str
+    table: str
+    table_id: int
     fragments: list[Fragment]
 
 
@@ -244,3 +262,17 @@ class AlertsView(BaseModel):
     )
     alerts: list[Alert] = Field(description="Ndb* alerts: firing first, most severe first")
     error: str | None = Field(None, description="Why the alerts could not be read")
+
+
+class ViewTarget(BaseModel):
+    name: str = Field(description="host:port, the value of ?target=")
+    label: str = Field(description="What the target is (default, static target, my.cnf section)")
+    auth_module: str | None = Field(None, description="The my.cnf section to use for it")
+
+
+class TargetsView(BaseModel):
+    default: str | None = Field(description="The target shown without ?target=, if any")
+    targets: list[ViewTarget] = Field(description="Targets the view may show")
+    typed: bool = Field(
+        description="Other targets may be typed in: they are checked against --probe.allowed-targets"
+    )

@@ -42,8 +42,7 @@ def config_params(samples: Samples) -> list[ConfigParam]:
 COLLECTOR = "config"
 
 
-def config_view(result: Any) -> ConfigView:
-    samples = Samples(result.families)
+def config_view(result: Any, samples: Samples) -> ConfigView:
     params = config_params(samples)
     unknown = None
     if COLLECTOR in result.collector_errors:

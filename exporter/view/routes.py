@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import importlib.resources
 import logging
+import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from string import Template
@@ -16,9 +17,11 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
 from ndbinfo_exporter import __version__
-from ndbinfo_exporter.view import findings, placement
+from ndbinfo_exporter.scrape.scraper import Scraper
+from ndbinfo_exporter.settings import Settings
+from ndbinfo_exporter.targets import ProbeRefused, TargetConfig, Targets
+from ndbinfo_exporter.view import placement
 from ndbinfo_exporter.view.alerts import AlertSource
-from ndbinfo_exporter.view.cluster import cluster_view
 from ndbinfo_exporter.view.models import (
     AlertsView,
     ApiError,
@@ -26,10 +29,11 @@ from ndbinfo_exporter.view.models import (
     ConfigView,
     FindingsView,
     PlacementView,
+    TableFragments,
+    TargetsView,
 )
-from ndbinfo_exporter.view.parameters import config_view
-from ndbinfo_exporter.view.samples import Samples
-from ndbinfo_exporter.view.source import Unavailable, ViewSource
+from ndbinfo_exporter.view.source import Body, Unavailable, ViewModel, ViewSource
+from ndbinfo_exporter.view.view_targets import ViewTargets
 
 log = logging.getLogger(__name__)
 HERE = Path(__file__).parent
@@ -40,7 +44,9 @@ SWAGGER_UI = importlib.resources.files("fastapi_offline") / "static"
 SWAGGER_FILES = ("swagger-ui-bundle.js", "swagger-ui.css", "favicon.png")
 MAX_PAGE_SIZE = 500
 ERRORS: dict[int | str, dict[str, Any]] = {
+    304: {"description": "Not modified since the ETag given in If-None-Match"},
     400: {"model": ApiError, "description": "Bad query parameter"},
+    403: {"model": ApiError, "description": "The target is not in the allowed probe targets"},
     503: {"model": ApiError, "description": "The SQL node or the data nodes cannot be read"},
 }
 
@@ -76,6 +82,8 @@ class JsonErrorRoute(APIRoute):
                 return error(400, _validation_message(exc))
             except ApiFailure as exc:
                 return error(exc.status, str(exc))
+            except ProbeRefused as exc:
+                return error(exc.status, str(exc))
             except Unavailable as exc:
                 return error(503, str(exc))
             except Exception as exc:
@@ -85,40 +93,66 @@ class JsonErrorRoute(APIRoute):
         return route
 
 
-def make_router(app: FastAPI) -> APIRouter:
-    settings = app.state.settings
-    source = ViewSource(app.state.scraper, app.state.default_target, settings.query_timeout)
-    app.state.view_source = source
-    alert_source = AlertSource(settings.view_alerts_url, source.interval)
+TargetQuery = Annotated[
+    str | None, Query(description="SQL node host:port (default: the exporter's --mysqld.address)")
+]
+AuthModuleQuery = Annotated[
+    str | None, Query(description="my.cnf [client.NAME] section whose credentials to use")
+]
+
+
+def answer(body: Body, request: Request) -> Response:
+    """A cached body, or 304 when the viewer has it already."""
+    headers = {"ETag": body.etag, "Cache-Control": "no-cache"}
+    if body.etag in request.headers.get("if-none-match", ""):
+        return Response(status_code=304, headers=headers)
+    return Response(body.content, media_type="application/json", headers=headers)
+
+
+def make_router(
+    app: FastAPI,
+    settings: Settings,
+    scraper: Scraper,
+    targets: Targets,
+    clock: Callable[[], float] = time.time,
+) -> APIRouter:
+    """The page and its API. ``app`` only serves its OpenAPI document."""
+    view_targets = ViewTargets(
+        targets,
+        lambda target: ViewSource(
+            scraper, target, settings.query_timeout, settings.refresh_max_age, clock=clock
+        ),
+    )
+    alert_source = AlertSource(settings.view_alerts_url, view_targets.interval)
     router = APIRouter()
     api = APIRouter(prefix="/api/v1", route_class=JsonErrorRoute, tags=["cluster view"])
 
-    async def reachable() -> Any:
-        result = await source.result()
-        if not result.up:
-            raise ApiFailure(503, f"SQL node {result.target} is unreachable: {result.error}")
-        return result
+    def source(target: str | None, auth_module: str | None) -> ViewSource:
+        chosen: TargetConfig | None = view_targets.resolve(target, auth_module)
+        if chosen is None:
+            raise ApiFailure(400, "no default SQL node: choose one with ?target=host:port")
+        return view_targets.source(chosen)
 
-    async def placement_or_none(result: Any) -> placement.Placement | None:
-        try:
-            return await source.placement(result)
-        except Unavailable:
-            return None
-
-    async def cluster(result: Any) -> ClusterView:
-        view = cluster_view(result, source.previous(result), source.known_groups())
-        # A node stopped before the exporter first saw it: the replica sets tell its group.
-        unassigned = view.up and view.topology.unassigned_data_nodes
-        if unassigned and await placement_or_none(result) is not None:
-            view = cluster_view(result, source.previous(result), source.known_groups())
-        return view
+    async def reachable(view: ViewSource) -> ViewModel:
+        model = await view.model()
+        if not model.result.up:
+            raise ApiFailure(
+                503, f"SQL node {model.result.target} is unreachable: {model.result.error}"
+            )
+        return model
 
     @router.get("/", response_class=HTMLResponse, include_in_schema=False)
-    async def page() -> str:
-        return PAGE.substitute(
-            version=html.escape(__version__),
-            metrics_path=html.escape(settings.telemetry_path, quote=True),
-            target=html.escape(source.target_name),
+    async def page(target: TargetQuery = None, auth_module: AuthModuleQuery = None) -> Response:
+        try:
+            chosen = view_targets.resolve(target, auth_module)
+        except ProbeRefused as refused:
+            return error(refused.status, str(refused))
+        return HTMLResponse(
+            PAGE.substitute(
+                version=html.escape(__version__),
+                metrics_path=html.escape(settings.telemetry_path, quote=True),
+                target=html.escape(chosen.name if chosen is not None else "none chosen"),
+            )
         )
 
     @router.get("/static/view/{name}", include_in_schema=False)
@@ -149,16 +183,29 @@ def make_router(app: FastAPI) -> APIRouter:
             swagger_favicon_url="/static/docs/favicon.png",
         )
 
+    @api.get("/targets", response_model=TargetsView, responses=ERRORS)
+    async def get_targets() -> TargetsView:
+        """The SQL nodes the view may show: the default target, the static probe targets and
+        the my.cnf sections that name a host. With `typed`, other targets may be given as
+        `?target=` and are checked against the allowed probe targets, as /probe does."""
+        return view_targets.listing()
+
     @api.get("/cluster", response_model=ClusterView, responses=ERRORS)
-    async def get_cluster() -> ClusterView:
+    async def get_cluster(
+        request: Request, target: TargetQuery = None, auth_module: AuthModuleQuery = None
+    ) -> Response:
         """Topology, LCP progress, DataMemory and redo per data node and SQL-node efficiency.
 
         Answers 200 with `up: false` and the reason when the SQL node is unreachable.
         """
-        return await cluster(await source.result())
+        model = await source(target, auth_module).model()
+        return answer(model.bodies["cluster"], request)
 
     @api.get("/placement", response_model=PlacementView, responses=ERRORS)
     async def get_placement(
+        request: Request,
+        target: TargetQuery = None,
+        auth_module: AuthModuleQuery = None,
         db: Annotated[str | None, Query(description="Database name (exact)")] = None,
         table: Annotated[str | None, Query(description="Substring of the table name")] = None,
         node: Annotated[
@@ -166,59 +213,70 @@ def make_router(app: FastAPI) -> APIRouter:
         ] = None,
         page: Annotated[int, Query(ge=1)] = 1,
         page_size: Annotated[int, Query(ge=1, le=MAX_PAGE_SIZE)] = 50,
-    ) -> PlacementView:
-        """Fragment placement of user tables: primary, backup and dead replicas per fragment."""
-        result = await reachable()
-        data = await source.placement(result)
-        view = await cluster(result)
+    ) -> Response:
+        """Replicas of user tables per data node: primaries, backups and dead replicas, with a
+        summary per data node over the matching tables. Fragment detail: /placement/{table_id}."""
+        model = await reachable(source(target, auth_module))
+        if model.placement is None:
+            raise Unavailable(model.placement_error or "no placement has been read yet")
+        data = model.placement
+        topology = model.cluster.topology
         nodes = {
             n.node_id: (n.nodegroup, n.running)
-            for group in view.topology.node_groups
+            for group in topology.node_groups
             for n in group.nodes
         }
-        nodes.update({n.node_id: (None, n.running) for n in view.topology.unassigned_data_nodes})
-        answer = placement.page_view(
-            data,
-            result.target,
-            nodes,
-            db=db or None,
-            table=table or None,
-            node=node,
-            page=page,
-            page_size=page_size,
+        nodes.update({n.node_id: (None, n.running) for n in topology.unassigned_data_nodes})
+        key = (db or None, table or None, node, page, page_size)
+        body, pages = model.page(
+            key,
+            lambda: placement.page_view(
+                data,
+                model.result.target,
+                nodes,
+                db=db or None,
+                table=table or None,
+                node=node,
+                page=page,
+                page_size=page_size,
+            ),
         )
-        if page > answer.pages:
-            raise ApiFailure(400, f"page {page} is past the last page ({answer.pages})")
-        return answer
+        if page > pages:
+            raise ApiFailure(400, f"page {page} is past the last page ({pages})")
+        return answer(body, request)
+
+    @api.get("/placement/{table_id}", response_model=TableFragments, responses=ERRORS)
+    async def get_table_fragments(
+        request: Request,
+        table_id: int,
+        target: TargetQuery = None,
+        auth_module: AuthModuleQuery = None,
+    ) -> Response:
+        """The fragments of one table: primary, backups, dead replicas and LCPs per fragment,
+        read from the data nodes when asked for and kept until the placement changes."""
+        view = source(target, auth_module)
+        await reachable(view)
+        try:
+            body = await view.fragments(table_id)
+        except LookupError as exc:
+            raise ApiFailure(404, str(exc)) from None
+        return answer(body, request)
 
     @api.get("/findings", response_model=FindingsView, responses=ERRORS)
-    async def get_findings() -> FindingsView:
+    async def get_findings(
+        request: Request, target: TargetQuery = None, auth_module: AuthModuleQuery = None
+    ) -> Response:
         """Tuning findings, each with its evidence, PromQL expression and SQL."""
-        result = await reachable()
-        data = await placement_or_none(result)
-        view = await cluster(result)
-        inputs = findings.Inputs(
-            cluster=view,
-            samples=Samples(result.families),
-            config=config_view(result),
-            placement=data,
-            previous=Samples(before.families) if (before := source.previous(result)) else None,
-        )
-        checked = findings.evaluate(inputs)
-        return FindingsView(
-            target=result.target,
-            up=result.up,
-            error=result.error,
-            scraped_at=result.finished_at,
-            findings=checked,
-            problems=sum(1 for f in checked if f.status == "problem"),
-            unknown=sum(1 for f in checked if f.status == "unknown"),
-        )
+        model = await reachable(source(target, auth_module))
+        return answer(model.bodies["findings"], request)
 
     @api.get("/config", response_model=ConfigView, responses=ERRORS)
-    async def get_config() -> ConfigView:
+    async def get_config(
+        request: Request, target: TargetQuery = None, auth_module: AuthModuleQuery = None
+    ) -> Response:
         """Data node parameters that differ from their default or between data nodes."""
-        return config_view(await reachable())
+        model = await reachable(source(target, auth_module))
+        return answer(model.bodies["config"], request)
 
     @api.get("/alerts", response_model=AlertsView)
     async def get_alerts() -> AlertsView:

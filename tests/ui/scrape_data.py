@@ -6,6 +6,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ndbinfo_exporter.collectors.base import TargetInfo
+from ndbinfo_exporter.view.cluster import cluster_view
+from ndbinfo_exporter.view.parameters import config_view
+from ndbinfo_exporter.view.samples import Samples
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 GIB = 1024**3
@@ -176,7 +179,39 @@ def later(result: Result, seconds: float, **counters: float) -> Result:
 def placement_rows(
     *, stopped: tuple[int, ...] = (), tables: int = 3, dbs: tuple[str, ...] = ("app",)
 ) -> list[dict[str, Any]]:
-    """Rows of the placement query: 4 fragments per table, two node groups, NoOfReplicas=2."""
+    """Rows of the placement query (a row per table and data node) over ``replica_rows``."""
+    shares: dict[tuple[int, int], dict[str, Any]] = {}
+    for row in replica_rows(stopped=stopped, tables=tables, dbs=dbs):
+        node = row["replica_node_id"]
+        share = shares.setdefault(
+            (row["table_id"], node),
+            {
+                "table_id": row["table_id"],
+                "node_id": node,
+                "primaries": 0,
+                "backups": 0,
+                "dead": 0,
+                "lcp_ongoing": 0,
+                "group_peer": row["preferred_primary"],
+                "fq_name": row["fq_name"],
+                "read_backup": row["read_backup"],
+                "fully_replicated": row["fully_replicated"],
+            },
+        )
+        alive = bool(row["is_replica_alive"])
+        share["primaries"] += alive and node == row["current_primary"]
+        share["backups"] += alive and node != row["current_primary"]
+        share["dead"] += not alive
+        share["lcp_ongoing"] += row["is_lcp_ongoing"]
+        share["group_peer"] = min(share["group_peer"], row["preferred_primary"])
+    return list(shares.values())
+
+
+def replica_rows(
+    *, stopped: tuple[int, ...] = (), tables: int = 3, dbs: tuple[str, ...] = ("app",)
+) -> list[dict[str, Any]]:
+    """A row per replica (the fragment query's): 4 fragments per table, two node groups,
+    NoOfReplicas=2."""
     rows = []
     table_id = 10
     for db in dbs:
@@ -229,3 +264,13 @@ def links(result: Result, overloaded: set[tuple[str, str]], overloads: float) ->
         now.add_metric(list(key), 1 if key in overloaded else 0)
         total.add_metric(list(key), overloads)
     return replace(result, families=[*result.families, now, total])
+
+
+def view_of(result: Result, previous: Result | None = None, groups=None):
+    """The cluster view of ``result`` (and the scrape before it), as the view source builds it."""
+    before = Samples(previous.families) if previous is not None else None
+    return cluster_view(result, Samples(result.families), before, previous, groups or {})
+
+
+def config_of(result: Result):
+    return config_view(result, Samples(result.families))

@@ -5,11 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ndbinfo_exporter.view import findings, placement
-from ndbinfo_exporter.view.cluster import cluster_view
-from ndbinfo_exporter.view.parameters import config_view
 from ndbinfo_exporter.view.samples import Samples
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
-from scrape_data import cluster, placement_rows
+from scrape_data import cluster, config_of, placement_rows, view_of
 
 IDS = ("hot_table_primary_reads", "ldm_saturated_tc_idle", "idle_transactions_holding_locks")
 
@@ -18,8 +16,8 @@ def evaluate(extra, rows=True):
     result = cluster()
     result = replace(result, families=[*result.families, *extra])
     data = placement.build(placement_rows(), 1, result.finished_at) if rows else None
-    view = cluster_view(result, None, {})
-    inputs = findings.Inputs(view, Samples(result.families), config_view(result), data)
+    view = view_of(result, None, {})
+    inputs = findings.Inputs(view, Samples(result.families), config_of(result), data)
     return {f.id: f for f in findings.evaluate(inputs)}
 
 

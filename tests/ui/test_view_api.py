@@ -9,16 +9,21 @@ from types import SimpleNamespace
 import httpx
 import pytest
 from fastapi import FastAPI
+from ndbinfo_exporter.targets import TargetConfig, Targets
 from ndbinfo_exporter.view import routes as view
-from scrape_data import Result, cluster, placement_rows
+from ndbinfo_exporter.view import source as source_module
+from ndbinfo_exporter.view.source import LAST_REFRESH
+from prometheus_client.core import GaugeMetricFamily
+from scrape_data import Result, cluster, placement_rows, replica_rows
 
 
 class RecordedScraper:
     """Stands in for ndbinfo_exporter.scrape.scraper.Scraper: same methods, answers from recorded data."""
 
-    def __init__(self, result: Result, rows: list[dict]):
+    def __init__(self, result: Result, rows: list[dict], replicas: list[dict]):
         self.result = result
         self.rows = rows
+        self.replicas = replicas
         self.scrapes = 0
         self.queries: list[str] = []
         self._last: Result | None = None
@@ -35,6 +40,9 @@ class RecordedScraper:
     async def query(self, target, sql: str, timeout: float) -> list[dict]:
         self.queries.append(sql)
         await asyncio.sleep(0.01)
+        table = sql.partition("f.table_id = ")[2]
+        if table:
+            return [r for r in self.replicas if r["table_id"] == int(table)]
         return self.rows
 
 
@@ -50,20 +58,23 @@ clock = Clock()
 
 @pytest.fixture
 def scraper():
-    return RecordedScraper(cluster(), placement_rows(tables=5, dbs=("app", "shop")))
+    shape = {"tables": 5, "dbs": ("app", "shop")}
+    return RecordedScraper(cluster(), placement_rows(**shape), replica_rows(**shape))
 
 
 @pytest.fixture
 def app(scraper, monkeypatch):
     monkeypatch.setattr(clock, "now", 1000.0)
     application = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
-    application.state.settings = SimpleNamespace(
-        telemetry_path="/metrics", query_timeout=5.0, view_alerts_url=None
+    settings = SimpleNamespace(
+        telemetry_path="/metrics", query_timeout=5.0, view_alerts_url=None, refresh_max_age=120.0
     )
-    application.state.scraper = scraper
-    application.state.default_target = SimpleNamespace(name="127.0.0.1:3306")
-    application.include_router(view.make_router(application))
-    application.state.view_source.clock = clock
+    targets = Targets(
+        default=TargetConfig("127.0.0.1", 3306, "exporter"),
+        auth_modules={},
+        allowed_patterns=("10.0.0.*:3306", "db7:3306"),
+    )
+    application.include_router(view.make_router(application, settings, scraper, targets, clock))
     return application
 
 
@@ -92,7 +103,18 @@ async def test_openapi_describes_the_api(client):
     assert (await client.get("/docs")).status_code == 200
 
 
+def distribution_read_at(result: Result, at: float) -> Result:
+    """``result`` saying that the scrape read fragments and replicas at ``at``."""
+    family = GaugeMetricFamily(LAST_REFRESH, "t", labels=["collector"])
+    for name in ("fragments", "replicas"):
+        family.add_metric([name], at)
+    return dataclasses.replace(result, families=[*result.families, family])
+
+
 async def test_concurrent_viewers_cause_one_collection_per_interval(client, scraper):
+    """One scrape per interval, and the placement read again only when the scrape read the
+    distribution again."""
+    scraper.result = distribution_read_at(scraper.result, 900.0)
     paths = ["/api/v1/cluster", "/api/v1/placement", "/api/v1/findings", "/api/v1/config"] * 10
     answers = await asyncio.gather(*(client.get(p) for p in paths))
     assert {a.status_code for a in answers} == {200}
@@ -102,7 +124,68 @@ async def test_concurrent_viewers_cause_one_collection_per_interval(client, scra
     assert (scraper.scrapes, len(scraper.queries)) == (1, 1)
     clock.now += 10
     await asyncio.gather(*(client.get(p) for p in paths))
-    assert (scraper.scrapes, len(scraper.queries)) == (2, 2)
+    assert (scraper.scrapes, len(scraper.queries)) == (2, 1)  # the distribution is the same
+    scraper.result = distribution_read_at(cluster(), 1010.0)
+    clock.now += 10
+    await asyncio.gather(*(client.get(p) for p in paths))
+    assert (scraper.scrapes, len(scraper.queries)) == (3, 2)
+
+
+async def test_viewers_share_one_model_per_scrape(client, scraper, monkeypatch):
+    builds = []
+    build = source_module._build
+    monkeypatch.setattr(source_module, "_build", lambda *args: builds.append(1) or build(*args))
+    paths = ["/api/v1/cluster", "/api/v1/findings", "/api/v1/config"] * 30
+    await asyncio.gather(*(client.get(p) for p in paths))
+    assert len(builds) == 1  # the first placement is waited for
+    await asyncio.gather(*(client.get(p) for p in paths))
+    assert len(builds) == 1
+
+
+async def test_an_unchanged_answer_is_a_304(client):
+    first = await client.get("/api/v1/cluster")
+    etag = first.headers["etag"]
+    again = await client.get("/api/v1/cluster", headers={"If-None-Match": etag})
+    assert (again.status_code, again.content, again.headers["etag"]) == (304, b"", etag)
+    page = await client.get("/api/v1/placement", params={"page_size": 2})
+    again = await client.get(
+        "/api/v1/placement",
+        params={"page_size": 2},
+        headers={"If-None-Match": page.headers["etag"]},
+    )
+    assert again.status_code == 304
+    other = await client.get("/api/v1/placement", params={"page_size": 3})
+    assert other.headers["etag"] != page.headers["etag"]
+
+
+async def test_fragments_of_one_table_are_read_when_asked_for_once(client, scraper):
+    listed = (await client.get("/api/v1/placement", params={"db": "shop"})).json()
+    table = listed["tables"][0]
+    assert table["fragments"] == 4
+    assert {n["node_id"] for n in table["nodes"]} == {1, 2, 3, 4}
+    for _ in range(3):
+        detail = (await client.get(f"/api/v1/placement/{table['table_id']}")).json()
+        assert [f["fragment_id"] for f in detail["fragments"]] == [0, 1, 2, 3]
+        assert (detail["db"], detail["table"]) == ("shop", table["table"])
+    assert sum("f.table_id =" in q for q in scraper.queries) == 1
+    missing = await client.get("/api/v1/placement/999")
+    assert (missing.status_code, missing.json()) == (404, {"error": "no user table with id 999"})
+
+
+async def test_targets_follow_the_probe_allowlist(client, scraper):
+    listing = (await client.get("/api/v1/targets")).json()
+    assert listing["default"] == "127.0.0.1:3306"
+    assert [t["name"] for t in listing["targets"]] == ["127.0.0.1:3306", "db7:3306"]
+    assert listing["typed"] is True
+    refused = await client.get("/api/v1/cluster", params={"target": "10.0.1.5:3306"})
+    assert refused.status_code == 403
+    assert "not in the allowed probe targets" in refused.json()["error"]
+    assert (await client.get("/", params={"target": "10.0.1.5:3306"})).status_code == 403
+    assert scraper.scrapes == 0
+    allowed = await client.get("/api/v1/cluster", params={"target": "10.0.0.8:3306"})
+    assert allowed.status_code == 200
+    page = await client.get("/", params={"target": "db7:3306"})
+    assert page.status_code == 200 and "db7:3306" in page.text
 
 
 async def test_second_scrape_gives_a_window(client):
@@ -162,6 +245,8 @@ async def test_api_root_lists_the_endpoints(client):
         "/api/v1/config",
         "/api/v1/findings",
         "/api/v1/placement",
+        "/api/v1/placement/{table_id}",
+        "/api/v1/targets",
     ]
     alerts = (await client.get("/api/v1/alerts")).json()
     assert alerts == {"source": None, "alerts": [], "error": None}

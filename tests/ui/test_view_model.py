@@ -9,22 +9,29 @@ from dataclasses import replace
 import pytest
 import yaml
 from ndbinfo_exporter.view import findings, placement
-from ndbinfo_exporter.view.cluster import cluster_view
-from ndbinfo_exporter.view.parameters import config_view
 from ndbinfo_exporter.view.samples import Samples
-from scrape_data import arbitration, cluster, later, links, placement_rows
+from scrape_data import (
+    arbitration,
+    cluster,
+    config_of,
+    later,
+    links,
+    placement_rows,
+    replica_rows,
+    view_of,
+)
 
 
 def evaluate(result, previous=None, rows=None, groups=None):
     data = placement.build(rows, 1, result.finished_at) if rows is not None else None
-    view = cluster_view(result, previous, groups or {})
+    view = view_of(result, previous, groups or {})
     before = Samples(previous.families) if previous is not None else None
-    inputs = findings.Inputs(view, Samples(result.families), config_view(result), data, before)
+    inputs = findings.Inputs(view, Samples(result.families), config_of(result), data, before)
     return {f.id: f for f in findings.evaluate(inputs)}
 
 
 def test_topology_lists_node_groups_and_other_nodes():
-    view = cluster_view(cluster(), None, {})
+    view = view_of(cluster(), None, {})
     groups = view.topology.node_groups
     assert [(g.nodegroup, [n.node_id for n in g.nodes], g.running) for g in groups] == [
         (0, [1, 2], 2),
@@ -41,7 +48,7 @@ def test_topology_lists_node_groups_and_other_nodes():
 
 
 def test_stopped_node_keeps_its_node_group_when_known():
-    view = cluster_view(cluster(stopped=(2,)), None, {2: 0})
+    view = view_of(cluster(stopped=(2,)), None, {2: 0})
     node2 = view.topology.node_groups[0].nodes[1]
     assert (node2.node_id, node2.state, node2.running) == (2, "STOPPED", False)
     assert view.topology.node_groups[0].running == 1
@@ -49,19 +56,19 @@ def test_stopped_node_keeps_its_node_group_when_known():
 
 
 def test_stopped_node_without_known_group_is_unassigned():
-    view = cluster_view(cluster(stopped=(2,)), None, {})
+    view = view_of(cluster(stopped=(2,)), None, {})
     assert [n.node_id for n in view.topology.unassigned_data_nodes] == [2]
 
 
 def test_lcp_age_in_gcis_and_seconds():
-    lcp = cluster_view(cluster(lcp_completed_gci=5000, current_gci=5010), None, {}).lcp
+    lcp = view_of(cluster(lcp_completed_gci=5000, current_gci=5010), None, {}).lcp
     assert (lcp.lcp_id, lcp.completed_gci, lcp.current_gci, lcp.age_gcis) == (42, 5000, 5010, 10)
     assert lcp.age_seconds == pytest.approx(20.0)  # TimeBetweenGlobalCheckpoints 2000 ms
     assert lcp.replicas_lcp_ongoing == 8
 
 
 def test_resources_per_node():
-    resources = cluster_view(cluster(data_memory={1: 0.5}), None, {}).resources
+    resources = view_of(cluster(data_memory={1: 0.5}), None, {}).resources
     first = resources[0]
     assert first.node_id == 1
     assert first.data_memory_ratio == pytest.approx(0.5)
@@ -79,7 +86,7 @@ def test_sql_efficiency_uses_two_scrapes_when_there_are_two():
         ndb_sql_api_round_trips_total=3500,
         ndb_sql_api_transactions_committed_total=1050,
     )
-    efficiency = cluster_view(second, first, {}).sql_efficiency
+    efficiency = view_of(second, first, {}).sql_efficiency
     assert efficiency.basis == "two scrapes"
     assert efficiency.window_seconds == 15
     assert efficiency.pruned_scan_ratio == pytest.approx(20 / 100)
@@ -88,15 +95,15 @@ def test_sql_efficiency_uses_two_scrapes_when_there_are_two():
 
 def test_sql_efficiency_since_start_with_one_scrape_or_after_a_restart():
     first = cluster()
-    assert cluster_view(first, None, {}).sql_efficiency.basis == "since SQL node start"
+    assert view_of(first, None, {}).sql_efficiency.basis == "since SQL node start"
     restarted = later(first, 15, ndb_sql_api_scans_total=10)
-    efficiency = cluster_view(restarted, first, {}).sql_efficiency
+    efficiency = view_of(restarted, first, {}).sql_efficiency
     assert efficiency.basis == "since SQL node start"
     assert efficiency.scans == 10
 
 
 def test_config_lists_non_default_and_inconsistent_parameters():
-    view = config_view(cluster(inconsistent={"MaxNoOfConcurrentOperations": {1: 32768, 2: 65536}}))
+    view = config_of(cluster(inconsistent={"MaxNoOfConcurrentOperations": {1: 32768, 2: 65536}}))
     params = {p.param: p for p in view.params}
     assert params["DataMemory"].non_default_nodes == [1, 2, 3, 4]
     assert not params["DataMemory"].inconsistent
@@ -105,16 +112,22 @@ def test_config_lists_non_default_and_inconsistent_parameters():
     assert view.inconsistent_count == 1
 
 
-def test_placement_marks_dead_replicas_and_primaries():
+def test_placement_counts_dead_replicas_and_primaries_per_node():
     data = placement.build(placement_rows(stopped=(2,)), 1, 0.0)
     table = data.tables[0]
-    assert (table.db, table.table) == ("app", "t0")
-    fragment0 = table.fragments[0]
-    assert (fragment0.primary, fragment0.backups, fragment0.dead) == (1, [], [2])
-    fragment2 = table.fragments[2]
-    assert (fragment2.primary, fragment2.preferred_primary, fragment2.dead) == (1, 2, [2])
+    assert (table.db, table.table, table.fragments) == ("app", "t0", 4)
+    shares = {node: (s.primaries, s.backups, s.dead) for node, s in table.shares.items()}
+    assert shares == {1: (2, 0, 0), 2: (0, 0, 2), 3: (1, 1, 0), 4: (1, 1, 0)}
     assert table.dead_replicas == 2
     assert sorted(map(sorted, data.node_sets())) == [[1, 2], [3, 4]]
+
+
+def test_fragments_of_one_table_mark_dead_replicas_and_primaries():
+    rows = [r for r in replica_rows(stopped=(2,)) if r["table_id"] == 11]
+    fragments = placement.fragments(rows)
+    assert (fragments[0].primary, fragments[0].backups, fragments[0].dead) == (1, [], [2])
+    assert (fragments[2].primary, fragments[2].preferred_primary, fragments[2].dead) == (1, 2, [2])
+    assert [f.fragment_id for f in fragments] == [0, 1, 2, 3]
 
 
 def test_placement_filter_paging_and_summary():
@@ -146,6 +159,8 @@ def test_placement_sql_reads_one_node_and_only_schema_columns():
     sql = placement.sql_for(3)
     assert "f.node_id = 3 AND r.node_id = 3" in sql
     assert "o.type = 2" in sql
+    assert "GROUP BY f.table_id, r.replica_node_id" in sql
+    assert "AND f.table_id = 17" in placement.detail_sql(3, 17)
 
 
 def test_healthy_cluster_has_only_read_backup_problem():
@@ -246,9 +261,9 @@ def test_whole_cluster_down_is_a_critical_finding_and_no_check_passes():
     judged = evaluate(down_counted)["many_round_trips"]
     assert judged.status == "unknown"
     assert judged.summary.startswith("Not judged while no data node is ready.")
-    config = config_view(down)
+    config = config_of(down)
     assert config.unknown is None or "config" in config.unknown
-    assert config_view(replace(down, collector_errors={"config": error})).unknown == (
+    assert config_of(replace(down, collector_errors={"config": error})).unknown == (
         f"the config collector failed: {error}"
     )
 

@@ -138,9 +138,10 @@ class Scraper:
         self._max_connections = max_connections
         self._query_timeout = query_timeout
         self._pools = Pools(max_connections, query_timeout)
-        # The cluster view's statements run on a connection of their own per target, so that
-        # they never take a slot a scrape needs.
-        self._view_pools = Pools(1, query_timeout)
+        # The cluster view's statements and scrapes run on connections of their own per
+        # target (opened when a viewer first looks), so that they never take a slot a
+        # Prometheus scrape needs.
+        self._view_pools = Pools(max_connections, query_timeout)
         # Reads of slowly changing collectors in flight, shared by concurrent scrapes.
         self._reading: dict[tuple[str, str], asyncio.Future[_Outcome]] = {}
         self._in_flight: dict[tuple, asyncio.Task[ScrapeResult]] = {}
@@ -181,14 +182,22 @@ class Scraper:
         return self._last.get(target_name)
 
     async def scrape(
-        self, target: TargetConfig, timeout: float, only: frozenset[str] | None = None
+        self,
+        target: TargetConfig,
+        timeout: float,
+        only: frozenset[str] | None = None,
+        for_view: bool = False,
     ) -> ScrapeResult:
         """One scrape of every enabled collector, or of those named in ``only`` (collect[]);
-        the latest full scrape is kept for the view."""
-        key = (target.key, only)
+        the latest full scrape is kept for the view. A scrape ``for_view`` joins one in flight
+        for Prometheus, or runs on the view's own connections, where Prometheus does not join
+        it: a viewer never makes a scrape wait."""
+        key = (target.key, only, for_view)
         task = self._in_flight.get(key)
+        if task is None and for_view:
+            task = self._in_flight.get((target.key, only, False))
         if task is None:
-            task = asyncio.ensure_future(self._collect(target, timeout, only))
+            task = asyncio.ensure_future(self._collect(target, timeout, only, for_view))
             self._in_flight[key] = task
             task.add_done_callback(lambda done: self._forget(key, done))
             return await asyncio.shield(task)
@@ -211,20 +220,29 @@ class Scraper:
         if self._in_flight.get(key) is task:
             del self._in_flight[key]
 
-    async def query(self, target: TargetConfig, sql: str, timeout: float) -> list[Row]:
-        """A statement of the cluster view, on the view's own connection to ``target``."""
+    def view_pool(self, target: TargetConfig) -> ConnectionPool:
+        """The view's own connections to ``target``: the view's statements and scrapes never
+        take a connection a Prometheus scrape needs."""
         pool, _ = self._view_pools.get(target.name)
-        return await pool.run(
+        return pool
+
+    async def query(self, target: TargetConfig, sql: str, timeout: float) -> list[Row]:
+        """A statement of the cluster view, on the view's own connections to ``target``."""
+        return await self.view_pool(target).run(
             target, lambda connection: connection.rows(sql), min(timeout, self._query_timeout)
         )
 
     async def _collect(
-        self, target: TargetConfig, timeout: float, only: frozenset[str] | None
+        self,
+        target: TargetConfig,
+        timeout: float,
+        only: frozenset[str] | None,
+        for_view: bool,
     ) -> ScrapeResult:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         try:
-            pool = self.pool(target)
+            pool = self.view_pool(target) if for_view else self.pool(target)
             # Connecting and the liveness check, each bounded by the query timeout.
             info = await pool.run(target, _alive, min(timeout, self._query_timeout))
         except Exception as exc:

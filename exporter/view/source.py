@@ -183,12 +183,17 @@ class ViewSource:
             async with self._scrape_lock:
                 last = self._scraper.last(self.target_name)
                 if last is None or not self._fresh(last.finished_at):
-                    last = await self._scraper.scrape(self._target, self._timeout)
+                    last = await self._scraper.scrape(self._target, self._timeout, for_view=True)
         return last
 
     async def model(self) -> ViewModel:
-        """The model of the newest scrape result, built once for all viewers."""
-        result = await self.result()
+        """The model of the newest scrape result, built once for all viewers and kept for the
+        refresh interval, however often Prometheus scrapes."""
+        current = self._model
+        if current is not None and self._fresh(current.result.finished_at):
+            result = current.result
+        else:
+            result = await self.result()
         async with self._build_lock:
             if result.up:
                 await self._follow_placement(result)

@@ -31,7 +31,7 @@ class RecordedScraper:
     def last(self, target_name: str) -> Result | None:
         return self._last
 
-    async def scrape(self, target, timeout: float) -> Result:
+    async def scrape(self, target, timeout: float, for_view: bool = False) -> Result:
         self.scrapes += 1
         await asyncio.sleep(0.01)  # let concurrent viewers pile up
         self._last = dataclasses.replace(self.result, finished_at=clock.now)

@@ -26,6 +26,7 @@ from chart_render import (
     template,
     tool,
 )
+from kube_schemas import OLDEST_KUBERNETES
 
 pytestmark = pytest.mark.integration  # helm and kubeconform from .tools/bin
 
@@ -80,6 +81,28 @@ def test_renders_every_part(values):
 @pytest.mark.parametrize("values", VALUES, ids=IDS)
 def test_kubeconform_strict(values):
     summary = kubeconform(template(values))
+    assert summary["invalid"] == summary["errors"] == summary["skipped"] == 0
+    assert summary["valid"] == len(objects(values))
+
+
+def test_plain_helm_template_renders_valid_objects():
+    """`helm template ndb charts/ndbinfo-exporter`, with Helm's default capabilities."""
+    result = run(tool("helm"), "template", "ndb", str(CHART.relative_to(ROOT)))
+    assert result.returncode == 0, result.stderr
+    summary = kubeconform(result.stdout)
+    assert summary["invalid"] == summary["errors"] == summary["skipped"] == 0
+    assert summary["valid"] == len(objects())
+
+
+def test_kube_version_admits_the_oldest_tested_release():
+    chart = yaml.safe_load((CHART / "Chart.yaml").read_text())
+    major, minor, _ = OLDEST_KUBERNETES[1].removeprefix("v").split(".")
+    assert chart["kubeVersion"] == f">={major}.{minor}.0-0"
+
+
+@pytest.mark.parametrize("values", VALUES, ids=IDS)
+def test_kubeconform_strict_on_the_oldest_admitted_release(values):
+    summary = kubeconform(template(values), OLDEST_KUBERNETES)
     assert summary["invalid"] == summary["errors"] == summary["skipped"] == 0
     assert summary["valid"] == len(objects(values))
 

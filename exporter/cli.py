@@ -91,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "address": targets.join_address(host, port),
                 "tls": tls is not None,
                 "basic_auth": bool(web and web.basic_auth),
-                "target": resolved.default.name,
+                "target": "none" if resolved.probe_only else resolved.default.name,
                 "collectors": ",".join(c.name for c in enabled),
             }
         },

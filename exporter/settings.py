@@ -172,7 +172,8 @@ def _parser(collectors: Sequence[Collector]) -> _Parser:
         FLAGS["mysqld_address"],
         dest="mysqld_address",
         metavar="HOST:PORT",
-        help="SQL node to scrape on /metrics (default: host and port of [client], else localhost:3306)",
+        help="SQL node to scrape on /metrics (default: host, port or socket of [client], else "
+        "none: /metrics serves only the exporter's own metrics)",
     )
     add(
         FLAGS["mysqld_username"],

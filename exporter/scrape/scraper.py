@@ -136,7 +136,7 @@ def _up(value: int) -> GaugeMetricFamily:
     return _gauge("ndb_up", "1 if the SQL node answered this scrape.", value)
 
 
-def _build_info() -> GaugeMetricFamily:
+def build_info() -> GaugeMetricFamily:
     family = GaugeMetricFamily(
         "ndb_exporter_build_info",
         "The exporter's version and the Python version it runs on.",
@@ -287,7 +287,7 @@ class Scraper:
         ]
         families: list[Metric] = [
             _up(1),
-            _build_info(),
+            build_info(),
             _version_info(info),
         ]
         families.extend(_collector_families(outcomes, skipped))
@@ -411,7 +411,7 @@ class Scraper:
 
 
 def _down(target: TargetConfig, error: str) -> ScrapeResult:
-    down = [_up(0), _build_info()]
+    down = [_up(0), build_info()]
     return ScrapeResult(
         target=target.name,
         up=False,

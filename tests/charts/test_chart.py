@@ -320,6 +320,15 @@ def test_exporter_container(values):
     assert container["ports"][0]["containerPort"] == 9645
 
 
+def test_mysqld_address_only_from_a_default_target():
+    """By default the Deployment's exporter has no SQL node of its own: /metrics connects
+    nowhere."""
+    args = _container(objects())["args"]
+    assert not any(arg.startswith("--mysqld.address=") for arg in args)
+    address = yaml.safe_load(EVERYTHING.read_text())["deployment"]["defaultTarget"]
+    assert f"--mysqld.address={address}" in _container(objects(EVERYTHING))["args"]
+
+
 def test_allowed_targets_cover_every_static_target():
     args = _container(objects(EVERYTHING))["args"]
     (allowed,) = [arg for arg in args if arg.startswith("--probe.allowed-targets=")]

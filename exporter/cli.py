@@ -56,7 +56,7 @@ def _configure(argv: Sequence[str]):
         try:
             alerts.parse_url(settings.view_alerts_url)
         except alerts.AlertsUrlError as exc:
-            raise ConfigError(f"{FLAGS['view_alerts_url']}: {exc}") from None
+            raise ConfigError(f"{FLAGS['view_alerts_url'].name}: {exc}") from None
     return collectors, settings, resolved, web
 
 

@@ -25,8 +25,6 @@ from ndbinfo_exporter.scrape.pool import PooledConnection
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MAX_AGE = 120.0
-
 STATUS_SIGNALS = {
     "Ndb_number_of_ready_data_nodes": "nodes",
     "Ndb_config_generation": "config",
@@ -117,7 +115,7 @@ class _Read:
 class Refresher:
     """The last read of each slowly changing collector, per target."""
 
-    max_age: float = DEFAULT_MAX_AGE
+    max_age: float  # --exporter.refresh-max-age
     clock: Callable[[], float] = time.monotonic
     wall_clock: Callable[[], float] = time.time
     _reads: dict[tuple[str, str], _Read] = field(default_factory=dict)

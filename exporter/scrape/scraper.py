@@ -11,12 +11,11 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
-from ndbinfo_exporter import __version__, logs
+from ndbinfo_exporter import __version__, logs, settings
 from ndbinfo_exporter.collectors.base import Collector, Context, Row, TargetInfo, collect_rows
 from ndbinfo_exporter.scrape.exposition import Exposition, render
 from ndbinfo_exporter.scrape.pool import ConnectionPool, PooledConnection, Pools
 from ndbinfo_exporter.scrape.refresh import (
-    DEFAULT_MAX_AGE,
     LATE,
     UNKNOWN,
     Refresher,
@@ -161,7 +160,7 @@ class Scraper:
         options: Mapping[str, Mapping[str, Any]],
         max_connections: int,
         query_timeout: float,
-        refresh_max_age: float = DEFAULT_MAX_AGE,
+        refresh_max_age: float = settings.default("refresh_max_age"),
     ):
         self.collectors = list(collectors)
         self._refresher = Refresher(refresh_max_age)

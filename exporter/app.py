@@ -13,7 +13,7 @@ from fastapi.responses import PlainTextResponse, Response
 from ndbinfo_exporter import logs
 from ndbinfo_exporter.scrape.exposition import Exposition, encode
 from ndbinfo_exporter.scrape.exposition import render as render_families
-from ndbinfo_exporter.scrape.scraper import Scraper, ScrapeResult
+from ndbinfo_exporter.scrape.scraper import Scraper, ScrapeResult, build_info
 from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import ProbeRefused, TargetConfig, Targets
 from ndbinfo_exporter.view import routes as view
@@ -101,6 +101,17 @@ def render(result: ScrapeResult, accept: str | None, extra: Sequence[Metric] = (
     if extra:
         exposition = Exposition.join([exposition, render_families(extra)])
         families = [*families, *extra]
+    return _encoded(exposition, families, accept)
+
+
+def own_metrics(accept: str | None) -> Response:
+    """The exporter's own metrics alone, without connecting anywhere: /metrics of an exporter
+    that has no SQL node of its own and scrapes only through /probe."""
+    families = [build_info(), *process_families()]
+    return _encoded(render_families(families), families, accept)
+
+
+def _encoded(exposition: Exposition, families: Sequence[Metric], accept: str | None) -> Response:
     content, content_type = encode(exposition, families, accept or "")
     return Response(content=content, media_type=None, headers={"Content-Type": content_type})
 
@@ -159,6 +170,8 @@ def create_app(
 
     @app.get(settings.telemetry_path, include_in_schema=False)
     async def metrics(request: Request) -> Response:
+        if targets.probe_only:
+            return own_metrics(request.headers.get("accept"))
         return await serve(targets.default, request, process_families)
 
     add_head_routes(app, (settings.telemetry_path, "/healthz"))

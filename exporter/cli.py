@@ -56,7 +56,7 @@ def _configure(argv: Sequence[str]):
         try:
             alerts.parse_url(settings.view_alerts_url)
         except alerts.AlertsUrlError as exc:
-            raise ConfigError(f"{FLAGS['view_alerts_url']}: {exc}") from None
+            raise ConfigError(f"{FLAGS['view_alerts_url'].name}: {exc}") from None
     return collectors, settings, resolved, web
 
 
@@ -91,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "address": targets.join_address(host, port),
                 "tls": tls is not None,
                 "basic_auth": bool(web and web.basic_auth),
-                "target": resolved.default.name,
+                "target": "none" if resolved.probe_only else resolved.default.name,
                 "collectors": ",".join(c.name for c in enabled),
             }
         },

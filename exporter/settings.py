@@ -1,14 +1,19 @@
 """Command-line flags (named as mysqld_exporter's where the meaning is the same) and settings.
 
-Flags are parsed with argparse and validated by a pydantic-settings model, which also reads
-``NDB_EXPORTER_*`` environment variables for any flag not given; the MySQL password is only
-taken from the environment (NDB_EXPORTER_PASSWORD, or MYSQLD_EXPORTER_PASSWORD), never a flag.
+Each flag is declared once, as a field of the pydantic-settings model ``Settings``: its type,
+default and bounds are the field's, its name, help and metavar the field's ``Flag``, and its
+environment variable ``NDB_EXPORTER_`` and the field's name in capitals. The argparse parser,
+the help text with its defaults and the error messages are made from these declarations.
+Flags are parsed with argparse and validated by the model, which also reads the environment
+variables for any flag not given; the MySQL password is only taken from the environment
+(NDB_EXPORTER_PASSWORD, or MYSQLD_EXPORTER_PASSWORD), never a flag.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, NoReturn
 
@@ -18,37 +23,64 @@ from ndbinfo_exporter.errors import ConfigError
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
-DEFAULT_PORT = 9645
 ENV_PREFIX = "NDB_EXPORTER_"
-
-FLAGS = {
-    "listen_address": "--web.listen-address",
-    "telemetry_path": "--web.telemetry-path",
-    "web_config_file": "--web.config.file",
-    "my_cnf": "--config.my-cnf",
-    "mysqld_address": "--mysqld.address",
-    "mysqld_username": "--mysqld.username",
-    "query_timeout": "--exporter.query-timeout",
-    "max_connections": "--exporter.max-connections",
-    "scrape_timeout_offset": "--exporter.scrape-timeout-offset",
-    "refresh_max_age": "--exporter.refresh-max-age",
-    "probe_allowed_targets": "--probe.allowed-targets",
-    "log_level": "--log.level",
-    "log_format": "--log.format",
-    "view_alerts_url": "--view.alerts-url",
-}
 RESERVED_PATHS = ("/", "/probe", "/healthz", "/livez")
+
+
+@dataclass(frozen=True)
+class Flag:
+    """The command-line side of a setting; its default, type and bounds are the field's, and
+    its environment variable is ENV_PREFIX and the field's name in capitals."""
+
+    name: str
+    metavar: str
+    help: str
+    shown: str | None = None  # the default in words, where the value alone does not say it
+    repeatable: bool = False  # comma-separated values, given once or more
 
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="forbid", populate_by_name=True)
 
-    listen_address: str = f":{DEFAULT_PORT}"
-    telemetry_path: str = "/metrics"
-    web_config_file: Path | None = None
-    my_cnf: Path | None = None
-    mysqld_address: str | None = None
-    mysqld_username: str | None = None
+    listen_address: Annotated[
+        str, Flag("--web.listen-address", "ADDR", "address to listen on for HTTP requests")
+    ] = ":9645"
+    telemetry_path: Annotated[
+        str, Flag("--web.telemetry-path", "PATH", "path under which to expose the metrics")
+    ] = "/metrics"
+    web_config_file: Annotated[
+        Path | None,
+        Flag(
+            "--web.config.file",
+            "FILE",
+            "exporter-toolkit web configuration file: TLS and basic auth",
+        ),
+    ] = None
+    my_cnf: Annotated[
+        Path | None,
+        Flag(
+            "--config.my-cnf", "FILE", "MySQL option file with [client] and [client.NAME] sections"
+        ),
+    ] = None
+    mysqld_address: Annotated[
+        str | None,
+        Flag(
+            "--mysqld.address",
+            "HOST:PORT",
+            "SQL node to scrape on /metrics",
+            shown="host, port or socket of [client], else none: /metrics serves only the "
+            "exporter's own metrics",
+        ),
+    ] = None
+    mysqld_username: Annotated[
+        str | None,
+        Flag(
+            "--mysqld.username",
+            "USER",
+            "MySQL user; the password comes from NDB_EXPORTER_PASSWORD",
+            shown="user of [client]",
+        ),
+    ] = None
     password: SecretStr | None = Field(
         default=None,
         validation_alias=AliasChoices(
@@ -59,14 +91,65 @@ class Settings(BaseSettings):
     collectors: dict[str, bool] = Field(default_factory=dict)
     # Collector name -> option name -> value, only for options given by a flag.
     collector_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    query_timeout: float = Field(default=10.0, gt=0)
-    max_connections: int = Field(default=3, ge=1, le=100)
-    scrape_timeout_offset: float = Field(default=0.5, ge=0)
-    refresh_max_age: float = Field(default=120.0, ge=0)
-    probe_allowed_targets: Annotated[tuple[str, ...], NoDecode] = ()
-    log_level: Literal["debug", "info", "warn", "error"] = "info"
-    log_format: Literal["logfmt", "json"] = "logfmt"
-    view_alerts_url: str | None = None  # checked by ndbinfo_exporter.view.alerts
+    query_timeout: Annotated[
+        float,
+        Flag(
+            "--exporter.query-timeout",
+            "SECONDS",
+            "upper bound for connecting and for each collector's query",
+        ),
+    ] = Field(default=10.0, gt=0)
+    max_connections: Annotated[
+        int,
+        Flag(
+            "--exporter.max-connections", "N", "most connections open to one SQL node at any moment"
+        ),
+    ] = Field(default=3, ge=1, le=100)
+    scrape_timeout_offset: Annotated[
+        float,
+        Flag(
+            "--exporter.scrape-timeout-offset",
+            "SECONDS",
+            "subtracted from Prometheus' X-Prometheus-Scrape-Timeout-Seconds",
+        ),
+    ] = Field(default=0.5, ge=0)
+    refresh_max_age: Annotated[
+        float,
+        Flag(
+            "--exporter.refresh-max-age",
+            "SECONDS",
+            "longest time the rows of a slowly changing collector (fragments, replicas,"
+            " dictionary, configuration, ...) are served without a change signal; 0 reads them"
+            " at every scrape",
+        ),
+    ] = Field(default=120.0, ge=0)
+    probe_allowed_targets: Annotated[
+        tuple[str, ...],
+        NoDecode,
+        Flag(
+            "--probe.allowed-targets",
+            "PATTERNS",
+            "comma-separated host:port glob patterns /probe may scrape, besides the "
+            "host:port of each [client.NAME]; repeatable",
+            repeatable=True,
+        ),
+    ] = ()
+    log_level: Annotated[
+        Literal["debug", "info", "warn", "error"],
+        Flag("--log.level", "LEVEL", "debug, info, warn or error"),
+    ] = "info"
+    log_format: Annotated[
+        Literal["logfmt", "json"], Flag("--log.format", "FORMAT", "logfmt or json")
+    ] = "logfmt"
+    view_alerts_url: Annotated[  # checked by ndbinfo_exporter.view.alerts
+        str | None,
+        Flag(
+            "--view.alerts-url",
+            "URL",
+            "Prometheus or Alertmanager whose firing Ndb* alerts the cluster view shows; "
+            'filter=label="value" in the query keeps matching ones',
+        ),
+    ] = None
 
     @field_validator("listen_address")
     @classmethod
@@ -95,6 +178,25 @@ class Settings(BaseSettings):
         return {option.name: given.get(option.name, option.default) for option in collector.options}
 
 
+# Field name -> its Flag, in declaration order.
+FLAGS = {
+    name: meta
+    for name, field in Settings.model_fields.items()
+    for meta in field.metadata
+    if isinstance(meta, Flag)
+}
+
+
+def default(name: str) -> Any:
+    """The declared default of a setting."""
+    return Settings.model_fields[name].default
+
+
+def default_text(name: str) -> str:
+    """The default of a flag as its help shows it."""
+    return FLAGS[name].shown or _shown(default(name))
+
+
 def listen_host_port(address: str) -> tuple[str, int]:
     """ "host:port", "[v6]:port" or ":port" (every IPv4 interface, as the Go exporters' ":port")."""
     host, sep, port = address.rpartition(":")
@@ -108,7 +210,9 @@ def listen_host_port(address: str) -> tuple[str, int]:
 
 
 def _epilog() -> str:
-    flags = "\n".join(f"  {flag:<36} {ENV_PREFIX}{name.upper()}" for name, flag in FLAGS.items())
+    flags = "\n".join(
+        f"  {flag.name:<36} {ENV_PREFIX}{name.upper()}" for name, flag in FLAGS.items()
+    )
     return (
         "Every --collector.NAME has a --no-collector.NAME that turns the collector off.\n\n"
         "The MySQL password comes from NDB_EXPORTER_PASSWORD (or MYSQLD_EXPORTER_PASSWORD),\n"
@@ -116,11 +220,13 @@ def _epilog() -> str:
     )
 
 
-def _shown(default: Any) -> str:
-    """A default as a user would type it: (), None and "" are "none"."""
-    if isinstance(default, tuple | list):
-        return ",".join(str(item) for item in default) or "none"
-    return "none" if default in (None, "") else str(default)
+def _shown(value: Any) -> str:
+    """A default as a user would type it: (), None and "" are "none", 120.0 is 120."""
+    if isinstance(value, tuple | list):
+        return ",".join(str(item) for item in value) or "none"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return "none" if value in (None, "") else str(value)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -143,97 +249,14 @@ def _parser(collectors: Sequence[Collector]) -> _Parser:
         epilog=_epilog(),
     )
     parser.add_argument("--version", action="version", version=f"ndbinfo-exporter {__version__}")
-    add = parser.add_argument
-    add(
-        FLAGS["listen_address"],
-        dest="listen_address",
-        metavar="ADDR",
-        help=f"address to listen on for HTTP requests (default :{DEFAULT_PORT})",
-    )
-    add(
-        FLAGS["telemetry_path"],
-        dest="telemetry_path",
-        metavar="PATH",
-        help="path under which to expose the metrics (default /metrics)",
-    )
-    add(
-        FLAGS["web_config_file"],
-        dest="web_config_file",
-        metavar="FILE",
-        help="exporter-toolkit web configuration file: TLS and basic auth",
-    )
-    add(
-        FLAGS["my_cnf"],
-        dest="my_cnf",
-        metavar="FILE",
-        help="MySQL option file with [client] and [client.NAME] sections",
-    )
-    add(
-        FLAGS["mysqld_address"],
-        dest="mysqld_address",
-        metavar="HOST:PORT",
-        help="SQL node to scrape on /metrics (default: host and port of [client], else localhost:3306)",
-    )
-    add(
-        FLAGS["mysqld_username"],
-        dest="mysqld_username",
-        metavar="USER",
-        help="MySQL user (default: user of [client]); the password comes from NDB_EXPORTER_PASSWORD",
-    )
-    add(
-        FLAGS["query_timeout"],
-        dest="query_timeout",
-        metavar="SECONDS",
-        help="upper bound for connecting and for each collector's query (default 10)",
-    )
-    add(
-        FLAGS["max_connections"],
-        dest="max_connections",
-        metavar="N",
-        help="most connections open to one SQL node at any moment (default 3)",
-    )
-    add(
-        FLAGS["scrape_timeout_offset"],
-        dest="scrape_timeout_offset",
-        metavar="SECONDS",
-        help="subtracted from Prometheus' X-Prometheus-Scrape-Timeout-Seconds (default 0.5)",
-    )
-    add(
-        FLAGS["refresh_max_age"],
-        dest="refresh_max_age",
-        metavar="SECONDS",
-        help="longest time the rows of a slowly changing collector (fragments, replicas,"
-        " dictionary, configuration, ...) are served without a change signal (default 120;"
-        " 0 reads them at every scrape)",
-    )
-    add(
-        FLAGS["probe_allowed_targets"],
-        dest="probe_allowed_targets",
-        metavar="PATTERNS",
-        type=_comma_list,
-        action="append",
-        help="comma-separated host:port glob patterns /probe may scrape, besides the "
-        "host:port of each [client.NAME]; repeatable",
-    )
-    add(
-        FLAGS["log_level"],
-        dest="log_level",
-        metavar="LEVEL",
-        help="debug, info, warn or error (default info)",
-    )
-    add(
-        FLAGS["log_format"],
-        dest="log_format",
-        metavar="FORMAT",
-        help="logfmt or json (default logfmt)",
-    )
-    add(
-        FLAGS["view_alerts_url"],
-        dest="view_alerts_url",
-        metavar="URL",
-        help="Prometheus or Alertmanager whose firing Ndb* alerts the cluster view shows; "
-        'filter=label="value" in the query keeps matching ones (default: none)',
-    )
+    for name, flag in FLAGS.items():
+        parser.add_argument(
+            flag.name,
+            dest=name,
+            metavar=flag.metavar,
+            help=f"{flag.help} (default {default_text(name)})",
+            **({"type": _comma_list, "action": "append"} if flag.repeatable else {}),
+        )
     group = parser.add_argument_group("collectors")
     for collector in collectors:
         state = "enabled" if collector.default_enabled else "disabled"
@@ -265,7 +288,7 @@ def _parser(collectors: Sequence[Collector]) -> _Parser:
 def _first_error(exc: ValidationError) -> str:
     error = exc.errors()[0]
     field = str(error["loc"][0]) if error["loc"] else ""
-    flag = FLAGS.get(field, field)
+    flag = FLAGS[field].name if field in FLAGS else field
     message = error["msg"].removeprefix("Value error, ")
     return f"{flag}: {message}" if flag else message
 
@@ -283,8 +306,8 @@ def parse(argv: Sequence[str], collectors: Sequence[Collector]) -> Settings:
         elif kind == "option":
             name, _, option = rest.partition(":")
             options.setdefault(name, {})[option] = value
-        elif dest == "probe_allowed_targets":
-            values[dest] = tuple(pattern for group in value for pattern in group)
+        elif FLAGS[dest].repeatable:
+            values[dest] = tuple(item for group in value for item in group)
         else:
             values[dest] = value
     if enabled:

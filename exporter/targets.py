@@ -110,13 +110,16 @@ def _matches(address: str, patterns: tuple[str, ...]) -> bool:
 
 @dataclass(frozen=True)
 class Targets:
+    # The SQL node of /metrics; with ``probe_only``, only the credentials /probe starts from.
     default: TargetConfig
     auth_modules: Mapping[str, ClientSection]  # NAME of each [client.NAME]
     allowed_patterns: tuple[str, ...] = ()
+    # No SQL node of its own: neither --mysqld.address nor host, port or socket in [client].
+    probe_only: bool = False
 
     def allowed(self, host: str, port: int) -> bool:
         address = _normalise(host, port)
-        if address == _normalise(self.default.host, self.default.port):
+        if not self.probe_only and address == _normalise(self.default.host, self.default.port):
             return True
         if any(_applies(section, address) for section in self.auth_modules.values()):
             return True
@@ -204,4 +207,9 @@ def build(
         ssl_key=base.ssl_key,
     )
     modules = {name.split(".", 1)[1]: s for name, s in client.items() if name.startswith("client.")}
-    return Targets(default=default, auth_modules=modules, allowed_patterns=allowed_patterns)
+    return Targets(
+        default=default,
+        auth_modules=modules,
+        allowed_patterns=allowed_patterns,
+        probe_only=not (address or base.host or base.port or base.socket),
+    )

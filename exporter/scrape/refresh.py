@@ -142,7 +142,7 @@ class Refresher:
     """The last read of each slowly changing collector, and the last objects signal, per
     target. Owned by the event loop."""
 
-    max_age: float
+    max_age: float  # --exporter.refresh-max-age
     clock: Callable[[], float] = time.monotonic
     wall_clock: Callable[[], float] = time.time
     _targets: dict[str, _Target] = field(default_factory=dict)

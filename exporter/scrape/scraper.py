@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ndbinfo_exporter import __version__, logs
+from ndbinfo_exporter import __version__, logs, settings
 from ndbinfo_exporter.collectors.base import Collector, Context, Row, TargetInfo, collect_rows
 from ndbinfo_exporter.scrape.exposition import Exposition, render
 from ndbinfo_exporter.scrape.pool import ConnectionPool, PooledConnection, Pools
@@ -105,7 +105,7 @@ def _up(value: int) -> GaugeMetricFamily:
     return _gauge("ndb_up", "1 if the SQL node answered this scrape.", value)
 
 
-def _build_info() -> GaugeMetricFamily:
+def build_info() -> GaugeMetricFamily:
     family = GaugeMetricFamily(
         "ndb_exporter_build_info",
         "The exporter's version and the Python version it runs on.",
@@ -130,7 +130,7 @@ class Scraper:
         options: Mapping[str, Mapping[str, Any]],
         max_connections: int,
         query_timeout: float,
-        refresh_max_age: float,
+        refresh_max_age: float = settings.default("refresh_max_age"),
     ):
         self.collectors = list(collectors)
         self._refresher = Refresher(refresh_max_age)
@@ -283,7 +283,7 @@ class Scraper:
         )
         families: list[Metric] = [
             _up(1),
-            _build_info(),
+            build_info(),
             _version_info(info),
         ]
         families.extend(_collector_families(outcomes, skipped))
@@ -458,7 +458,7 @@ class Scraper:
 
 
 def _down(target: TargetConfig, error: str) -> ScrapeResult:
-    down = [_up(0), _build_info()]
+    down = [_up(0), build_info()]
     return ScrapeResult(
         target=target.name,
         up=False,

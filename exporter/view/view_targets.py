@@ -39,7 +39,11 @@ class ViewTargets:
         the exporter has none)."""
         if target:
             return self._targets.for_probe(target, auth_module)
-        return self._targets.default
+        return self._default()
+
+    def _default(self) -> TargetConfig | None:
+        """The SQL node of /metrics; none for a /probe-only exporter."""
+        return None if self._targets.probe_only else self._targets.default
 
     def source(self, target: TargetConfig) -> ViewSource:
         source = self._sources.get(target.key)
@@ -51,7 +55,7 @@ class ViewTargets:
         return source
 
     def listing(self) -> TargetsView:
-        default = self._targets.default
+        default = self._default()
         found: dict[str, ViewTarget] = {}
         if default is not None:
             found[default.name] = ViewTarget(name=default.name, label="default target")

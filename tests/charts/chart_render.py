@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from kube_schemas import KUBERNETES_VERSION, LOCATION
+from kube_schemas import KUBERNETES, KUBERNETES_VERSION, LOCATION
 from kube_schemas import build as build_schemas
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,10 +35,14 @@ def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str
 
 
 @cache
-def template(values: Path | None = None, chart: Path = CHART) -> str:
-    """`helm template` of the chart with one values file (None: the defaults)."""
+def template(
+    values: Path | None = None, chart: Path = CHART, kube_version: str | None = KUBERNETES_VERSION
+) -> str:
+    """`helm template` of the chart with one values file (None: the defaults), for one
+    Kubernetes version (None: Helm's default capabilities)."""
     args = ["template", RELEASE, str(chart), "--namespace", NAMESPACE]
-    args += ["--kube-version", KUBERNETES_VERSION]
+    if kube_version is not None:
+        args += ["--kube-version", kube_version]
     if values is not None:
         args += ["--values", str(values)]
     result = run(tool("helm"), *args)
@@ -54,9 +58,10 @@ def of_kind(docs: list[dict], kind: str) -> list[dict]:
     return [doc for doc in docs if doc["kind"] == kind]
 
 
-def kubeconform(manifests: str) -> dict:
-    """kubeconform -strict's JSON summary of the manifests, on the schemas built offline."""
-    schemas = build_schemas()
+def kubeconform(manifests: str, kubernetes: tuple[str, str] = KUBERNETES) -> dict:
+    """kubeconform -strict's JSON summary of the manifests, on the schemas of one Kubernetes
+    release built offline."""
+    schemas = build_schemas(kubernetes_module=kubernetes)
     result = run(
         tool("kubeconform"),
         "-strict",
@@ -64,7 +69,7 @@ def kubeconform(manifests: str) -> dict:
         "-output",
         "json",
         "-kubernetes-version",
-        KUBERNETES_VERSION,
+        kubernetes[1].removeprefix("v"),
         "-schema-location",
         f"{schemas}/{LOCATION}",
         "-",

@@ -1,9 +1,10 @@
 """JSON schemas for kubeconform, built offline from two Go modules on the module proxy.
 
 kubeconform downloads its schemas from GitHub by default; here they come from
-k8s.io/kubernetes (api/openapi-spec/swagger.json, the API of that release) and from
-github.com/prometheus-operator/prometheus-operator (the monitoring.coreos.com CRDs in
-example/prometheus-operator-crd/), both fetched with `go mod download` at pinned versions.
+k8s.io/kubernetes (api/openapi-spec/swagger.json, the API of that release: a recent one and
+the oldest the chart admits) and from github.com/prometheus-operator/prometheus-operator
+(the monitoring.coreos.com CRDs in example/prometheus-operator-crd/), all fetched with
+`go mod download` at pinned versions.
 They are written in kubeconform's layout, `{{ .ResourceKind }}{{ .KindSuffix }}.json`, as
 strict schemas: an object with declared properties admits no other property (as
 `kubeconform -strict` expects of its schemas), except where the CRD preserves unknown
@@ -26,10 +27,12 @@ from typing import Any
 import yaml
 
 KUBERNETES = ("k8s.io/kubernetes", "v1.37.2")
+# The oldest release the chart's kubeVersion admits: the first with the securityContext
+# field seccompProfile.
+OLDEST_KUBERNETES = ("k8s.io/kubernetes", "v1.19.16")
 PROMETHEUS_OPERATOR = ("github.com/prometheus-operator/prometheus-operator", "v0.94.1")
 KUBERNETES_VERSION = KUBERNETES[1].removeprefix("v")
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_DIR = ROOT / ".tools" / "schemas" / f"k8s-{KUBERNETES[1]}-po-{PROMETHEUS_OPERATOR[1]}"
 # kubeconform's -schema-location for DEFAULT_DIR (its own template variables).
 LOCATION = "{{ .ResourceKind }}{{ .KindSuffix }}.json"
 
@@ -170,12 +173,18 @@ def crd_schemas(crd_dir: Path, definitions: dict[str, Any]) -> Iterator[tuple[st
             yield file_name(f"{group}/{version['name']}", kind), schema
 
 
-def build(dest: Path = DEFAULT_DIR) -> Path:
-    """Writes the schemas into dest once; dest names the pinned versions."""
+def default_dir(kubernetes: tuple[str, str] = KUBERNETES) -> Path:
+    """.tools/schemas/<versions>, named by the pinned versions."""
+    return ROOT / ".tools" / "schemas" / f"k8s-{kubernetes[1]}-po-{PROMETHEUS_OPERATOR[1]}"
+
+
+def build(dest: Path | None = None, kubernetes_module: tuple[str, str] = KUBERNETES) -> Path:
+    """Writes the schemas of one Kubernetes release into dest (default: ``default_dir``) once."""
+    dest = dest or default_dir(kubernetes_module)
     stamp = dest / ".complete"
     if stamp.exists():
         return dest
-    kubernetes = module_dir(*KUBERNETES)
+    kubernetes = module_dir(*kubernetes_module)
     operator = module_dir(*PROMETHEUS_OPERATOR)
     spec = json.loads((kubernetes / "api" / "openapi-spec" / "swagger.json").read_text())
     definitions = kubernetes_definitions(spec)
@@ -188,11 +197,11 @@ def build(dest: Path = DEFAULT_DIR) -> Path:
         *crd_schemas(crd_dir, definitions),
     ]:
         (partial / name).write_text(json.dumps(schema, separators=(",", ":")))
-    (partial / ".complete").write_text(f"{KUBERNETES} {PROMETHEUS_OPERATOR}\n")
+    (partial / ".complete").write_text(f"{kubernetes_module} {PROMETHEUS_OPERATOR}\n")
     shutil.rmtree(dest, ignore_errors=True)
     partial.rename(dest)
     return dest
 
 
 if __name__ == "__main__":
-    print(build(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_DIR))
+    print(build(Path(sys.argv[1]) if len(sys.argv) > 1 else None))

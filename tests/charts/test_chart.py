@@ -26,6 +26,7 @@ from chart_render import (
     template,
     tool,
 )
+from kube_schemas import OLDEST_KUBERNETES
 
 pytestmark = pytest.mark.integration  # helm and kubeconform from .tools/bin
 
@@ -58,10 +59,17 @@ def test_helm_lint(values):
 
 
 @pytest.mark.parametrize(
-    "setting", ["colectors.config=false", "scrapeJobs[0].name=mysql", "log.level=verbose"]
+    "setting",
+    [
+        "colectors.config=false",
+        "scrapeJobs[0].name=mysql",
+        "log.level=verbose",
+        "prometheusRule.runbookBaseUrl=https://wiki.example.net/runbook#top",
+    ],
 )
 def test_values_schema_rejects(setting):
-    """A misspelt key, a job the alert rules would not select, a level the exporter refuses."""
+    """A misspelt key, a job the alert rules would not select, a level the exporter refuses,
+    a runbook base that already has an anchor."""
     result = run(tool("helm"), "lint", str(CHART), "--set", setting)
     assert result.returncode != 0
     assert "schema" in result.stdout + result.stderr
@@ -80,6 +88,28 @@ def test_renders_every_part(values):
 @pytest.mark.parametrize("values", VALUES, ids=IDS)
 def test_kubeconform_strict(values):
     summary = kubeconform(template(values))
+    assert summary["invalid"] == summary["errors"] == summary["skipped"] == 0
+    assert summary["valid"] == len(objects(values))
+
+
+def test_plain_helm_template_renders_valid_objects():
+    """`helm template ndb charts/ndbinfo-exporter`, with Helm's default capabilities."""
+    result = run(tool("helm"), "template", "ndb", str(CHART.relative_to(ROOT)))
+    assert result.returncode == 0, result.stderr
+    summary = kubeconform(result.stdout)
+    assert summary["invalid"] == summary["errors"] == summary["skipped"] == 0
+    assert summary["valid"] == len(objects())
+
+
+def test_kube_version_admits_the_oldest_tested_release():
+    chart = yaml.safe_load((CHART / "Chart.yaml").read_text())
+    major, minor, _ = OLDEST_KUBERNETES[1].removeprefix("v").split(".")
+    assert chart["kubeVersion"] == f">={major}.{minor}.0-0"
+
+
+@pytest.mark.parametrize("values", VALUES, ids=IDS)
+def test_kubeconform_strict_on_the_oldest_admitted_release(values):
+    summary = kubeconform(template(values), OLDEST_KUBERNETES)
     assert summary["invalid"] == summary["errors"] == summary["skipped"] == 0
     assert summary["valid"] == len(objects(values))
 
@@ -117,6 +147,37 @@ def test_prometheus_rules_equal_the_source_groups(values):
     assert sum("alert" in rule for rule in rules) >= 1
     assert sum("record" in rule for rule in rules) >= 1
     assert any("{{ $labels." in json.dumps(rule.get("annotations", {})) for rule in rules)
+
+
+def _runbook_urls(groups: list[dict]) -> list[str]:
+    return [
+        rule["annotations"]["runbook_url"]
+        for group in groups
+        for rule in group["rules"]
+        if "runbook_url" in rule.get("annotations", {})
+    ]
+
+
+def test_default_runbook_base_is_the_rule_files_base():
+    default = yaml.safe_load((CHART / "values.yaml").read_text())["prometheusRule"]
+    bases = {url.split("#", 1)[0] for url in _runbook_urls(_source_groups())}
+    assert bases == {default["runbookBaseUrl"]}
+
+
+def test_runbook_base_url_changes_every_runbook_url_and_nothing_else(tmp_path):
+    base = "https://wiki.example.net/display/NDB/Runbook?page=1&copy=$1"
+    values = tmp_path / "values.yaml"
+    values.write_text(yaml.safe_dump({"prometheusRule": {"runbookBaseUrl": base}}))
+    expected = _source_groups()
+    for group in expected:
+        for rule in group["rules"]:
+            annotations = rule.get("annotations", {})
+            if "alert" in rule:
+                anchor = annotations["runbook_url"].split("#", 1)[1]
+                annotations["runbook_url"] = f"{base}#{anchor}"
+    rendered = _rendered_groups(objects(values))
+    assert rendered == expected
+    assert len(_runbook_urls(rendered)) == len(_runbook_urls(_source_groups())) > 0
 
 
 @pytest.mark.parametrize("values", [None, EVERYTHING], ids=["defaults", EVERYTHING.name])
@@ -257,6 +318,15 @@ def test_exporter_container(values):
     args = container["args"]
     assert "--web.listen-address=:9645" in args
     assert container["ports"][0]["containerPort"] == 9645
+
+
+def test_mysqld_address_only_from_a_default_target():
+    """By default the Deployment's exporter has no SQL node of its own: /metrics connects
+    nowhere."""
+    args = _container(objects())["args"]
+    assert not any(arg.startswith("--mysqld.address=") for arg in args)
+    address = yaml.safe_load(EVERYTHING.read_text())["deployment"]["defaultTarget"]
+    assert f"--mysqld.address={address}" in _container(objects(EVERYTHING))["args"]
 
 
 def test_allowed_targets_cover_every_static_target():

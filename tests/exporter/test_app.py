@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import socket
+
 import httpx
 import pytest
 from fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
@@ -11,6 +14,7 @@ from ndbinfo_exporter.mycnf import ClientSection
 from ndbinfo_exporter.scrape.scraper import Scraper
 from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import build
+from ndbinfo_exporter.testing import running_exporter
 from prometheus_client.parser import text_string_to_metric_families
 from test_scrape import PASSWORD, gauge_collector
 
@@ -180,3 +184,70 @@ async def test_down_target_error_is_redacted(node):
     assert parse(response.text)["ndb_up"][0].value == 0
     assert PASSWORD not in response.text
     assert PASSWORD not in (scraper.last("127.0.0.1:1").error or "")
+
+
+@pytest.fixture
+def connections(monkeypatch) -> list:
+    """The address of every socket connection this process opens while the test runs."""
+    opened: list = []
+    connect = socket.socket.connect
+
+    def counting(sock: socket.socket, address) -> None:
+        opened.append(address)
+        connect(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", counting)
+    return opened
+
+
+@pytest.mark.parametrize("accept", ["text/plain", "application/openmetrics-text"])
+async def test_probe_only_metrics_connect_nowhere(node, connections, caplog, accept):
+    """Without --mysqld.address and without host, port or socket in [client], /metrics serves
+    the exporter's own metrics, as blackbox_exporter does: no connection, no log line."""
+    caplog.set_level(logging.DEBUG)
+    client_sections = {"client": ClientSection(user="exporter", password=PASSWORD)}
+    targets = build(client_sections, None, None, None, ("127.0.0.*:*",))
+    scraper = Scraper([gauge_collector("fast", "SELECT node_id FROM ndbinfo.nodes")], {}, 2, 5)
+    app = create_app(Settings(), targets, scraper)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://exporter"
+    ) as http:
+        responses = [await http.get("/metrics", headers={"Accept": accept}) for _ in range(3)]
+        assert connections == []
+        # httpx logs the test's own requests.
+        assert [r.getMessage() for r in caplog.records if r.name != "httpx"] == []
+        probe = await http.get("/probe", params={"target": f"127.0.0.1:{node.port}"})
+        local = await http.get("/probe", params={"target": "localhost:3306"})
+    scraper.close()
+    for response in responses:
+        assert response.status_code == 200
+        families = parse(response.text)
+        assert {"ndb_exporter_build_info", "process_cpu_seconds", "python_info"} <= set(families)
+        assert "ndb_up" not in families
+    assert parse(probe.text)["ndb_up"][0].value == 1 and connections  # connections are seen
+    assert local.status_code == 403  # no default target to probe
+
+
+@pytest.mark.parametrize(
+    ("address", "client"),
+    [
+        ("db1:3306", ClientSection(user="u")),
+        (None, ClientSection(user="u", host="db1")),
+        (None, ClientSection(user="u", port=3307)),
+        (None, ClientSection(user="u", socket="/run/mysqld/mysqld.sock")),
+    ],
+)
+def test_an_address_or_a_client_server_is_a_default_target(address, client):
+    assert not build({"client": client}, address, None, None, ()).probe_only
+
+
+@pytest.mark.integration
+def test_probe_only_exporter_logs_nothing_per_scrape():
+    with running_exporter(
+        ["--mysqld.username=exporter"], env={"NDB_EXPORTER_PASSWORD": PASSWORD}
+    ) as exporter:
+        for _ in range(3):
+            response = httpx.get(f"http://{exporter.address}/metrics", timeout=30)
+            assert response.status_code == 200 and "ndb_exporter_build_info" in response.text
+    (line,) = [line for line in exporter.lines if "logger=ndbinfo_exporter" in line]
+    assert "starting ndbinfo-exporter" in line and " target=none " in line

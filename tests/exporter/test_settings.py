@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from ndbinfo_exporter.cli import main
 from ndbinfo_exporter.collectors.base import Option
 from ndbinfo_exporter.errors import ConfigError
-from ndbinfo_exporter.settings import listen_host_port, parse
+from ndbinfo_exporter.settings import FLAGS, default, default_text, listen_host_port, parse
 from test_scrape import gauge_collector
 
 COLLECTORS = [
@@ -184,8 +185,6 @@ ENVIRONMENT = {
 
 
 def test_help_shows_defaults_no_collector_and_every_environment_variable(capsys, monkeypatch):
-    from ndbinfo_exporter.settings import FLAGS
-
     with pytest.raises(SystemExit):
         parse(["--help"], COLLECTORS)
     out = capsys.readouterr().out
@@ -200,6 +199,34 @@ def test_help_shows_defaults_no_collector_and_every_environment_variable(capsys,
         value = getattr(parse([], COLLECTORS), field)
         assert (str(value) if field.endswith(("_file", "my_cnf")) else value) == expected, field
         monkeypatch.delenv(variable)
+
+
+def test_help_defaults_are_the_declared_ones(capsys):
+    with pytest.raises(SystemExit):
+        parse(["--help"], COLLECTORS)
+    out = " ".join(capsys.readouterr().out.split())
+    assert default("refresh_max_age") == 120.0 and "at every scrape (default 120)" in out
+    assert "(default :9645)" in out and "(default 0.5)" in out
+    for name, flag in FLAGS.items():
+        assert f"{flag.name} {flag.metavar} " in out
+        assert f"(default {default_text(name)})" in out, name
+
+
+def test_docs_flag_table_follows_the_declarations():
+    """docs/exporter.md lists every flag with its environment variable and default."""
+    docs = Path(__file__).parents[2] / "docs" / "exporter.md"
+    rows = {
+        cells[0]: cells[1:3]
+        for line in docs.read_text().splitlines()
+        if line.startswith("| `--")
+        for cells in [[cell.strip() for cell in line.strip("|").split("|")]]
+    }
+    for name, flag in FLAGS.items():
+        environment, shown = rows[f"`{flag.name}`"]
+        assert environment == f"`NDB_EXPORTER_{name.upper()}`", flag.name
+        if flag.shown is None:  # a default in words is written for the table
+            text = default_text(name)
+            assert shown == ("none" if text == "none" else f"`{text}`"), flag.name
 
 
 def test_no_collector_turns_a_collector_off():

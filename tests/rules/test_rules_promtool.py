@@ -2,11 +2,23 @@
 rules on every Prometheus build the tests run on (2.x and 3.x evaluate range selectors
 differently)."""
 
+import os
+import re
 import subprocess
 
 import pytest
-from live_stack import PrometheusBuild, every_prometheus_build
-from rules_model import ALERTMANAGER_FILE, RULE_FILES, RULES_DIR, UNIT_TEST_FILES, tool
+from live_stack import PROMETHEUS_BUILDS, PrometheusBuild, every_prometheus_build
+from rules_model import (
+    ALERTMANAGER_FILE,
+    ROOT,
+    RULE_FILES,
+    RULES_DIR,
+    RUNBOOK_FILE,
+    RUNBOOK_URL,
+    UNIT_TEST_FILES,
+    alert_rules,
+    tool,
+)
 
 pytestmark = pytest.mark.integration  # promtool
 
@@ -35,6 +47,39 @@ def test_promtool_unit_tests(prometheus_build: PrometheusBuild):
     prometheus_build.require()
     result = run(str(prometheus_build.promtool), "test", "rules", *map(str, UNIT_TEST_FILES))
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_runbook_recipe_for_another_runbook_base(tmp_path):
+    """The runbook's shell recipe for plain rule files changes every runbook_url's address,
+    and nothing else, and promtool takes the result."""
+    (recipe,) = [
+        block
+        for block in re.findall(r"```sh\n(.*?)```", RUNBOOK_FILE.read_text(), flags=re.DOTALL)
+        if "runbook_url" in block
+    ]
+    base = re.search(r"\\1(\S+?)\|", recipe).group(1)
+    (tmp_path / "provisioning").symlink_to(ROOT / "provisioning", target_is_directory=True)
+    build = PROMETHEUS_BUILDS[-1]
+    build.require()
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "promtool").symlink_to(build.promtool)
+    path = f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"
+    result = subprocess.run(
+        ["bash", "-euc", recipe],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PATH": path},
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    changed = 0
+    for source in RULE_FILES:
+        text = source.read_text()
+        changed += text.count(f"runbook_url: {RUNBOOK_URL}")
+        expected = text.replace(f"runbook_url: {RUNBOOK_URL}", f"runbook_url: {base}#")
+        assert (tmp_path / "rules" / source.name).read_text() == expected
+    assert changed == len(alert_rules())
 
 
 def test_amtool_check_config():

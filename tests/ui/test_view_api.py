@@ -305,3 +305,30 @@ async def test_a_failure_inside_the_view_is_a_json_500(client, scraper):
     answer = await client.get("/api/v1/config")
     assert answer.status_code == 500
     assert answer.json() == {"error": "internal error (TypeError); see the exporter's log"}
+
+
+async def test_a_probe_only_exporter_asks_for_a_target(scraper):
+    application = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+    settings = SimpleNamespace(
+        telemetry_path="/metrics", query_timeout=5.0, view_alerts_url=None, refresh_max_age=120.0
+    )
+    targets = Targets(
+        default=TargetConfig("localhost", 3306, "exporter"),
+        auth_modules={},
+        allowed_patterns=("db7:3306",),
+        probe_only=True,
+    )
+    application.include_router(view.make_router(application, settings, scraper, targets, clock))
+    transport = httpx.ASGITransport(app=application)
+    async with httpx.AsyncClient(transport=transport, base_url="http://view") as http:
+        listing = (await http.get("/api/v1/targets")).json()
+        assert (listing["default"], [t["name"] for t in listing["targets"]]) == (
+            None,
+            ["db7:3306"],
+        )
+        answer = await http.get("/api/v1/cluster")
+        assert answer.status_code == 400
+        assert "choose one with ?target=" in answer.json()["error"]
+        assert (await http.get("/")).status_code == 200
+        assert (await http.get("/api/v1/cluster", params={"target": "db7:3306"})).status_code == 200
+        assert scraper.scrapes == 1

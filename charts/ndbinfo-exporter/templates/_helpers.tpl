@@ -85,7 +85,7 @@ basicAuth:
 
 {{/*
 The exporter container. Argument: (dict "root" $ "name" NAME "portName" PORT "address" HOST:PORT
-"extraArgs" LIST "extraMounts" BOOL). The Deployment and the sidecar share it; extraVolumeMounts
+"extraArgs" LIST "extraMounts" BOOL); an empty address gives no --mysqld.address. The Deployment and the sidecar share it; extraVolumeMounts
 belong to the Deployment's pod only.
 */}}
 {{- define "ndbinfo-exporter.container" -}}
@@ -96,7 +96,9 @@ belong to the Deployment's pod only.
   imagePullPolicy: {{ $values.image.pullPolicy }}
   args:
     - --web.listen-address=:{{ $values.service.port }}
-    - {{ printf "--mysqld.address=%s" .address | quote }}
+    {{- with .address }}
+    - {{ printf "--mysqld.address=%s" . | quote }}
+    {{- end }}
     {{- with $values.mysql.username }}
     - {{ printf "--mysqld.username=%s" . | quote }}
     {{- end }}

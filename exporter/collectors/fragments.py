@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
+from ._one_copy import one_copy
 from .base import Collector, Context, Row, SlowChanging, gauge, ident, number
 
 ONE_COPY = " Read from one data node's copy of table_fragments (the lowest reporting node id)."
@@ -46,14 +47,6 @@ SQL = (
     " FROM ndbinfo.table_fragments"
     " GROUP BY node_id, current_primary, preferred_primary"
 )
-
-
-def one_copy(rows: list[Row]) -> list[Row]:
-    """The rows reported by the lowest reporting node id."""
-    if not rows:
-        return []
-    reporter = min(number(row["node_id"]) for row in rows)
-    return [row for row in rows if number(row["node_id"]) == reporter]
 
 
 def settled(rows: list[Row]) -> bool:

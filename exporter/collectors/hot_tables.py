@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ._per_table import params, parse_tables, per_table, positive
 from .base import Collector, Option, Row, counter
-from .table_detail import params, parse_tables, per_table, positive
 
 LABELS = ("db", "table")
 

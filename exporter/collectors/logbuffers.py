@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ._logs import log_families
 from .base import Collector, Context, Row, gauge
-from .logspaces import log_families
 
 LABELS = ("node_id", "log_type", "log_id", "log_part")
 USED = gauge(

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
+from ._one_copy import one_copy
 from .base import Collector, Context, Row, SlowChanging, gauge, ident, number
-from .fragments import one_copy
 
 ONE_COPY = " Read from one data node's copy of table_replicas (the lowest reporting node id)."
 

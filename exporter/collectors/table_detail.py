@@ -8,19 +8,15 @@ one data node's copy of table_fragments, so at most ``limit`` rows are fetched.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
+from ._per_table import params, parse_tables, per_table, positive
 from .base import (
     Collector,
     Context,
-    MetricSpec,
     Option,
     Row,
     SlowChanging,
-    add_value,
     gauge,
-    number,
-    text,
 )
 
 LABELS = ("db", "table")
@@ -64,51 +60,6 @@ SQL = (
     " GROUP BY table_id) f ON f.table_id = m.table_id"
     " ORDER BY m.memory_bytes DESC, m.fq_name"
 )
-
-
-def parse_tables(value: str) -> tuple[str, ...]:
-    """ "db.table,db2.t2" -> ("db.table", "db2.t2"); ValueError on a name without a database."""
-    names = tuple(part.strip() for part in value.split(",") if part.strip())
-    for name in names:
-        database, _, table = name.partition(".")
-        if not database or not table:
-            raise ValueError(f"table {name!r} is not of the form db.table")
-    return names
-
-
-def positive(value: str) -> int:
-    limit = int(value)
-    if limit < 1:
-        raise ValueError("the limit must be at least 1")
-    return limit
-
-
-def params(ctx: Context) -> tuple[Any, ...]:
-    tables = ctx.options.get("tables") or ()
-    if isinstance(tables, str):
-        tables = parse_tables(tables)
-    allowlist = (
-        "," + ",".join(name.replace(".", "/def/", 1) for name in tables) + "," if tables else ""
-    )
-    limit = len(tables) if tables else int(ctx.options.get("limit", 20))
-    return allowlist, allowlist, limit
-
-
-def split_name(fq_name: str) -> tuple[str, str]:
-    """ "db/def/table" -> ("db", "table")."""
-    database, _, rest = fq_name.partition("/")
-    _, _, table = rest.partition("/")
-    return database, table
-
-
-def per_table(rows: list[Row], specs: dict[str, MetricSpec]) -> Iterable:
-    """One family per spec, one sample per row (a table named by fq_name), from the column."""
-    families = {column: spec.family() for column, spec in specs.items()}
-    for row in rows:
-        labels = list(split_name(text(row["fq_name"])))
-        for column, family in families.items():
-            add_value(family, labels, number(row[column]))
-    yield from families.values()
 
 
 def collect(rows: list[Row], ctx: Context) -> Iterable:

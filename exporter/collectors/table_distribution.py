@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
+from ._one_copy import one_copy
 from .base import Collector, Context, Row, SlowChanging, gauge, number, text
-from .fragments import one_copy
 
 ONE_COPY = (
     " Read from one data node's copy of table_distribution_status (the lowest reporting node id)."

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ._transporter_states import STATES
 from .base import (
     Collector,
     Context,
@@ -18,7 +19,6 @@ from .base import (
     text,
 )
 
-STATES = ("CONNECTED", "CONNECTING", "DISCONNECTED", "DISCONNECTING")
 LABELS = ("node_id", "remote_node_id")
 REPORTED = " Reported by running data nodes (node_id) for each configured peer (remote_node_id)."
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
+from ._transporter_states import STATES
 from .base import Collector, Context, Row, counter, gauge, ident, number, text
-from .transporter_links import STATES
 
 REPORTED = " Summed over the data node's transporters to every configured peer (node_id reports)."
 

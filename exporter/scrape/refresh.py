@@ -228,7 +228,9 @@ class Refresher:
     def _old(self, last: _Read) -> bool:
         return self.clock() - last.at >= self.max_age
 
-    def read(self, target: str, collector: Collector, signals: Signals, rows: list[Row]) -> None:
+    def record_read(
+        self, target: str, collector: Collector, signals: Signals, rows: list[Row]
+    ) -> None:
         """Record a successful read of ``collector``'s rows, taken after ``signals`` (late
         ones: the signals of the previous read stand, so that a change is still seen)."""
         if collector.slow is None:

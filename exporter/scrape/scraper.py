@@ -421,7 +421,7 @@ class Scraper:
             self._rendered[target.name, collector.name] = rendered
             if rendered.skipped:
                 self._count_skipped(target, collector, rendered.skipped)
-            self._refresher.read(target.name, collector, signals, rendered.rows)
+            self._refresher.record_read(target.name, collector, signals, rendered.rows)
             return _Outcome(collector, True, seconds, rendered.families, rows, rendered.exposition)
         error = (
             f"timed out after {timeout:.1f}s"

@@ -29,7 +29,7 @@ from ndbinfo_exporter.view.parameters import config_view
 from ndbinfo_exporter.view.placement import Placement
 from ndbinfo_exporter.view.samples import Samples
 
-REFRESH_SECONDS = 10.0
+VIEW_INTERVAL_SECONDS = 10.0
 # A new placement being read is waited for this long before the previous one is served.
 PLACEMENT_GRACE = 1.0
 # The collectors whose reads say the distribution was read again.
@@ -148,7 +148,7 @@ class ViewSource:
         target: TargetConfig,
         timeout: float,
         max_age: float,
-        interval: float = REFRESH_SECONDS,
+        interval: float = VIEW_INTERVAL_SECONDS,
         clock: Callable[[], float] = time.time,
     ):
         self._scraper = scraper

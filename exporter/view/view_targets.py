@@ -19,7 +19,7 @@ from ndbinfo_exporter.targets import (
     split_address,
 )
 from ndbinfo_exporter.view.models import TargetsView, ViewTarget
-from ndbinfo_exporter.view.source import REFRESH_SECONDS, ViewSource
+from ndbinfo_exporter.view.source import VIEW_INTERVAL_SECONDS, ViewSource
 
 # Sources kept at once (each holds one scrape result and its models); the least recently
 # viewed is dropped first.
@@ -32,7 +32,7 @@ class ViewTargets:
         self._targets = targets
         self._make_source = make_source
         self._sources: OrderedDict[tuple, ViewSource] = OrderedDict()
-        self.interval = REFRESH_SECONDS
+        self.interval = VIEW_INTERVAL_SECONDS
 
     def resolve(self, target: str | None, auth_module: str | None) -> TargetConfig | None:
         """The target named (ProbeRefused as /probe answers), or the default one (None when

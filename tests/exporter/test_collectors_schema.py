@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import sqlglot
 from ndbinfo_exporter.collectors import (
+    _per_table,
     membership,
     nodes,
-    table_detail,
     table_distribution,
     transporters,
 )
@@ -162,15 +162,15 @@ def test_enumerations_match_enums_json():
 
 
 def test_table_detail_options():
-    assert table_detail.parse_tables(" shop.orders, auth.users ,") == ("shop.orders", "auth.users")
+    assert _per_table.parse_tables(" shop.orders, auth.users ,") == ("shop.orders", "auth.users")
     for bad in ("orders", ".orders", "shop."):
         with pytest.raises(ValueError):
-            table_detail.parse_tables(bad)
+            _per_table.parse_tables(bad)
     with pytest.raises(ValueError):
-        table_detail.positive("0")
+        _per_table.positive("0")
     target = TargetInfo(version="8.4.3-cluster", ndb_version=(8, 4, 3), objects=frozenset())
     allowlist = Context(target=target, options={"tables": ("shop.orders", "auth.users")})
     expected = ",shop/def/orders,auth/def/users,"
-    assert table_detail.params(allowlist) == (expected, expected, 2)
-    assert table_detail.params(Context(target=target)) == ("", "", 20)
-    assert table_detail.split_name("shop/def/orders") == ("shop", "orders")
+    assert _per_table.params(allowlist) == (expected, expected, 2)
+    assert _per_table.params(Context(target=target)) == ("", "", 20)
+    assert _per_table.split_name("shop/def/orders") == ("shop", "orders")

@@ -73,7 +73,7 @@ def test_first_scrape_reads_and_an_unchanged_state_does_not():
     refresh = refresher(clock)
     signals = parse_signals(signal_rows())
     assert is_due(refresh, slow, signals)
-    refresh.read("t", slow, signals, [])
+    refresh.record_read("t", slow, signals, [])
     clock.now += 119
     assert not is_due(refresh, slow, parse_signals(signal_rows()))
     assert refresh.last_read("t", slow) == 1000.0
@@ -97,10 +97,10 @@ def test_each_signal_causes_a_re_read_of_the_collectors_that_follow_it(signal, c
     follows, ignores = collector({signal}), collector({"nodes", "ddl", "config"} - {signal})
     refresh = refresher(clock)
     before, after = parse_signals(signal_rows()), parse_signals(signal_rows(**changed))
-    refresh.read("t", follows, before, [])
+    refresh.record_read("t", follows, before, [])
     assert is_due(refresh, follows, after)
     other = refresher(clock)
-    other.read("t", ignores, before, [])
+    other.record_read("t", ignores, before, [])
     if "nodes" in changed:
         return  # a node row carries its status, start phase and configuration generation
     assert not is_due(other, ignores, after)
@@ -110,7 +110,7 @@ def test_maximum_age_forces_a_re_read():
     clock, slow = Clock(), collector({"nodes"})
     refresh = refresher(clock, max_age=60)
     signals = parse_signals(signal_rows())
-    refresh.read("t", slow, signals, [])
+    refresh.record_read("t", slow, signals, [])
     clock.now += 59.9
     assert not is_due(refresh, slow, signals)
     clock.now += 0.1
@@ -123,7 +123,7 @@ def test_a_collector_not_aged_is_read_again_only_on_a_signal():
     clock, slow = Clock(), collector({"nodes", "objects"}, aged=False)
     refresh = refresher(clock, max_age=60)
     signals = refresh.observe("t", parse_signals(signal_rows(), objects()))
-    refresh.read("t", slow, signals, [])
+    refresh.record_read("t", slow, signals, [])
     clock.now += 600
     assert not is_due(refresh, slow, refresh.observe("t", parse_signals(signal_rows())))
     assert refresh.objects_due("t", [slow])
@@ -154,13 +154,13 @@ def test_reads_for_age_alone_are_spread_one_per_scrape_oldest_first():
     )
     refresh = refresher(clock, max_age=60)
     signals = parse_signals(signal_rows())
-    refresh.read("t", first, signals, [])
+    refresh.record_read("t", first, signals, [])
     clock.now += 1
-    refresh.read("t", second, signals, [])
+    refresh.record_read("t", second, signals, [])
     clock.now += 100
     assert refresh.due("t", [second, first], signals, False) == [first]
     assert refresh.due("t", [second, first], signals, True) == []  # the objects signal's turn
-    refresh.read("t", first, signals, [])
+    refresh.record_read("t", first, signals, [])
     assert refresh.due("t", [second, first], signals, False) == [second]
     changed = parse_signals(signal_rows(ready="1"))
     assert refresh.due("t", [second, first], changed, False) == [second, first]
@@ -171,11 +171,11 @@ def test_unknown_signals_and_unsettled_rows_re_read():
     slow = collector({"nodes"}, settled=lambda rows: not rows)
     refresh = refresher(clock)
     signals = parse_signals(signal_rows())
-    refresh.read("t", slow, signals, [])
+    refresh.record_read("t", slow, signals, [])
     assert is_due(refresh, slow, UNKNOWN)
-    refresh.read("t", slow, signals, [{"moving": 1}])
+    refresh.record_read("t", slow, signals, [{"moving": 1}])
     assert is_due(refresh, slow, signals)
-    refresh.read("t", slow, signals, [])
+    refresh.record_read("t", slow, signals, [])
     assert not is_due(refresh, slow, signals)
 
 
@@ -188,7 +188,7 @@ def test_an_error_answered_by_the_sql_node_re_reads_a_late_answer_serves():
     clock, slow = Clock(), collector({"nodes", "ddl", "config"})
     refresh = refresher(clock, max_age=60)
     assert is_due(refresh, slow, LATE)  # nothing to serve yet
-    refresh.read("t", slow, parse_signals(signal_rows()), [])
+    refresh.record_read("t", slow, parse_signals(signal_rows()), [])
     assert not is_due(refresh, slow, LATE)
     clock.now += 60
     assert is_due(refresh, slow, LATE)
@@ -199,7 +199,7 @@ def test_fast_collectors_are_always_due():
     clock = Clock()
     fast = gauge_collector("fast", "SELECT 1")
     refresh = refresher(clock)
-    refresh.read("t", fast, parse_signals(signal_rows()), [])
+    refresh.record_read("t", fast, parse_signals(signal_rows()), [])
     assert is_due(refresh, fast, parse_signals(signal_rows()))
     assert refresh.last_read("t", fast) is None
 
@@ -226,7 +226,7 @@ def test_inventory_follows_the_node_signal_and_the_maximum_age():
     clock = Clock()
     refresh = refresher(clock, max_age=60)
     signals = parse_signals(signal_rows())
-    refresh.read("t", inventory.COLLECTOR, signals, [])
+    refresh.record_read("t", inventory.COLLECTOR, signals, [])
     restarting = signal_rows(nodes=(("1", "STARTED 0 1"), ("2", "STARTING 4 1")))
     assert is_due(refresh, inventory.COLLECTOR, parse_signals(restarting))
     other = signal_rows(tables=("41", "2026-11-23 10:00:00"), detected="1", generation="2")
@@ -354,9 +354,9 @@ def test_a_read_with_late_signals_keeps_the_signals_of_the_read_before():
     clock, slow = Clock(), collector({"nodes"})
     refresh = refresher(clock, max_age=60)
     before = parse_signals(signal_rows())
-    refresh.read("t", slow, before, [])
+    refresh.record_read("t", slow, before, [])
     clock.now += 60
-    refresh.read("t", slow, LATE, [])  # read at the maximum age, the signals did not come
+    refresh.record_read("t", slow, LATE, [])  # read at the maximum age, the signals did not come
     assert not is_due(refresh, slow, before)
     assert is_due(refresh, slow, parse_signals(signal_rows(ready="1")))
 

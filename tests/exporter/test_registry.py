@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
+from ndbinfo_exporter import collectors
 from ndbinfo_exporter.collectors.base import Collector
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.settings import parse
@@ -37,3 +41,23 @@ def settings_help(collectors) -> str:
     with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
         parse(["--help"], collectors)
     return out.getvalue()
+
+
+def test_collector_modules_import_helpers_not_other_collectors():
+    """Shared code lives in the ``_`` helper modules, which the registry never takes for
+    collectors; a collector module importing another would make it a library too."""
+    package = Path(collectors.__file__).parent
+    names = {path.stem for path in package.glob("*.py")}
+    collector_modules = (
+        names - {"__init__", "base", "registry"} - {name for name in names if name.startswith("_")}
+    )
+    for name in sorted(collector_modules):
+        tree = ast.parse((package / f"{name}.py").read_text())
+        imported = {
+            node.module.rsplit(".", 1)[-1]
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module
+        }
+        assert not imported & collector_modules, f"{name} imports {imported & collector_modules}"
+    helpers = {name for name in names if name.startswith("_") and name != "__init__"}
+    assert {c.name for c in all_collectors()}.isdisjoint(helpers)

@@ -11,7 +11,7 @@ import pytest
 from counting_proxy import counting_proxy
 from ndbinfo_exporter.collectors import status
 from ndbinfo_exporter.view import placement
-from ndbinfo_exporter.view.source import REFRESH_SECONDS
+from ndbinfo_exporter.view.source import VIEW_INTERVAL_SECONDS
 from ndbsim.demo import running_exporter, running_ndbsim
 
 pytestmark = pytest.mark.integration
@@ -42,7 +42,7 @@ def test_concurrent_viewers_cause_one_collection_per_interval():
         assert proxy.seen(STATUS_STATEMENT) == 1
         assert proxy.seen(PLACEMENT_STATEMENT) == 1
 
-        time.sleep(REFRESH_SECONDS + 0.5)  # let the cached data age past the refresh interval
+        time.sleep(VIEW_INTERVAL_SECONDS + 0.5)  # let the cached data age past the refresh interval
         assert viewers(exporter.url) == {200}
         assert proxy.seen(STATUS_STATEMENT) == 2
         assert proxy.seen(PLACEMENT_STATEMENT) == 2

@@ -63,7 +63,7 @@ def placement(sizes: list[int], tables: int, refreshes: int) -> None:
     print(f"cluster view, {tables} tables: ndbinfo rows per steady 10 s refresh (ndbsim's meter)")
     print(
         f"{'data nodes':>10s} {'warm-up rows':>13s} {'rows/refresh':>13s} {'largest':>9s}"
-        f" {'placement 1st/steady':>21s} {'statuses':>9s}"
+        f" {'placement 1st/steady':>21s} {'steady placement':>17s} {'statuses':>9s}"
     )
     for data_nodes in sizes:
         with (
@@ -89,7 +89,8 @@ def placement(sizes: list[int], tables: int, refreshes: int) -> None:
             ratio = first[PAGE_CALLS[3]][1] / statistics.median(times)
             print(
                 f"{data_nodes:10d} {warm:13,d} {statistics.mean(per_refresh):13,.0f}"
-                f" {max(per_refresh):9,d} {ratio:20.1f}x {sorted(statuses)!s:>9s}"
+                f" {max(per_refresh):9,d} {ratio:20.1f}x"
+                f" {statistics.median(times) * 1000:14.0f} ms {sorted(statuses)!s:>9s}"
             )
 
 

@@ -7,8 +7,8 @@ adds no queries of its own for it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
+from ndbinfo_exporter.scrape.scraper import ScrapeResult
 from ndbinfo_exporter.view.models import (
     ClusterView,
     CollectorFailure,
@@ -241,10 +241,10 @@ def sql_efficiency(
 
 
 def cluster_view(
-    result: Any,
+    result: ScrapeResult,
     samples: Samples,
     before: Samples | None,
-    previous: Any | None,
+    previous: ScrapeResult | None,
     known_groups: Mapping[int, int],
 ) -> ClusterView:
     """The whole cluster page from the newest scrape result and the one before it, with

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from ndbinfo_exporter.scrape.scraper import ScrapeResult
 from ndbinfo_exporter.view.models import ConfigParam, ConfigView, NodeValue
 from ndbinfo_exporter.view.samples import Samples
 
@@ -42,7 +41,7 @@ def config_params(samples: Samples) -> list[ConfigParam]:
 COLLECTOR = "config"
 
 
-def config_view(result: Any, samples: Samples) -> ConfigView:
+def config_view(result: ScrapeResult, samples: Samples) -> ConfigView:
     params = config_params(samples)
     unknown = None
     if COLLECTOR in result.collector_errors:

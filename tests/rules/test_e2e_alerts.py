@@ -70,6 +70,7 @@ COLLECTORS_A = (
     "membership",
     "memoryusage",
     "logspaces",
+    "lcp",
     "replicas",
     "fragments",
     "config",
@@ -82,7 +83,7 @@ COLLECTORS_A = (
     "disk_data",
     "certificates",
 )
-COLLECTORS_B = ("status", "replicas", "config", "counters")
+COLLECTORS_B = ("status", "lcp", "config", "counters")
 
 EXPRESSIONS: dict[str, list[str]] = defaultdict(list)
 for _rule in alert_rules():
@@ -324,7 +325,16 @@ def test_lost_arbitrator_makes_no_arbitrator_true(healthy: Stack):
 
 
 def test_primaries_away_makes_primaries_not_on_preferred_node_true(healthy: Stack):
-    healthy.sim_a.fault("primaries-away", node=2)
+    """Primaries move when a node fails and restarts: with the fault set, node 2's restart
+    leaves them on the other replica."""
+    sim = healthy.sim_a
+    sim.fault("primaries-away", node=2)
+    sim.stop_node(2)
+    sim.start_node(2)
+    sim.wait_for(
+        lambda s: {n["node_id"]: n["state"] for n in s["nodes"]}.get(2) == "STARTED",
+        timeout=FAULT_SECONDS,
+    )
     found = healthy.wait_for_alert("NdbPrimariesNotOnPreferredNode", healthy.exporter_a)
     assert {metric["node_id"] for metric in found} == {"2"}
     healthy.sim_a.clear("primaries-away")

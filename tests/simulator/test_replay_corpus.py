@@ -3,12 +3,15 @@
 The record is every packet of each reply decoded without loss (a packet with bytes left over
 shows them in hex): column definitions with their charset, length, type, flags and decimals,
 each row's cells, the closing OK with its status flags and warning count, errors with code,
-SQLSTATE and message. The node is deterministic: a fixed seed and a frozen cluster clock and
-host clock. Only what follows the real clock is masked, as `<now>`: cells holding the current
-date, time or unix time (NOW(), CURDATE(), @@timestamp, ...), and the values of the status
-variables and process list columns that count seconds since the server started
-(`TIME_VARYING`); and the connection id, which the server draws at random, as
-`<connection id>`. Rewrite the record with --update-golden when a reply is meant to change.
+SQLSTATE and message; a connection the server closes instead of replying (after KILL
+CONNECTION) is recorded as such, and the replay goes on on a new one.
+
+The node is deterministic: a fixed seed and a frozen cluster clock and host clock. Only what
+follows the real clock is masked, as `<now>`: cells holding the current date, time or unix time
+(NOW(), CURDATE(), @@timestamp, ...), and the values of the status variables and process list
+columns that count seconds since the server started (`TIME_VARYING`); and the connection id,
+which the server draws at random, as `<connection id>`. Rewrite the record with
+--update-golden when a reply is meant to change.
 """
 
 from __future__ import annotations

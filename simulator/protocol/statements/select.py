@@ -12,7 +12,7 @@ from ndbsim.engine import infoschema, model_tables
 from ndbsim.engine.translate import Plan, parse, quote
 from ndbsim.errors import CLUSTER_FAILURE, SqlError
 from ndbsim.protocol.sqltext import syntax_near
-from ndbsim.protocol.statements import server_tables
+from ndbsim.protocol.statements import live_rows
 from ndbsim.protocol.statements.registry import Statement, statement
 from ndbsim.protocol.statements.results import WireResult, duck_error, result_set
 
@@ -86,15 +86,15 @@ def _fill_dynamic(session: SessionState, tables: frozenset[str]) -> None:
             grantee = f"'{session.user}'@'%'"
             rows = [(grantee, "def", p, "NO") for p in ("SELECT", "PROCESS", "REPLICATION CLIENT")]
         elif schema == infoschema.DATA:
-            table, rows = infoschema.I_S_TABLES[name], server_tables.processlist(session, True)
+            table, rows = infoschema.I_S_TABLES[name], live_rows.processlist(session, True)
         elif schema == infoschema.MYSQL:
-            table, rows = infoschema.MYSQL_TABLES[name], server_tables.accounts(session)
+            table, rows = infoschema.MYSQL_TABLES[name], live_rows.accounts(session)
         elif name == "threads":
-            table, rows = infoschema.P_S_TABLES[name], server_tables.threads(session)
+            table, rows = infoschema.P_S_TABLES[name], live_rows.threads(session)
         else:
             kind, scope = name.split("_")[1], name.split("_")[0].upper()
             if kind == "status":
-                rows = server_tables.status_rows(session, scope)
+                rows = live_rows.status_rows(session, scope)
             else:
                 rows = session.variables.rows(scope)
             table = infoschema.P_S_TABLES[name]

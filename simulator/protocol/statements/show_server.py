@@ -12,7 +12,7 @@ from ndbsim.engine.translate import quote
 from ndbsim.errors import SqlError
 from ndbsim.protocol import replies
 from ndbsim.protocol.sqltext import literal, syntax_near, unquote
-from ndbsim.protocol.statements import server_tables
+from ndbsim.protocol.statements import live_rows
 from ndbsim.protocol.statements.listing import listing
 from ndbsim.protocol.statements.registry import Statement, statement
 from ndbsim.protocol.statements.results import WireResult, plain
@@ -36,7 +36,7 @@ _INNODB_STATUS = (
 async def _variables(s: Statement) -> WireResult:
     scope = "GLOBAL" if (s.match["scope"] or "").upper() == "GLOBAL" else "SESSION"
     if s.match["what"].upper() == "STATUS":
-        rows = await asyncio.to_thread(server_tables.locked_status_rows, s.session, scope)
+        rows = await asyncio.to_thread(live_rows.locked_status_rows, s.session, scope)
     else:
         rows = s.session.variables.rows(scope)
     return listing(s.session, ["Variable_name", "Value"], rows, s.match["filter"], "Variable_name")
@@ -66,7 +66,7 @@ async def _engines(s: Statement) -> WireResult:
 
 @statement("show", pattern=re.compile(r"(?i)^SHOW (?P<full>FULL )?PROCESSLIST$"))
 async def _processlist(s: Statement) -> WireResult:
-    rows = server_tables.processlist(s.session, bool(s.match["full"]))
+    rows = live_rows.processlist(s.session, bool(s.match["full"]))
     return plain(["Id", "User", "Host", "db", "Command", "Time", "State", "Info"], rows)
 
 

@@ -12,12 +12,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from ndbsim.model import config_params, rows
+from ndbsim.model import config_params
 from ndbsim.model.checkpoints import Checkpoints
 from ndbsim.model.dictionary import Dictionary, build_dictionary
 from ndbsim.model.faults import START_PHASES, Faults
 from ndbsim.model.latency import Latency
 from ndbsim.model.memory import PAGE, memory_by_node
+from ndbsim.model.rows import membership
 from ndbsim.model.topology import MGM, NDB, Topology, build_topology
 from ndbsim.model.transactions import Activity
 from ndbsim.model.workload import REDO_BYTES_PER_WRITE, Workload, writes
@@ -294,7 +295,7 @@ class Cluster:
             for r in self.topology.all_nodes
             if r.node_id != node_id
             and remote in (None, r.node_id)
-            and rows.transporter_connected(self, r.node_id)
+            and membership.transporter_connected(self, r.node_id)
         ]
 
     def link_overloads(self, node_id: int, remote: int) -> tuple[int, int]:
@@ -384,7 +385,7 @@ class Cluster:
             state = s.state
             extra: dict[str, Any] = {"nodegroup": node.nodegroup}
             if s.state == STARTING:
-                extra["start_phase"] = rows.start_phase(self, node_id)
+                extra["start_phase"] = membership.start_phase(self, node_id)
         else:
             state = "CONNECTED" if self.node_up(node_id) else "DISCONNECTED"
             extra = {}

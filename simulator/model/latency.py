@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ndbsim.model import workload
-from ndbsim.model.rows import DBTC, PGMAN, _disk_share, _thread_util, block_instances
+from ndbsim.model.rows.activity import disk_share
+from ndbsim.model.rows.blocks import DBTC, PGMAN, block_instances
+from ndbsim.model.rows.threads_cpu import thread_util
 
 if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster
@@ -80,7 +82,7 @@ def fractions(bounds: tuple[int, ...], median_us: float) -> list[float]:
 
 def _load(c: Cluster, node_id: int) -> float:
     """Queueing factor of the LDM threads: 1 when idle, growing as they saturate."""
-    return 1 / (1 - min(0.9, _thread_util(c, node_id, "ldm")))
+    return 1 / (1 - min(0.9, thread_util(c, node_id, "ldm")))
 
 
 def _factor(c: Cluster, fault: str) -> float:
@@ -149,7 +151,7 @@ class Latency:
 
     def advance(self, c: Cluster, ops_by_node: dict[int, float]) -> None:
         apis = [n.node_id for n in c.topology.api_nodes if n.process_name and c.node_up(n.node_id)]
-        disk = _disk_share(c)
+        disk = disk_share(c)
         errors = workload.ABORT_RATIO * (10 if c.faults.is_active("lock-contention") else 1)
         weights = _api_weights(apis)
         for node_id, ops in ops_by_node.items():

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from ndbsim.model import workload
 from ndbsim.model.latency import DEADLOCK_TIMEOUT_MS, SIGMA, tc_medians
-from ndbsim.model.rows import DBACC, DBLQH, DBTC, block_instances
+from ndbsim.model.rows.blocks import DBACC, DBLQH, DBTC, block_instances
 
 if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster

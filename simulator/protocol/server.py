@@ -34,8 +34,10 @@ from mysql_mimic.stream import ConnectionClosed
 from mysql_mimic.types import Capabilities, ColumnDefinition, ColumnType, Commands, ServerStatus
 from mysql_mimic.utils import nonce
 from ndbsim.errors import SqlError, sqlstate_of
-from ndbsim.protocol import binary, statements, wire
+from ndbsim.protocol import binary, wire
 from ndbsim.protocol.runner import MAX_NESTING, StatementRunner
+from ndbsim.protocol.session import SessionState
+from ndbsim.protocol.sqlnode import SqlNode, stack_overrun
 from ndbsim.protocol.sqltext import bind, nesting_depth, placeholders
 
 if TYPE_CHECKING:
@@ -487,7 +489,7 @@ class NdbServer(MysqlServer):
 
     def __init__(
         self,
-        node: statements.SqlNode,
+        node: SqlNode,
         user: str,
         password: str,
         connect_timeout: float = CONNECT_TIMEOUT,
@@ -551,11 +553,11 @@ class NdbServer(MysqlServer):
 
 
 class NdbSession(BaseSession):
-    def __init__(self, node: statements.SqlNode, runner: StatementRunner, started: float):
+    def __init__(self, node: SqlNode, runner: StatementRunner, started: float):
         self.node = node
         self.started = started  # when the server started (time.monotonic)
         self.runner = runner
-        self.state = statements.SessionState(node)
+        self.state = SessionState(node)
         self.variables = self.state.variables
         self.username: str | None = None
         self.database: str | None = None
@@ -592,7 +594,7 @@ class NdbSession(BaseSession):
     async def _execute(self, sql: str, bounded: bool = True) -> ResultSet | None:
         """The statement, after checking its nesting unless known to be shallow."""
         if not bounded and (depth := nesting_depth(sql)) > MAX_NESTING:
-            raise statements.stack_overrun(self.node, depth)
+            raise stack_overrun(self.node, depth)
         return await self.state.execute(sql)
 
 
@@ -607,7 +609,7 @@ async def start(
     connect_timeout: float = CONNECT_TIMEOUT,
 ) -> NdbServer:
     """Start listening; the bound port is server.sockets()[0].getsockname()[1]."""
-    node = statements.SqlNode(engine, cluster)
+    node = SqlNode(engine, cluster)
     node.store.values["max_connections"] = max_connections
     if "connect_timeout" in node.store.values:
         node.store.values["connect_timeout"] = int(connect_timeout)

@@ -59,6 +59,39 @@ def server_variables(version: NdbVersion) -> dict[str, Any]:
     }
 
 
+_COM = {
+    "select": "Com_select", "with": "Com_select", "insert": "Com_insert",
+    "update": "Com_update", "delete": "Com_delete", "replace": "Com_replace",
+    "commit": "Com_commit", "rollback": "Com_rollback", "begin": "Com_begin",
+    "start": "Com_begin", "set": "Com_set_option", "use": "Com_change_db",
+    "prepare": "Com_prepare_sql", "execute": "Com_execute_sql",
+    "deallocate": "Com_dealloc_sql", "kill": "Com_kill", "flush": "Com_flush",
+    "truncate": "Com_truncate", "do": "Com_do", "savepoint": "Com_savepoint",
+    "explain": "Com_explain_other", "describe": "Com_show_fields", "desc": "Com_show_fields",
+    "call": "Com_call_procedure", "grant": "Com_grant", "revoke": "Com_revoke",
+    "lock": "Com_lock_tables", "unlock": "Com_unlock_tables",
+}  # fmt: skip
+_COM_SHOW = {
+    "variables": "variables", "status": "status", "columns": "fields", "fields": "fields",
+    "index": "keys", "indexes": "keys", "keys": "keys", "engine": "engine_status",
+    "slave": "slave_status", "replica": "replica_status", "master": "master_status",
+    "binary": "binary_log_status", "create": "create_table", "table": "table_status",
+    "databases": "databases", "schemas": "databases", "warnings": "warnings",
+    "errors": "errors", "grants": "grants", "processlist": "processlist", "tables": "tables",
+    "engines": "storage_engines", "collation": "collations", "character": "charsets",
+    "charset": "charsets", "plugins": "plugins",
+}  # fmt: skip
+
+
+def com_counter(keyword: str, sql: str) -> str | None:
+    """The Com_xxx status variable a statement counts in."""
+    if keyword != "show":
+        return _COM.get(keyword)
+    words = [w.lower() for w in sql.split()[1:4]]
+    words = [w for w in words if w not in ("global", "session", "local", "full", "extended")]
+    return f"Com_show_{_COM_SHOW[words[0]]}" if words and words[0] in _COM_SHOW else None
+
+
 @dataclass
 class ServerCounters:
     """This server's own activity: connections and the statements clients sent."""

@@ -36,6 +36,7 @@ class RawConnection:
     def __init__(self, port: int, timeout: float = 10.0):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
         self.seq = 0
+        self.connection_id = 0
 
     def close(self) -> None:
         self.sock.close()
@@ -75,6 +76,7 @@ class RawConnection:
         data = self.read()
         assert data[0] == 10
         end = data.index(b"\x00", 1)
+        self.connection_id = int.from_bytes(data[end + 1 : end + 5], "little")
         part1 = data[end + 5 : end + 13]
         part2 = data[end + 13 + 1 + 2 + 1 + 2 + 2 + 1 + 10 :][:12]
         return part1 + part2

@@ -53,14 +53,16 @@ class RunningSqlNode:
 def start_sql_node(
     version: str,
     clock: Callable[[], float] | None = None,
+    wall: Callable[[], float] | None = None,
     server_options: dict | None = None,
     **spec,
 ) -> tuple[RunningSqlNode, Callable[[], None]]:
-    """An in-process SQL node of a cluster built from ``spec``, on the real clock or on
-    ``clock``, its server started with ``server_options``; returns it and the function that
-    stops it."""
+    """An in-process SQL node of a cluster built from ``spec``, on the real clocks or on
+    ``clock`` (cluster time) and ``wall`` (the hosts' unix time), its server started with
+    ``server_options``; returns it and the function that stops it."""
     ndb = parse_version(version)
-    cluster = Cluster(ClusterSpec(**spec), ndb, *([clock] if clock else []))
+    clocks = {name: f for name, f in (("clock", clock), ("wall", wall)) if f is not None}
+    cluster = Cluster(ClusterSpec(**spec), ndb, **clocks)
     engine = Engine(catalog_for(ndb))
     loop = asyncio.new_event_loop()
     srv = loop.run_until_complete(

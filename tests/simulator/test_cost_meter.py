@@ -46,3 +46,24 @@ def test_statements_without_ndbinfo_tables_read_nothing_and_counts_repeat(sqlnod
     again = stats(sqlnode)
     sqlnode.query("SELECT * FROM dict_obj_info")
     assert delta(again, stats(sqlnode)) == first
+
+
+def test_a_plain_limit_scan_counts_the_batches_sent_before_mysqld_stops(sqlnode):
+    """ndbinfo sends ndbinfo_max_rows (10) rows per round trip and asks for the next batch as
+    one arrives; a LIMIT without WHERE, ordering or aggregate ends the scan early. Anything
+    that needs every row reads the whole table."""
+    (replicas,) = sqlnode.query("SELECT COUNT(*) FROM `ndb$table_replicas`")[1][0]
+    assert replicas > 200
+    before = stats(sqlnode)
+    rows = sqlnode.query("SELECT last_lcp_id FROM table_replicas LIMIT 64")[1]
+    assert len(rows) == 64
+    middle = stats(sqlnode)
+    assert delta(before, middle) == {"ndb$table_replicas": 80}
+    for whole in (
+        "SELECT last_lcp_id FROM table_replicas WHERE is_replica_alive = 1 LIMIT 64",
+        "SELECT last_lcp_id FROM table_replicas ORDER BY table_id LIMIT 64",
+        "SELECT MAX(last_lcp_id) FROM table_replicas LIMIT 64",
+    ):
+        start = stats(sqlnode)
+        sqlnode.query(whole)
+        assert delta(start, stats(sqlnode)) == {"ndb$table_replicas": replicas}, whole

@@ -1,0 +1,26 @@
+"""ndb$dict_obj_info: the dictionary's objects, written as the model starts."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ndbsim.engine.writers.registry import written_once
+
+if TYPE_CHECKING:
+    from ndbsim.model.cluster import Cluster
+
+
+@written_once("ndb$dict_obj_info")
+def dict_obj_info(c: Cluster) -> list[dict]:
+    return [
+        {
+            "type": o.type,
+            "id": o.id,
+            "version": o.version,
+            "state": o.state,
+            "parent_obj_type": o.parent_type,
+            "parent_obj_id": o.parent_id,
+            "fq_name": o.fq_name,
+        }
+        for o in c.dictionary.objects
+    ]

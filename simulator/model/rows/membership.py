@@ -1,0 +1,256 @@
+"""Rows of the node and membership tables: nodes, membership, processes, config_nodes and
+the transporters."""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+from ndbsim.model import links, tls
+from ndbsim.model.faults import START_PHASES
+from ndbsim.model.rows.threads_cpu import node_uptime
+from ndbsim.model.topology import API, MGM, NDB
+
+if TYPE_CHECKING:
+    from ndbsim.model.cluster import Cluster
+
+
+SEND_BUFFER_BYTES = links.SEND_BUFFER_BYTES
+
+
+def start_phase(c: Cluster, node_id: int) -> int:
+    return min(START_PHASES, 1 + int(START_PHASES * c.restart_progress(node_id)))
+
+
+def nodes(c: Cluster) -> list[dict]:
+    out = []
+    for n in c.running_ids():
+        s = c.nodes[n]
+        if s.state == "STARTED":
+            out.append(
+                {
+                    "node_id": n,
+                    "uptime": int(node_uptime(c, n)),
+                    "status": 3,
+                    "start_phase": 0,
+                    "config_generation": 1,
+                }
+            )
+        else:
+            out.append(
+                {
+                    "node_id": n,
+                    "uptime": int(c.now - s.restart_begin),
+                    "status": 2,
+                    "start_phase": start_phase(c, n),
+                    "config_generation": 1,
+                }
+            )
+    return out
+
+
+def _arbitrator(c: Cluster) -> int:
+    if c.faults.is_active("arbitrator-lost"):
+        return 0
+    return next((m.node_id for m in c.topology.mgm_nodes if c.node_up(m.node_id)), 0)
+
+
+def membership(c: Cluster) -> list[dict]:
+    started = c.started_ids()
+    # succession: the president first, then by start time (oldest first)
+    order = sorted(started, key=lambda n: (n != c.president, c.nodes[n].started_at, n))
+    ring = sorted(started)
+    arbitrator = _arbitrator(c)
+    ticket = f"{random.Random(c.spec.seed * 31 + c.connect_count).getrandbits(64):016x}"
+    rank1 = [m.node_id for m in c.topology.mgm_nodes if c.node_up(m.node_id)]
+    out = []
+    for n in started:
+        i = ring.index(n)
+        is_president = n == c.president
+        if arbitrator:
+            state, connected = 6, 1  # ARBIT_RUN
+        else:
+            state, connected = (2 if is_president else 0), 0  # ARBIT_FIND / ARBIT_NULL
+        out.append(
+            {
+                "node_id": n,
+                "group_id": c.topology.node(n).nodegroup,
+                "left_node": ring[i - 1],
+                "right_node": ring[(i + 1) % len(ring)],
+                "president": c.president,
+                "successor": order[1] if len(order) > 1 else 0,
+                "dynamic_id": ((i + 1) << 16) | (order.index(n) + 1),
+                "arbitrator": arbitrator,
+                "arb_ticket": ticket if arbitrator else "0000000000000000",
+                "arb_state": state,
+                "arb_connected": connected,
+                "conn_rank1_arbs": "[" + ", ".join(str(a) for a in rank1) + "]"
+                if not c.faults.is_active("arbitrator-lost")
+                else "[]",
+                "conn_rank2_arbs": "[]",
+            }
+        )
+    return out
+
+
+def _node_version(c: Cluster, node_type: int) -> str:
+    ndb = c.version.ndb_text
+    if node_type == API:
+        server = c.version.version_string.split("-")[0]
+        return f"mysql-{server} ndb-{ndb}"
+    return ndb
+
+
+def _connected_nodes(c: Cluster) -> list[int]:
+    return [
+        n.node_id
+        for n in c.topology.all_nodes
+        if (n.node_id in c.nodes and c.nodes[n.node_id].state == "STARTED")
+        or (n.node_id not in c.nodes and c.node_up(n.node_id))
+    ]
+
+
+def processes(c: Cluster) -> list[dict]:
+    rnd = random.Random(c.spec.seed * 101)
+    pids = {n.node_id: rnd.randint(1200, 64000) for n in c.topology.all_nodes}
+    out = []
+    for reporter in c.started_ids():
+        for node_id in _connected_nodes(c):
+            node = c.topology.node(node_id)
+            if node.node_type == NDB:
+                uri = f"ndb://{node.hostname}"
+                pid = pids[node_id] + c.nodes[node_id].connect_count * 7
+                angel = pids[node_id] - 1
+            elif node.node_type == MGM:
+                uri, pid, angel = f"ndb://{node.hostname}:1186", pids[node_id], 0
+            else:
+                uri = f"mysql://{node.hostname}:3306/?server-id={node_id - 49}"
+                pid, angel = pids[node_id], 0
+            out.append(
+                {
+                    "reporting_node_id": reporter,
+                    "node_id": node_id,
+                    "node_type": node.node_type,
+                    "node_version": _node_version(c, node.node_type),
+                    "process_id": pid,
+                    "angel_process_id": angel,
+                    "process_name": node.process_name,
+                    "service_URI": uri,
+                }
+            )
+    return out
+
+
+def config_nodes(c: Cluster) -> list[dict]:
+    return [
+        {
+            "reporting_node_id": reporter,
+            "node_id": n.node_id,
+            "node_type": n.node_type,
+            "node_hostname": n.hostname,
+        }
+        for reporter in c.started_ids()
+        for n in c.topology.all_nodes
+    ]
+
+
+def _transporter_state(c: Cluster, remote: int) -> int:
+    if remote in c.nodes:
+        state = c.nodes[remote].state
+        return {"STARTED": 0, "STARTING": 1}.get(state, 2)
+    return 0 if c.node_up(remote) else 2
+
+
+def transporter_connected(c: Cluster, remote: int) -> bool:
+    """Whether the started data nodes' links to `remote` are CONNECTED."""
+    return _transporter_state(c, remote) == 0
+
+
+def _transporter_rows(c: Cluster) -> list[dict]:
+    """One row per data node and peer; traffic from links.py (A's sent is B's received), an
+    unconnected slot's address is '-' as the data node writes it."""
+    out = []
+    overloaded = set(c.overloaded_links())
+    encrypted = int(tls.enabled(c))
+    for n in c.started_ids():
+        for remote_node in c.topology.all_nodes:
+            remote = remote_node.node_id
+            if remote == n:
+                continue
+            status = _transporter_state(c, remote)
+            up = status == 0 and remote_node.process_name != ""
+            connects = c.nodes[remote].connect_count if remote in c.nodes else 1
+            overloads, slowdowns = c.link_overloads(n, remote)
+            now_overloaded = int((n, remote) in overloaded)
+            out.append(
+                {
+                    "node_id": n,
+                    "remote_node_id": remote,
+                    "connection_status": status,
+                    "remote_address": remote_node.hostname if status == 0 else "-",
+                    "bytes_sent": links.sent_bytes(c, n, remote) if up else 0,
+                    "bytes_received": links.sent_bytes(c, remote, n) if up else 0,
+                    "connect_count": connects if remote_node.process_name else 0,
+                    "overloaded": now_overloaded,
+                    "overload_count": overloads,
+                    "slowdown": now_overloaded,
+                    "slowdown_count": slowdowns,
+                    "encrypted": encrypted if up else 0,
+                }
+            )
+    return out
+
+
+def transporters(c: Cluster) -> list[dict]:
+    return _transporter_rows(c)
+
+
+def _connected_remotes(c: Cluster, rows_: list[dict], node_id: int) -> list[int]:
+    return [
+        r["remote_node_id"]
+        for r in rows_
+        if r["node_id"] == node_id
+        and r["connection_status"] == 0
+        and c.topology.node(r["remote_node_id"]).process_name
+    ]
+
+
+def transporter_details(c: Cluster) -> list[dict]:
+    out = []
+    full = SEND_BUFFER_BYTES * 15 // 16  # above the overload level of the send buffer
+    base = _transporter_rows(c)
+    connected = {n: _connected_remotes(c, base, n) for n in c.started_ids()}
+    for trp_id, row in enumerate(base, start=1):
+        n, remote = row["node_id"], row["remote_node_id"]
+        used, allocated = links.send_buffer(c, n, remote, connected[n])
+        peak = max(used * 6, allocated // 2) if used else 0
+        if row["overloaded"]:
+            used, allocated = full, max(allocated, SEND_BUFFER_BYTES)
+        if row["slowdown_count"]:
+            peak = max(peak, full)
+        peak = max(peak, used)
+        remote_kind = c.topology.node(remote).node_type
+        out.append(
+            {
+                **row,
+                "block_instance": 0,
+                "trp_id": trp_id,
+                "sendbuffer_used_bytes": used,
+                "sendbuffer_max_used_bytes": peak,
+                "sendbuffer_alloc_bytes": allocated,
+                "sendbuffer_max_alloc_bytes": max(allocated, -(-peak // links.PAGE) * links.PAGE),
+                "type": 1,
+                # 9.x: HeartbeatIntervalDbDb / DbApi in ms, and ms since the last receive
+                "heartbeat_interval": 5000 if remote_kind == NDB else 1500,
+                "last_recv": (int(c.now * 1000) + remote * 37) % 100 if row["bytes_sent"] else 0,
+            }
+        )
+    return out
+
+
+def send_buffer_allocated(c: Cluster) -> dict[int, int]:
+    """Bytes of send buffer each data node has allocated over all its links."""
+    out: dict[int, int] = {}
+    for r in transporter_details(c):
+        out[r["node_id"]] = out.get(r["node_id"], 0) + r["sendbuffer_alloc_bytes"]
+    return out

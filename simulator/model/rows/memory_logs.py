@@ -1,0 +1,183 @@
+"""Rows of the memory, log and resource tables: pools, resources, logspaces, logbuffers."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ndbsim.model import links
+from ndbsim.model.rows.blocks import CMVMI
+from ndbsim.model.rows.membership import send_buffer_allocated
+from ndbsim.model.rows.threads_cpu import thread_util
+
+if TYPE_CHECKING:
+    from ndbsim.model.cluster import Cluster
+
+
+SEND_BUFFER_POOL_PAGES = links.SEND_BUFFER_POOL_PAGES
+
+
+def pools(c: Cluster) -> list[dict]:
+    out = []
+    for n in c.started_ids():
+        cfg = c.config[n]
+        used, total = c.data_memory_pages(n)
+        lmb_total = int(cfg["LongMessageBuffer"]) // 256
+        lmb_used = int(lmb_total * 0.01) + int(thread_util(c, n, "tc") * 900)
+        rows = [("Data memory", used, total, int(max(used, total * 0.42)), 32768, 112, 3, 1)]
+        if "IndexMemory" in cfg:
+            im_total = int(cfg["IndexMemory"]) // 8192
+            im_used = int(im_total * 0.18) + int(c.nodes[n].ops * 1e-5) % max(1, im_total // 10)
+            rows.append(("Index memory", im_used, im_total, im_used, 8192, 113, 0, 0))
+        rows.append(("Long message buffer", lmb_used, lmb_total, lmb_used * 3, 256, 157, 0, 0))
+        for name, u, t, high, size, param, resource, type_id in rows:
+            out.append(
+                {
+                    "node_id": n,
+                    "block_number": CMVMI,
+                    "block_instance": 0,
+                    "pool_name": name,
+                    "used": u,
+                    "total": t,
+                    "high": max(u, high),
+                    "entry_size": size,
+                    "config_param1": param,
+                    "config_param2": 0,
+                    "config_param3": 0,
+                    "config_param4": 0,
+                    "resource_id": resource,
+                    "type_id": type_id,
+                }
+            )
+    return out
+
+
+def resources(c: Cluster) -> list[dict]:
+    out = []
+    allocated = send_buffer_allocated(c)
+    for n in c.started_ids():
+        cfg = c.config[n]
+        used, total = c.data_memory_pages(n)
+        util = thread_util(c, n, "tc")
+        tm_reserved = max(int(cfg.get("TransactionMemory", "0") or 0) // 32768, total // 10)
+        dpb = int(cfg["DiskPageBufferMemory"]) // 32768
+        rows = {
+            1: (tm_reserved, int(tm_reserved * (0.02 + util * 0.2)), 0),
+            2: (0, 2 + int(util * 40), 0),
+            3: (total, used, total),
+            4: (64, 3 + int(util * 30), 0),
+            5: (32 + 32 * c.ldm, 32 + 32 * c.ldm, 0),
+            6: (256, links.pool_pages_used(allocated[n]), SEND_BUFFER_POOL_PAGES),
+            7: (dpb, dpb, 0),
+            8: (0, int(util * 20), 0),
+            9: (64, 2, 0),
+        }
+        if c.version.is_7x:
+            rows[0] = (0, 0, 0)
+            rows.pop(8)
+            rows.pop(9)
+        for resource_id, (reserved, used_pages, maximum) in sorted(rows.items()):
+            out.append(
+                {
+                    "node_id": n,
+                    "resource_id": resource_id,
+                    "reserved": reserved,
+                    "used": used_pages,
+                    "max": maximum,
+                    "high": used_pages,
+                    "spare": 0,
+                }
+            )
+    return out
+
+
+def logspaces(c: Cluster) -> list[dict]:
+    out = []
+    lg = c.dictionary.logfile_group_id
+    for n in c.started_ids():
+        total = c.redo_part_bytes(n)
+        for part in range(int(c.config[n]["NoOfFragmentLogParts"])):
+            used = c.redo_used(n, part)
+            out.append(
+                {
+                    "node_id": n,
+                    "log_type": 0,
+                    "log_id": 0,
+                    "log_part": part,
+                    "total": total,
+                    "used": used,
+                    "high": min(total, int(used * 1.15)),
+                }
+            )
+        if lg is not None:
+            undo_total = 134217728
+            undo_used = 2 * 1024 * 1024 + int(c.nodes[n].ops * 3) % (undo_total // 4)
+            out.append(
+                {
+                    "node_id": n,
+                    "log_type": 1,
+                    "log_id": lg,
+                    "log_part": 0,
+                    "total": undo_total,
+                    "used": undo_used,
+                    "high": undo_used,
+                }
+            )
+    return out
+
+
+def logbuffers(c: Cluster) -> list[dict]:
+    out = []
+    lg = c.dictionary.logfile_group_id
+    for n in c.started_ids():
+        cfg = c.config[n]
+        total = int(cfg["RedoBuffer"])
+        util = thread_util(c, n, "ldm")
+        for part in range(int(cfg["NoOfFragmentLogParts"])):
+            used = int(total * util * 0.05) + 32768 * (part % 2)
+            out.append(
+                {
+                    "node_id": n,
+                    "log_type": 0,
+                    "log_id": 0,
+                    "log_part": part,
+                    "total": total,
+                    "used": used,
+                    "high": used * 4,
+                }
+            )
+        if lg is not None:
+            out.append(
+                {
+                    "node_id": n,
+                    "log_type": 1,
+                    "log_id": lg,
+                    "log_part": 0,
+                    "total": 8388608,
+                    "used": 32768,
+                    "high": 262144,
+                }
+            )
+        if not c.version.is_7x:
+            out.append(
+                {
+                    "node_id": n,
+                    "log_type": 2,
+                    "log_id": 0,
+                    "log_part": 0,
+                    "total": int(cfg["BackupDataBufferSize"]),
+                    "used": 0,
+                    "high": 0,
+                }
+            )
+            out.append(
+                {
+                    "node_id": n,
+                    "log_type": 3,
+                    "log_id": 0,
+                    "log_part": 0,
+                    "total": int(cfg["BackupLogBufferSize"]),
+                    "used": 0,
+                    "high": 0,
+                }
+            )
+    return out

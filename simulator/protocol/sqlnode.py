@@ -1,0 +1,84 @@
+"""The server-wide state of the simulated SQL node: the engine, the cluster model, global
+variables, counters and the open sessions."""
+
+from __future__ import annotations
+
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from typing import TYPE_CHECKING
+
+from ndbsim.engine.catalog import SCHEMA, referenced_tables
+from ndbsim.engine.translate import Plan, Session
+from ndbsim.errors import SqlError
+from ndbsim.protocol import sysvars
+from ndbsim.protocol.status import ServerCounters, StatusView
+from sqlglot import expressions as exp
+
+if TYPE_CHECKING:
+    from ndbsim.engine.database import Engine
+    from ndbsim.model.cluster import Cluster
+    from ndbsim.protocol.session import SessionState
+
+_PLAN_CACHE = 1024
+
+
+class SqlNode:
+    """Server-wide state: the engine, the cluster model, global variables and counters."""
+
+    def __init__(self, engine: Engine, cluster: Cluster):
+        self.engine = engine
+        self.cluster = cluster
+        self.catalog = engine.catalog
+        self.version = self.catalog.version
+        self.store = sysvars.GlobalStore(sysvars.definitions(self.version, cluster.sql_node_id))
+        self.status = StatusView(self.version)
+        self.counters = ServerCounters()
+        self.plans: OrderedDict[tuple, Plan] = OrderedDict()
+        self.plans_lock = threading.Lock()
+        self.reads = {name: self._base_reads(name) for name in self.catalog.objects}
+        self.sessions: weakref.WeakValueDictionary[int, SessionState] = (
+            weakref.WeakValueDictionary()
+        )
+        self.started = time.monotonic()
+        major, minor, patch = sysvars.server_version(self.version)[:3]
+        self.server_version = major * 10000 + minor * 100 + patch
+
+    def _base_reads(self, name: str) -> frozenset[str]:
+        """The object and every ndbinfo object under it (for per-table latency faults)."""
+        obj = self.catalog.objects[name]
+        out = {name}
+        if obj.kind == "view":
+            for schema, table in referenced_tables(obj.sql or ""):
+                if schema in ("", SCHEMA) and table in self.catalog.objects and table != name:
+                    out |= self._base_reads(table)
+        return frozenset(out)
+
+    def plan(self, sql: str, tree: exp.Expression, session: Session) -> Plan:
+        key = (sql, session.database, session.show_hidden)
+        with self.plans_lock:
+            plan = self.plans.get(key)
+            if plan is not None:
+                self.plans.move_to_end(key)
+                return plan
+        plan = self.engine.translator.compile(sql, tree, session)
+        if not plan.volatile:
+            with self.plans_lock:
+                self.plans[key] = plan
+                if len(self.plans) > _PLAN_CACHE:
+                    self.plans.popitem(last=False)
+        return plan
+
+
+def stack_overrun(node: SqlNode, depth: int) -> SqlError:
+    """mysqld's answer to an expression nested deeper than its thread stack allows."""
+    stack = int(node.store.values.get("thread_stack", 0) or 0) or (
+        262144 if node.version.is_7x else 1048576
+    )
+    used = stack - 8000 + depth
+    return SqlError(
+        1436,
+        f"Thread stack overrun:  {used} bytes used of a {stack} byte stack, and 16000 bytes "
+        "needed.  Use 'mysqld --thread_stack=#' to specify a bigger stack.",
+    )

@@ -11,8 +11,8 @@ version and state, one row from a scan of dict_obj_info), the safety net for a c
 the cheap signals missed.
 
 A collector declared ``SlowChanging`` is read again when a signal it follows differs from the
-one seen at its last read, or when its last rows describe a transition; an ``aged`` one also
-when its rows reach the maximum age. At most one read is made for age alone per scrape (the
+one seen at its last read, or when its last rows describe a transition (at the next scrapes,
+then less often while it lasts); an ``aged`` one also when its rows reach the maximum age. At most one read is made for age alone per scrape (the
 objects signal included), the oldest first, so that the safety reads are spread over
 scrapes instead of falling on one. Between reads the scrape serves the last families.
 Signals the SQL node answers with an error count as changed, so a failure never hides state;
@@ -62,6 +62,10 @@ OBJECTS_SQL = (
     " FROM ndbinfo.dict_obj_info"
 )
 OBJECTS = "objects"
+# A transition (settled() false) is read again at this many following scrapes, then after
+# TRANSITION_BACKOFF seconds, twice that, and so on up to the maximum age.
+TRANSITION_SCRAPES = 3
+TRANSITION_BACKOFF = 15.0
 
 
 @dataclass(frozen=True)
@@ -128,6 +132,7 @@ class _Read:
     at: float  # monotonic
     wall: float  # time.time(), exported
     settled: bool
+    unsettled: int = 0  # reads in a row that found a transition
 
 
 @dataclass
@@ -214,7 +219,7 @@ class Refresher:
         if last is None:
             return "no rows yet"
         if not last.settled:
-            return "in transition"
+            return "in transition" if self._transition_due(last) else ""
         if signals.late:
             return "maximum age" if slow.aged and self._old(last) else ""
         for name in sorted(slow.signals):
@@ -224,6 +229,15 @@ class Refresher:
             if now is None or now != last.signals.get(name):
                 return f"{name} changed" if now is not None else "signals unknown"
         return "maximum age" if slow.aged and self._old(last) else ""
+
+    def _transition_due(self, last: _Read) -> bool:
+        """A transition is read again at the next scrapes, then less and less often, up to
+        the maximum age: a state that lasts (primaries never handed back) must not cost a
+        scan of the distribution at every scrape."""
+        if last.unsettled <= TRANSITION_SCRAPES:
+            return True
+        wait = TRANSITION_BACKOFF * 2 ** (last.unsettled - TRANSITION_SCRAPES - 1)
+        return self.clock() - last.at >= min(wait, self.max_age)
 
     def _old(self, last: _Read) -> bool:
         return self.clock() - last.at >= self.max_age
@@ -240,7 +254,10 @@ class Refresher:
         if signals.late and previous is not None:
             signals = previous.signals
         settled = collector.slow.settled is None or collector.slow.settled(rows)
-        state.reads[collector.name] = _Read(signals, self.clock(), self.wall_clock(), settled)
+        unsettled = 0 if settled else (previous.unsettled if previous else 0) + 1
+        state.reads[collector.name] = _Read(
+            signals, self.clock(), self.wall_clock(), settled, unsettled
+        )
 
     def has_read(self, target: str, collector: Collector) -> bool:
         return collector.name in self._target(target).reads

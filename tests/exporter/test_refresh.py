@@ -399,3 +399,24 @@ async def test_the_objects_signal_is_read_for_collectors_that_follow_it(node, ta
         assert node.queries.count(statement) == 1
     finally:
         scraper.close()
+
+
+def test_a_lasting_transition_is_read_less_and_less_often():
+    """Primaries never handed back: the first reads come at the next scrapes, then the
+    waits double up to the maximum age."""
+    clock = Clock()
+    slow = collector({"nodes"}, settled=lambda rows: not rows)
+    refresh = refresher(clock, max_age=120)
+    signals = parse_signals(signal_rows())
+    reads = []
+    for second in range(600):
+        if is_due(refresh, slow, signals):
+            reads.append(second)
+            refresh.record_read("t", slow, signals, [{"away": 1}])
+        clock.now += 1
+    assert reads[:4] == [0, 1, 2, 3]
+    waits = [b - a for a, b in zip(reads[3:], reads[4:], strict=False)]
+    assert waits[:4] == [15, 30, 60, 120]
+    assert set(waits[4:]) == {120}
+    refresh.record_read("t", slow, signals, [])
+    assert not is_due(refresh, slow, signals)

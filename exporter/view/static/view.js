@@ -290,7 +290,7 @@ function renderResources(cluster) {
     const members = g.nodes.filter((id) => byNode.has(id));
     if (!members.length) continue;
     if (grouped) {
-      rows.push(h("tr", { class: `ng${g.running < g.nodes.length ? " degraded" : ""}`, "data-testid": `resources-ng-${g.nodegroup ?? "unknown"}` },
+      rows.push(h("tr", { class: `ng${g.running < g.nodes.length ? " degraded" : ""}`, "data-testid": `group-resources-${g.nodegroup ?? "unknown"}` },
         h("th", { colspan: 7 }, g.nodegroup === null ? "Node group unknown" : `Node group ${g.nodegroup}`,
           h("span", { class: "running" }, ` · ${g.running}/${g.nodes.length} running`))));
     }
@@ -494,7 +494,7 @@ function renderHeat(view, groups) {
     h("div", { class: "heat-title" }, "Per data node, over all matching tables: P primaries · R alive replicas"),
     h("div", { class: "heat-groups" }, groups.map((g) => {
       const cells = g.nodes.map(cell).filter(Boolean);
-      return cells.length ? h("div", { class: `heat-group${g.stopped.size ? " degraded" : ""}`, "data-testid": `heat-ng-${g.nodegroup ?? "unknown"}` },
+      return cells.length ? h("div", { class: `heat-group${g.stopped.size ? " degraded" : ""}`, "data-testid": `heatgroup-${g.nodegroup ?? "unknown"}` },
         h("div", { class: "label" }, g.label), h("div", { class: "cells" }, cells)) : null;
     })));
 }
@@ -525,6 +525,7 @@ function renderPlacement(view) {
   const wide = nodeCount <= WIDE_PLACEMENT_NODES;
   const table = document.getElementById("placement");
   table.classList.toggle("wide", wide);
+  table.dataset.renders = String(Number(table.dataset.renders || 0) + 1);
   fill("placement-legend", wide
     ? "Per table and data node: P primaries · B alive backups; "
     : "Per table, a cell per node group with the primaries on each of its data nodes (darker: more primaries; hover for backups); ",

@@ -11,6 +11,10 @@ const NODE_COLOURS = [
 const WIDE_PLACEMENT_NODES = 8;
 // Above this many data nodes the topology tiles are compact.
 const COMPACT_TOPOLOGY_NODES = 8;
+// Above this many data nodes DataMemory and REDO are shown in two tables side by side.
+const SPLIT_RESOURCES_NODES = 16;
+// Above this many data nodes a parameter's values are listed with their nodes, not a column each.
+const CONFIG_COLUMN_NODES = 8;
 const filter = { db: "", table: "", node: "", page: 1, pageSize: 50 };
 const pageQuery = new URLSearchParams(window.location.search);
 const chosen = { target: pageQuery.get("target") || "", authModule: pageQuery.get("auth_module") || "" };
@@ -283,21 +287,36 @@ function renderResources(cluster) {
       h("td", {}, `Node ${n.node_id}`), h("td", { colspan: 6, class: "note" }, `${n.state}: no memory or REDO figures while the node is down`)));
   }
   // A header row per node group, its nodes below; nodes of no known group last.
-  const rows = [];
+  const blocks = [];
   const placed = new Set();
   const grouped = byNode.size > 2 || layout.length > 1;
   for (const g of layout) {
     const members = g.nodes.filter((id) => byNode.has(id));
     if (!members.length) continue;
-    if (grouped) {
-      rows.push(h("tr", { class: `ng${g.running < g.nodes.length ? " degraded" : ""}`, "data-testid": `group-resources-${g.nodegroup ?? "unknown"}` },
-        h("th", { colspan: 7 }, g.nodegroup === null ? "Node group unknown" : `Node group ${g.nodegroup}`,
-          h("span", { class: "running" }, ` · ${g.running}/${g.nodes.length} running`))));
-    }
-    for (const id of members) { rows.push(byNode.get(id)); placed.add(id); }
+    const block = grouped ? [h("tr", { class: `ng${g.running < g.nodes.length ? " degraded" : ""}`, "data-testid": `group-resources-${g.nodegroup ?? "unknown"}` },
+      h("th", { colspan: 7 }, g.nodegroup === null ? "Node group unknown" : `Node group ${g.nodegroup}`,
+        h("span", { class: "running" }, ` · ${g.running}/${g.nodes.length} running`)))] : [];
+    for (const id of members) { block.push(byNode.get(id)); placed.add(id); }
+    blocks.push(block);
   }
-  [...byNode.keys()].filter((id) => !placed.has(id)).sort((a, b) => a - b).forEach((id) => rows.push(byNode.get(id)));
-  fill("resources", h("thead", {}, head), h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 7, class: "note" }, "No running data node reports memory."))));
+  const rest = [...byNode.keys()].filter((id) => !placed.has(id)).sort((a, b) => a - b);
+  if (rest.length) blocks.push(rest.map((id) => byNode.get(id)));
+  const table = (part) => h("table", { class: "grid" }, h("thead", {}, head.cloneNode(true)), h("tbody", {}, part.flat()));
+  const container = document.getElementById("resources");
+  if (!blocks.length) {
+    container.classList.remove("split");
+    fill("resources", h("table", { class: "grid" }, h("thead", {}, head), h("tbody", {}, h("tr", {}, h("td", { colspan: 7, class: "note" }, "No running data node reports memory.")))));
+    return;
+  }
+  // Many data nodes: the node groups in two tables side by side.
+  const split = byNode.size > SPLIT_RESOURCES_NODES;
+  container.classList.toggle("split", split);
+  if (!split) { fill("resources", table(blocks)); return; }
+  const half = byNode.size / 2;
+  let count = 0;
+  const first = [];
+  while (blocks.length && count < half) { const block = blocks.shift(); first.push(block); count += block.length - (grouped ? 1 : 0); }
+  fill("resources", table(first), table(blocks));
 }
 
 // ---- findings ----
@@ -357,6 +376,7 @@ function renderConfig(view, cluster) {
     return;
   }
   fill("config-count", `${view.non_default_count} non-default · ${view.inconsistent_count} inconsistent`);
+  if (nodes.length > CONFIG_COLUMN_NODES) { renderConfigValues(view, nodes, stopped); return; }
   const head = h("tr", {}, h("th", {}, "Parameter"), h("th", {}, "Default"), nodes.map((n) =>
     h("th", { class: stopped.has(n) ? "stopped" : null, "data-testid": `config-node-${n}` }, `Node ${n}${stopped.has(n) ? " (stopped)" : ""}`)));
   const rows = view.params.map((p) => {
@@ -368,6 +388,47 @@ function renderConfig(view, cluster) {
         byNode[n] === undefined ? (stopped.has(n) ? "?" : "—") : fmt.int(byNode[n]))));
   });
   fill("config", h("thead", {}, head), h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 2, class: "note" }, "Every parameter has its default value on every data node."))));
+}
+
+// "1–4, 7, 9–12"
+function nodeRanges(ids) {
+  const sorted = [...ids].sort((a, b) => a - b);
+  const parts = [];
+  for (let i = 0; i < sorted.length; i++) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
+    parts.push(j > i ? `${sorted[i]}–${sorted[j]}` : String(sorted[i]));
+    i = j;
+  }
+  return parts.join(", ");
+}
+
+// Many data nodes: per parameter, each value with the data nodes that have it.
+function renderConfigValues(view, nodes, stopped) {
+  const head = h("tr", {}, h("th", {}, "Parameter"), h("th", {}, "Default"), h("th", {}, `Value on the ${nodes.length} data nodes`));
+  const rows = view.params.map((p) => {
+    const holders = new Map();
+    for (const v of p.values) {
+      if (!holders.has(v.value)) holders.set(v.value, []);
+      holders.get(v.value).push(v.node_id);
+    }
+    const known = new Set(p.values.map((v) => v.node_id));
+    const missing = nodes.filter((n) => !known.has(n));
+    const values = [...holders.entries()].sort((a, b) => b[1].length - a[1].length).map(([value, ids]) =>
+      h("span", { class: "config-value" },
+        h("span", { class: `v${ids.some((n) => p.non_default_nodes.includes(n)) ? " non-default" : ""}` }, fmt.int(value)),
+        ids.length === nodes.length ? ` on all ${nodes.length}` : ` on node${ids.length === 1 ? "" : "s"} ${nodeRanges(ids)}`));
+    if (missing.length) {
+      const down = missing.filter((n) => stopped.has(n));
+      values.push(h("span", { class: "config-value note" },
+        down.length === missing.length ? `? on node${down.length === 1 ? "" : "s"} ${nodeRanges(down)} (stopped)` : `— on node${missing.length === 1 ? "" : "s"} ${nodeRanges(missing)}`));
+    }
+    return h("tr", { class: p.inconsistent ? "inconsistent" : "", "data-testid": `config-${p.param}` },
+      h("td", {}, p.param),
+      h("td", { class: "num" }, p.default === null ? "—" : fmt.int(p.default)),
+      h("td", { class: "values" }, values));
+  });
+  fill("config", h("thead", {}, head), h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 3, class: "note" }, "Every parameter has its default value on every data node."))));
 }
 
 // ---- placement ----

@@ -299,3 +299,31 @@ def test_target_picker_shows_allowed_sql_nodes_and_refuses_others(page):
         assert page.get_by_test_id("up").inner_text() == "no SQL node shown"
         assert page.locator("#main").is_hidden()
         assert page.get_by_test_id("target-select").is_visible()
+
+
+def test_without_a_default_sql_node_the_page_asks_for_one(page, stack):
+    """An exporter without a default target (its /api/v1/targets says so, here stubbed) gets
+    a prompt and the picker, and the page asks no SQL node's API."""
+    listing = {
+        "default": None,
+        "targets": [{"name": "db7:3306", "label": "my.cnf [client.db7]", "auth_module": "db7"}],
+        "typed": False,
+    }
+    page.route("**/api/v1/targets", lambda route: route.fulfill(json=listing))
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/api/v1/" in r.url else None)
+    page.goto(stack.url + "/")
+    banner = page.get_by_test_id("banner")
+    banner.wait_for(state="visible")
+    assert "no default SQL node" in banner.inner_text()
+    assert banner.get_attribute("data-kind") == "prompt"
+    select = page.get_by_test_id("target-select")
+    assert select.evaluate("el => el.value") == ""
+    assert select.locator("option").nth(1).inner_text() == "db7:3306 · my.cnf [client.db7]"
+    assert page.get_by_test_id("target-input").count() == 0
+    assert page.locator("#main").is_hidden()
+    assert [urlsplit(u).path for u in asked] == ["/api/v1/targets"]
+    with page.expect_request(lambda r: urlsplit(r.url).path == "/") as navigation:
+        select.select_option(label="db7:3306 · my.cnf [client.db7]")
+    query = parse_qs(urlsplit(navigation.value.url).query)
+    assert query == {"target": ["db7:3306"], "auth_module": ["db7"]}

@@ -143,16 +143,21 @@ def make_router(
 
     @router.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def page(target: TargetQuery = None, auth_module: AuthModuleQuery = None) -> Response:
+        # A refused target still gets the page, with the refusal's status: the page shows
+        # /api/v1's answer as a message beside the target picker.
+        status, shown = 200, "none chosen"
         try:
             chosen = view_targets.resolve(target, auth_module)
+            shown = chosen.name if chosen is not None else shown
         except ProbeRefused as refused:
-            return error(refused.status, str(refused))
+            status, shown = refused.status, target or shown
         return HTMLResponse(
             PAGE.substitute(
                 version=html.escape(__version__),
                 metrics_path=html.escape(settings.telemetry_path, quote=True),
-                target=html.escape(chosen.name if chosen is not None else "none chosen"),
-            )
+                target=html.escape(shown),
+            ),
+            status_code=status,
         )
 
     @router.get("/static/view/{name}", include_in_schema=False)

@@ -3,8 +3,9 @@
     .venv/bin/python tests/ui/screenshots.py [--out docs/screenshots]
 
 Starts ndbsim as `make demo` does (2 data nodes, 20 tables) and the exporter, photographs the view, stops data node 2,
-waits until the view shows it stopped with its dead replicas, photographs it again; then
-stops data node 1 too and photographs the view of a cluster it cannot see.
+waits until the view shows it stopped with its dead replicas, opens the fragments of a table
+with dead replicas and photographs it again; then stops data node 1 too and photographs the
+view of a cluster it cannot see. (view-48-nodes.png is written by tests/ui/test_view_scale.py.)
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def main() -> int:
         page.reload()
         page.wait_for_selector("[data-testid=data-node-2][data-state=STOPPED]", timeout=WAIT_MS)
         page.wait_for_selector("[data-testid=dead-replica]", timeout=WAIT_MS)
+        page.locator("#placement tr[data-dead]:not([data-dead='0']) button.open").first.click()
+        page.wait_for_selector("tr.detail[data-loaded]", timeout=WAIT_MS)
         photograph(page, options.out / "view-node-stopped.png")
 
         stack.sim.stop_node(1)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from urllib.parse import parse_qs, urlsplit
+
 import httpx
 import pytest
+from ndbsim.demo import running_ndbsim
 from view_stack import running_stack
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
@@ -69,6 +73,13 @@ def test_numbers_on_the_page_match_the_api(page, stack):
         assert heat.get_attribute("data-replicas") == str(node["replicas"])
     shown_rows = page.locator("#placement tr[data-testid^=table-]").count()
     assert shown_rows == len(placement["tables"])
+    # A column per node group; each table's replicas per data node, P primaries, B backups.
+    assert page.locator("#placement th.ng").count() == len(cluster["topology"]["node_groups"])
+    for table in placement["tables"][:5]:
+        row = page.get_by_test_id(f"table-{table['db']}.{table['table']}")
+        for share in table["nodes"]:
+            slot = row.locator(f".slot[data-node='{share['node_id']}']")
+            assert slot.inner_text() == f"P{share['primaries']} B{share['backups']}"
     problems = sum(1 for f in findings["findings"] if f["status"] == "problem")
     assert page.get_by_test_id("findings-count").inner_text().startswith(f"{problems} problem")
 
@@ -85,10 +96,7 @@ def test_filters_narrow_the_placement_map(page, stack):
         "t => document.querySelector('[data-testid=placement-count]').innerText.startsWith(t)",
         arg=expected,
     )
-    assert all(
-        any(3 in [f["primary"], *f["backups"], *f["dead"]] for f in t["fragments"])
-        for t in body["tables"]
-    )
+    assert all(any(n["node_id"] == 3 for n in t["nodes"]) for t in body["tables"])
     tables = {f"{t['db']}.{t['table']}" for t in body["tables"]}
     rows = page.locator("#placement tr[data-testid^=table-]")
     shown = {
@@ -116,13 +124,23 @@ def test_stopped_data_node_and_its_dead_replicas(page, stack):
         assert dead.get_attribute("data-status") == "problem"
         placement = httpx.get(f"{stack.url}/api/v1/placement", params={"node": 2}).json()
         alive_on_2 = [
-            f
+            n
             for t in placement["tables"]
-            for f in t["fragments"]
-            if 2 in [f["primary"], *f["backups"]]
+            for n in t["nodes"]
+            if n["node_id"] == 2 and n["primaries"] + n["backups"] > 0
         ]
         assert alive_on_2 == []
         assert sum(t["dead_replicas"] for t in placement["tables"]) > 0
+        # A table's fragments mark the replicas on node 2 dead.
+        dead_table = next(t for t in placement["tables"] if t["dead_replicas"])
+        key = f"{dead_table['db']}.{dead_table['table']}"
+        page.get_by_test_id("filter-table").fill(dead_table["table"])
+        page.get_by_test_id(f"open-{key}").click()
+        fragments = page.locator(f"[data-testid='fragments-{key}'][data-loaded]")
+        fragments.wait_for()
+        dead = fragments.get_by_test_id("dead-replica")
+        assert dead.count() == dead_table["dead_replicas"]
+        assert {dead.nth(i).inner_text() for i in range(dead.count())} == {"2"}
     finally:
         stack.sim.start_node(2)
 
@@ -166,3 +184,146 @@ def test_outage_and_lost_arbitrator_are_findings_never_no_problems(page):
         api = httpx.get(f"{small.url}/api/v1/findings").json()
         assert api["findings"][0]["id"] == "cluster_not_visible"
         assert not any(f["status"] == "ok" for f in api["findings"])
+
+
+def placement_renders(page) -> int:
+    return int(page.get_by_test_id("placement").get_attribute("data-renders") or 0)
+
+
+def test_opening_a_table_reads_its_fragments_once(page, stack):
+    details: list[str] = []
+    page.on(
+        "request",
+        lambda r: details.append(r.url) if re.search(r"/api/v1/placement/\d+", r.url) else None,
+    )
+    load(page, stack.url)
+    placement = httpx.get(f"{stack.url}/api/v1/placement").json()
+    table = placement["tables"][0]
+    key = f"{table['db']}.{table['table']}"
+    opener = page.get_by_test_id(f"open-{key}")
+    assert opener.get_attribute("aria-expanded") == "false"
+    assert page.locator("[data-testid^=fragments-]").count() == 0
+    assert details == []
+    with page.expect_response(
+        lambda r: urlsplit(r.url).path == f"/api/v1/placement/{table['table_id']}"
+    ) as answer:
+        opener.click()
+    detail = answer.value.json()
+    fragments = page.locator(f"[data-testid='fragments-{key}'][data-loaded]")
+    fragments.wait_for()
+    assert page.get_by_test_id(f"open-{key}").get_attribute("aria-expanded") == "true"
+
+    def shown() -> list[str]:
+        chips = fragments.locator("[data-testid^=fragment-]")
+        return [chips.nth(i).inner_text() for i in range(chips.count())]
+
+    expected = [
+        " ".join([f"#{f['fragment_id']}", "·".join(map(str, [f["primary"], *f["backups"]]))])
+        for f in detail["fragments"]
+    ]
+    assert len(detail["fragments"]) == table["fragments"]
+    assert shown() == expected
+    assert details == [answer.value.url]
+
+    # The page refreshes the placement every 10 s: the open table keeps its fragments
+    # and they are not read again.
+    renders = placement_renders(page)
+    page.wait_for_function(
+        "n => Number(document.querySelector('[data-testid=placement]').dataset.renders) > n",
+        arg=renders,
+        timeout=CHANGE_TIMEOUT_MS,
+    )
+    assert shown() == expected
+    assert len(details) == 1
+
+    page.get_by_test_id(f"open-{key}").click()  # close
+    assert page.locator("[data-testid^=fragments-]").count() == 0
+    assert page.get_by_test_id(f"open-{key}").get_attribute("aria-expanded") == "false"
+    with page.expect_response(lambda r: "/api/v1/placement/" in r.url):
+        page.get_by_test_id(f"open-{key}").click()  # open again: read again
+    fragments.wait_for()
+    assert shown() == expected
+    assert len(details) == 2
+
+
+def test_target_picker_shows_allowed_sql_nodes_and_refuses_others(page):
+    with (
+        running_ndbsim("--data-nodes", "2", "--tables", "5") as other,
+        running_stack(
+            "--data-nodes",
+            "4",
+            "--tables",
+            "5",
+            exporter_args=("--probe.allowed-targets", f"127.0.0.1:{other.port},10.0.*:3306"),
+        ) as stack,
+    ):
+        default, second = f"127.0.0.1:{stack.sim.port}", f"127.0.0.1:{other.port}"
+        api_calls: list[str] = []
+        page.on("request", lambda r: api_calls.append(r.url) if "/api/v1/" in r.url else None)
+        load(page, stack.url)
+        assert page.get_by_test_id("target").inner_text() == default
+        select = page.get_by_test_id("target-select")
+        options = select.locator("option")
+        labels = [options.nth(i).inner_text() for i in range(options.count())]
+        assert labels == [f"{default} · default target", f"{second} · allowed target"]
+        assert select.evaluate("el => el.selectedOptions[0].textContent").startswith(default)
+        assert page.locator("[data-testid^=data-node-]").count() == 4
+
+        api_calls.clear()
+        with page.expect_navigation():
+            select.select_option(label=f"{second} · allowed target")
+        assert parse_qs(urlsplit(page.url).query) == {"target": [second]}
+        page.wait_for_selector("body[data-loaded]")
+        assert page.get_by_test_id("target").inner_text() == second
+        assert page.locator("[data-testid^=data-node-]").count() == 2
+        assert page.get_by_test_id("banner").is_hidden()
+        for path in ("cluster", "placement", "findings", "config"):
+            calls = [u for u in api_calls if urlsplit(u).path == f"/api/v1/{path}"]
+            assert calls and all(parse_qs(urlsplit(u).query)["target"] == [second] for u in calls)
+
+        # Other targets may be typed in (a pattern allows them); the default is one of them.
+        page.get_by_test_id("target-input").fill(default)
+        with page.expect_navigation():
+            page.get_by_test_id("target-input").press("Enter")
+        assert parse_qs(urlsplit(page.url).query) == {"target": [default]}
+        page.wait_for_selector("body[data-loaded]")
+        assert page.locator("[data-testid^=data-node-]").count() == 4
+
+        refused = page.goto(f"{stack.url}/?target=10.9.9.9:3306")
+        assert refused.status == 403
+        banner = page.get_by_test_id("banner")
+        banner.wait_for(state="visible")
+        assert "10.9.9.9:3306" in banner.inner_text()
+        assert "is not in the allowed probe targets" in banner.inner_text()
+        assert banner.get_attribute("data-kind") == "refused"
+        assert page.get_by_test_id("up").inner_text() == "no SQL node shown"
+        assert page.locator("#main").is_hidden()
+        assert page.get_by_test_id("target-select").is_visible()
+
+
+def test_without_a_default_sql_node_the_page_asks_for_one(page, stack):
+    """An exporter without a default target (its /api/v1/targets says so, here stubbed) gets
+    a prompt and the picker, and the page asks no SQL node's API."""
+    listing = {
+        "default": None,
+        "targets": [{"name": "db7:3306", "label": "my.cnf [client.db7]", "auth_module": "db7"}],
+        "typed": False,
+    }
+    page.route("**/api/v1/targets", lambda route: route.fulfill(json=listing))
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/api/v1/" in r.url else None)
+    page.goto(stack.url + "/")
+    banner = page.get_by_test_id("banner")
+    banner.wait_for(state="visible")
+    assert "no default SQL node" in banner.inner_text()
+    assert banner.get_attribute("data-kind") == "prompt"
+    select = page.get_by_test_id("target-select")
+    assert select.evaluate("el => el.value") == ""
+    assert select.locator("option").nth(1).inner_text() == "db7:3306 · my.cnf [client.db7]"
+    assert page.get_by_test_id("target-input").count() == 0
+    assert page.locator("#main").is_hidden()
+    assert [urlsplit(u).path for u in asked] == ["/api/v1/targets"]
+    with page.expect_request(lambda r: urlsplit(r.url).path == "/") as navigation:
+        select.select_option(label="db7:3306 · my.cnf [client.db7]")
+    query = parse_qs(urlsplit(navigation.value.url).query)
+    assert query == {"target": ["db7:3306"], "auth_module": ["db7"]}

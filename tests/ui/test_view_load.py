@@ -17,7 +17,10 @@ from ndbsim.demo import running_exporter, running_ndbsim
 pytestmark = pytest.mark.integration
 
 STATUS_STATEMENT = status.COLLECTOR.sql  # sent once per scrape
+# The placement per table and data node, without the node whose copy is read; sent when the
+# scrape read the distribution again, not at every refresh.
 PLACEMENT_STATEMENT = placement.sql_for(1).split("WHERE")[0]
+DETAIL_STATEMENT = placement.detail_sql(1, 1).split("WHERE")[0]
 VIEWERS = 40
 
 
@@ -41,11 +44,30 @@ def test_concurrent_viewers_cause_one_collection_per_interval():
         assert viewers(exporter.url) == {200}
         assert proxy.seen(STATUS_STATEMENT) == 1
         assert proxy.seen(PLACEMENT_STATEMENT) == 1
+        assert proxy.seen(DETAIL_STATEMENT) == 0
 
         time.sleep(VIEW_INTERVAL_SECONDS + 0.5)  # let the cached data age past the refresh interval
         assert viewers(exporter.url) == {200}
         assert proxy.seen(STATUS_STATEMENT) == 2
-        assert proxy.seen(PLACEMENT_STATEMENT) == 2
+        # The distribution did not change and its collectors were not due: the placement of
+        # the first scrape is served again.
+        assert proxy.seen(PLACEMENT_STATEMENT) == 1
+
+        # A table's fragments are read when the first viewer opens it and served from then
+        # on to every viewer that opens it, until the placement is read again.
+        table_id = httpx.get(f"{exporter.url}/api/v1/placement").json()["tables"][0]["table_id"]
+        first = httpx.get(f"{exporter.url}/api/v1/placement/{table_id}", timeout=60)
+        assert first.status_code == 200, first.text
+        assert proxy.seen(DETAIL_STATEMENT) == 1
+        with ThreadPoolExecutor(VIEWERS) as pool:
+            answers = list(
+                pool.map(
+                    lambda _: httpx.get(f"{exporter.url}/api/v1/placement/{table_id}", timeout=60),
+                    range(VIEWERS),
+                )
+            )
+        assert {answer.status_code for answer in answers} == {200}
+        assert proxy.seen(DETAIL_STATEMENT) == 1
 
 
 def test_eight_data_nodes_and_two_thousand_tables():
@@ -62,8 +84,13 @@ def test_eight_data_nodes_and_two_thousand_tables():
         assert len(body["tables"]) == 100
         assert body["pages"] == -(-body["matched_tables"] // 100)
         assert [n["node_id"] for n in body["nodes"]] == list(range(1, 9))
-        assert sum(n["primaries"] for n in body["nodes"]) == sum(
-            len(t["fragments"]) for t in _all_tables(exporter.url)
+        tables = _all_tables(exporter.url)
+        assert len(tables) == body["matched_tables"]
+        assert sum(n["primaries"] for n in body["nodes"]) == sum(t["fragments"] for t in tables)
+        assert all(
+            {s["node_id"] for s in t["nodes"]} <= set(range(1, 9))
+            and sum(s["primaries"] for s in t["nodes"]) == t["fragments"]
+            for t in tables
         )
         cluster = httpx.get(f"{exporter.url}/api/v1/cluster", timeout=60).json()
         assert sum(len(g["nodes"]) for g in cluster["topology"]["node_groups"]) == 8

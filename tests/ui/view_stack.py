@@ -28,6 +28,9 @@ class Stack:
 
 
 @contextlib.contextmanager
-def running_stack(*ndbsim_args: str) -> Iterator[Stack]:
-    with running_ndbsim(*ndbsim_args) as sim, running_exporter(sim.port) as exporter:
+def running_stack(*ndbsim_args: str, exporter_args: tuple[str, ...] = ()) -> Iterator[Stack]:
+    with (
+        running_ndbsim(*ndbsim_args) as sim,
+        running_exporter(sim.port, *exporter_args) as exporter,
+    ):
         yield Stack(sim, exporter.url)

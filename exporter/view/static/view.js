@@ -1,4 +1,5 @@
 // The cluster view: renders /api/v1/{cluster,findings,config,placement} and refreshes them.
+// The page's own ?target= and &auth_module= go on to every API call, so a URL shows one SQL node.
 "use strict";
 
 const REFRESH_MS = 10000;
@@ -6,9 +7,34 @@ const NODE_COLOURS = [
   "#cfe3fa", "#d5f0d9", "#fbe3c6", "#e8d9f7", "#f9d4dc", "#d2f1ef", "#f3efc4", "#dfe3e8",
   "#bcd6f5", "#c2e8c9", "#f7d3a8", "#dac4f2", "#f4bccb", "#bde9e5", "#ebe4a5", "#cbd2da",
 ];
+// Above this many data nodes the placement shows primaries per node only (details in a tooltip).
+const WIDE_PLACEMENT_NODES = 8;
+// Above this many data nodes the topology tiles are compact.
+const COMPACT_TOPOLOGY_NODES = 8;
+// Above this many data nodes DataMemory and REDO are shown in two tables side by side.
+const SPLIT_RESOURCES_NODES = 16;
+// Above this many data nodes a parameter's values are listed with their nodes, not a column each.
+const CONFIG_COLUMN_NODES = 8;
 const filter = { db: "", table: "", node: "", page: 1, pageSize: 50 };
+const pageQuery = new URLSearchParams(window.location.search);
+const chosen = { target: pageQuery.get("target") || "", authModule: pageQuery.get("auth_module") || "" };
 let nodeColour = {};
+// Node groups of the last /api/v1/cluster: [{label, nodegroup, nodes: [node_id], running}].
+let layout = [];
+// Tables whose fragments are open: table_id -> {key, detail, error} (fetched when opened).
+const opened = new Map();
 let timer = null;
+let halted = false;  // no SQL node to show: no refreshes
+let lastPlacement = null;
+
+// An API path with the page's target and auth_module.
+function api(path, params) {
+  const query = new URLSearchParams(params || {});
+  if (chosen.target) query.set("target", chosen.target);
+  if (chosen.authModule) query.set("auth_module", chosen.authModule);
+  const text = query.toString();
+  return text ? `${path}?${text}` : path;
+}
 
 function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
@@ -71,11 +97,64 @@ async function getJson(path) {
   return body;
 }
 
-function showBanner(message) {
+function showBanner(message, kind) {
   const banner = document.getElementById("banner");
   banner.textContent = message;
   banner.hidden = !message;
-  document.getElementById("main").classList.toggle("stale", Boolean(message));
+  banner.className = `banner${kind ? " " + kind : ""}`;
+  banner.dataset.kind = message ? kind || "error" : "";
+  document.getElementById("main").classList.toggle("stale", Boolean(message) && !kind);
+}
+
+// ---- target picker ----
+function targetUrl(name, authModule) {
+  const query = new URLSearchParams({ target: name });
+  if (authModule) query.set("auth_module", authModule);
+  return `/?${query}`;
+}
+
+function renderTargets(listing) {
+  const current = chosen.target || listing.default || "";
+  const many = listing.targets.length > 1 || !listing.default || listing.typed;
+  if (!many) { fill("target-picker"); return; }
+  const options = listing.targets.map((t) => h("option", {
+    value: JSON.stringify([t.name, t.auth_module || ""]),
+    selected: t.name === current && (t.auth_module || "") === chosen.authModule,
+  }, `${t.name} · ${t.label}`));
+  const known = listing.targets.some((t) => t.name === current && (t.auth_module || "") === chosen.authModule);
+  if (current && !known) {
+    options.unshift(h("option", { value: JSON.stringify([current, chosen.authModule]), selected: true },
+      `${current}${chosen.authModule ? ` [client.${chosen.authModule}]` : ""} · typed`));
+  }
+  if (!current) options.unshift(h("option", { value: "", selected: true, disabled: true }, "choose an SQL node…"));
+  const select = h("select", {
+    "data-testid": "target-select", "aria-label": "SQL node to show",
+    onchange: (e) => {
+      if (!e.target.value) return;
+      const [name, authModule] = JSON.parse(e.target.value);
+      window.location.assign(targetUrl(name, authModule));
+    },
+  }, options);
+  const typed = listing.typed ? h("form", {
+    class: "typed", onsubmit: (e) => {
+      e.preventDefault();
+      const name = e.target.elements.target.value.trim();
+      if (name) window.location.assign(targetUrl(name, chosen.authModule && name === current ? chosen.authModule : ""));
+    },
+  }, h("input", { name: "target", "data-testid": "target-input", placeholder: "host:port", size: 18, "aria-label": "SQL node host:port" }),
+  h("button", { type: "submit", "data-testid": "target-go" }, "show")) : null;
+  fill("target-picker", h("label", {}, "show ", select), typed);
+}
+
+async function loadTargets() {
+  try {
+    const listing = await getJson("/api/v1/targets");
+    renderTargets(listing);
+    return listing;
+  } catch (err) {
+    fill("target-picker", h("span", { class: "note" }, `targets unavailable: ${err.message}`));
+    return null;
+  }
 }
 
 // ---- topology ----
@@ -89,22 +168,41 @@ function dataNodeTile(node) {
   if (node.hostname) meta.push(node.hostname);
   if (node.running && node.uptime_seconds !== null) meta.push(`up ${fmt.seconds(node.uptime_seconds)}`);
   if (node.running && node.state !== "STARTED" && node.start_phase !== null) meta.push(`phase ${node.start_phase}`);
-  return h("div", { class: `node ${stateClass(node)}`, "data-testid": `data-node-${node.node_id}`, "data-state": node.state },
+  const text = meta.join(" · ") || (node.running ? "" : "no row in ndbinfo.nodes");
+  return h("div", { class: `node ${stateClass(node)}`, "data-testid": `data-node-${node.node_id}`, "data-state": node.state, title: text || null },
     h("div", { class: "id" }, `Node ${node.node_id}`),
     h("div", { class: "state" }, node.state),
-    h("div", { class: "meta" }, meta.join(" · ") || (node.running ? "" : "no row in ndbinfo.nodes")));
+    h("div", { class: "meta" }, text));
+}
+
+// The data nodes by node group, as the topology shows them (unknown node group last).
+function nodeLayout(t) {
+  const groups = t.node_groups.map((g) => ({
+    label: `NG ${g.nodegroup}`, nodegroup: g.nodegroup, nodes: g.nodes.map((n) => n.node_id),
+    running: g.running, stopped: new Set(g.nodes.filter((n) => !n.running).map((n) => n.node_id)),
+  }));
+  if (t.unassigned_data_nodes.length) {
+    groups.push({
+      label: "NG ?", nodegroup: null, nodes: t.unassigned_data_nodes.map((n) => n.node_id),
+      running: t.unassigned_data_nodes.filter((n) => n.running).length,
+      stopped: new Set(t.unassigned_data_nodes.filter((n) => !n.running).map((n) => n.node_id)),
+    });
+  }
+  return groups;
 }
 
 function renderTopology(cluster) {
   const t = cluster.topology;
+  const count = t.node_groups.reduce((sum, g) => sum + g.nodes.length, 0) + t.unassigned_data_nodes.length;
   const groups = t.node_groups.map((g) =>
     h("div", { class: `group${g.running < g.nodes.length ? " degraded" : ""}`, "data-testid": `nodegroup-${g.nodegroup}` },
-      h("h3", {}, `Node group ${g.nodegroup} · ${g.running}/${g.nodes.length} running`),
+      h("h3", {}, `Node group ${g.nodegroup}`, h("span", { class: "running" }, ` ${g.running}/${g.nodes.length} running`)),
       h("div", { class: "nodes" }, g.nodes.map(dataNodeTile))));
   if (t.unassigned_data_nodes.length) {
     groups.push(h("div", { class: "group degraded" }, h("h3", {}, "Node group unknown"),
       h("div", { class: "nodes" }, t.unassigned_data_nodes.map(dataNodeTile))));
   }
+  document.getElementById("topology").classList.toggle("compact", count > COMPACT_TOPOLOGY_NODES);
   const chip = (n) => h("span", {
     class: `chip${n.connected ? "" : " off"}`, "data-testid": `node-${n.node_id}`,
     title: [n.process_name, n.hostname, n.version].filter(Boolean).join(" · ") || "not connected",
@@ -121,10 +219,9 @@ function renderTopology(cluster) {
       h("div", {}, h("h3", {}, "Management nodes"), t.management_nodes.length ? t.management_nodes.map(chip) : h("span", { class: "note" }, "none reported")),
       h("div", {}, h("h3", {}, "SQL and API nodes"), t.api_nodes.length ? t.api_nodes.map(chip) : h("span", { class: "note" }, "none reported")),
       roles.length ? h("div", {}, h("h3", {}, "Roles"), h("span", {}, roles.join(" · "))) : null));
+  layout = nodeLayout(t);
   nodeColour = {};
-  const ids = t.node_groups.flatMap((g) => g.nodes.map((n) => n.node_id))
-    .concat(t.unassigned_data_nodes.map((n) => n.node_id));
-  ids.forEach((id, i) => { nodeColour[id] = NODE_COLOURS[i % NODE_COLOURS.length]; });
+  layout.flatMap((g) => g.nodes).forEach((id, i) => { nodeColour[id] = NODE_COLOURS[i % NODE_COLOURS.length]; });
 }
 
 // ---- lcp, sql, resources ----
@@ -175,7 +272,7 @@ function renderResources(cluster) {
   const ongoing = cluster.lcp.replicas_lcp_ongoing_by_node || {};
   const stopped = cluster.topology.node_groups.flatMap((g) => g.nodes)
     .concat(cluster.topology.unassigned_data_nodes).filter((n) => !n.running);
-  const rows = cluster.resources.map((r) => h("tr", { "data-testid": `resources-${r.node_id}` },
+  const byNode = new Map(cluster.resources.map((r) => [r.node_id, h("tr", { "data-testid": `resources-${r.node_id}` },
     h("td", {}, `Node ${r.node_id}`),
     h("td", {}, bar(r.data_memory_ratio)),
     h("td", { class: "num", "data-testid": `data-memory-${r.node_id}`, "data-value": r.data_memory_ratio },
@@ -184,11 +281,42 @@ function renderResources(cluster) {
     h("td", { class: "num", "data-testid": `redo-${r.node_id}`, "data-value": r.redo_ratio },
       `${fmt.pct(r.redo_ratio)} of ${fmt.bytes(r.redo_total_bytes)}`),
     h("td", { class: "num" }, fmt.pct(r.redo_worst_part_ratio)),
-    h("td", { class: "num" }, `${fmt.int(ongoing[r.node_id] ?? null)} replicas`)))
-    .concat(stopped.map((n) => h("tr", { "data-testid": `resources-${n.node_id}` },
-      h("td", {}, `Node ${n.node_id}`), h("td", { colspan: 6, class: "note" }, `${n.state}: no memory or REDO figures while the node is down`))));
-  rows.sort((a, b) => Number(a.dataset.testid.split("-")[1]) - Number(b.dataset.testid.split("-")[1]));
-  fill("resources", h("thead", {}, head), h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 7, class: "note" }, "No running data node reports memory."))));
+    h("td", { class: "num" }, `${fmt.int(ongoing[r.node_id] ?? null)} replicas`))]));
+  for (const n of stopped) {
+    byNode.set(n.node_id, h("tr", { "data-testid": `resources-${n.node_id}`, class: "stopped" },
+      h("td", {}, `Node ${n.node_id}`), h("td", { colspan: 6, class: "note" }, `${n.state}: no memory or REDO figures while the node is down`)));
+  }
+  // A header row per node group, its nodes below; nodes of no known group last.
+  const blocks = [];
+  const placed = new Set();
+  const grouped = byNode.size > 2 || layout.length > 1;
+  for (const g of layout) {
+    const members = g.nodes.filter((id) => byNode.has(id));
+    if (!members.length) continue;
+    const block = grouped ? [h("tr", { class: `ng${g.running < g.nodes.length ? " degraded" : ""}`, "data-testid": `group-resources-${g.nodegroup ?? "unknown"}` },
+      h("th", { colspan: 7 }, g.nodegroup === null ? "Node group unknown" : `Node group ${g.nodegroup}`,
+        h("span", { class: "running" }, ` · ${g.running}/${g.nodes.length} running`)))] : [];
+    for (const id of members) { block.push(byNode.get(id)); placed.add(id); }
+    blocks.push(block);
+  }
+  const rest = [...byNode.keys()].filter((id) => !placed.has(id)).sort((a, b) => a - b);
+  if (rest.length) blocks.push(rest.map((id) => byNode.get(id)));
+  const table = (part) => h("table", { class: "grid" }, h("thead", {}, head.cloneNode(true)), h("tbody", {}, part.flat()));
+  const container = document.getElementById("resources");
+  if (!blocks.length) {
+    container.classList.remove("split");
+    fill("resources", h("table", { class: "grid" }, h("thead", {}, head), h("tbody", {}, h("tr", {}, h("td", { colspan: 7, class: "note" }, "No running data node reports memory.")))));
+    return;
+  }
+  // Many data nodes: the node groups in two tables side by side.
+  const split = byNode.size > SPLIT_RESOURCES_NODES;
+  container.classList.toggle("split", split);
+  if (!split) { fill("resources", table(blocks)); return; }
+  const half = byNode.size / 2;
+  let count = 0;
+  const first = [];
+  while (blocks.length && count < half) { const block = blocks.shift(); first.push(block); count += block.length - (grouped ? 1 : 0); }
+  fill("resources", table(first), table(blocks));
 }
 
 // ---- findings ----
@@ -248,6 +376,7 @@ function renderConfig(view, cluster) {
     return;
   }
   fill("config-count", `${view.non_default_count} non-default · ${view.inconsistent_count} inconsistent`);
+  if (nodes.length > CONFIG_COLUMN_NODES) { renderConfigValues(view, nodes, stopped); return; }
   const head = h("tr", {}, h("th", {}, "Parameter"), h("th", {}, "Default"), nodes.map((n) =>
     h("th", { class: stopped.has(n) ? "stopped" : null, "data-testid": `config-node-${n}` }, `Node ${n}${stopped.has(n) ? " (stopped)" : ""}`)));
   const rows = view.params.map((p) => {
@@ -261,38 +390,178 @@ function renderConfig(view, cluster) {
   fill("config", h("thead", {}, head), h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 2, class: "note" }, "Every parameter has its default value on every data node."))));
 }
 
+// "1–4, 7, 9–12"
+function nodeRanges(ids) {
+  const sorted = [...ids].sort((a, b) => a - b);
+  const parts = [];
+  for (let i = 0; i < sorted.length; i++) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
+    parts.push(j > i ? `${sorted[i]}–${sorted[j]}` : String(sorted[i]));
+    i = j;
+  }
+  return parts.join(", ");
+}
+
+// Many data nodes: per parameter, each value with the data nodes that have it.
+function renderConfigValues(view, nodes, stopped) {
+  const head = h("tr", {}, h("th", {}, "Parameter"), h("th", {}, "Default"), h("th", {}, `Value on the ${nodes.length} data nodes`));
+  const rows = view.params.map((p) => {
+    const holders = new Map();
+    for (const v of p.values) {
+      if (!holders.has(v.value)) holders.set(v.value, []);
+      holders.get(v.value).push(v.node_id);
+    }
+    const known = new Set(p.values.map((v) => v.node_id));
+    const missing = nodes.filter((n) => !known.has(n));
+    const values = [...holders.entries()].sort((a, b) => b[1].length - a[1].length).map(([value, ids]) =>
+      h("span", { class: "config-value" },
+        h("span", { class: `v${ids.some((n) => p.non_default_nodes.includes(n)) ? " non-default" : ""}` }, fmt.int(value)),
+        ids.length === nodes.length ? ` on all ${nodes.length}` : ` on node${ids.length === 1 ? "" : "s"} ${nodeRanges(ids)}`));
+    if (missing.length) {
+      const down = missing.filter((n) => stopped.has(n));
+      values.push(h("span", { class: "config-value note" },
+        down.length === missing.length ? `? on node${down.length === 1 ? "" : "s"} ${nodeRanges(down)} (stopped)` : `— on node${missing.length === 1 ? "" : "s"} ${nodeRanges(missing)}`));
+    }
+    return h("tr", { class: p.inconsistent ? "inconsistent" : "", "data-testid": `config-${p.param}` },
+      h("td", {}, p.param),
+      h("td", { class: "num" }, p.default === null ? "—" : fmt.int(p.default)),
+      h("td", { class: "values" }, values));
+  });
+  fill("config", h("thead", {}, head), h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 3, class: "note" }, "Every parameter has its default value on every data node."))));
+}
+
 // ---- placement ----
-function fragmentCell(f) {
+// Column groups of the placement table and the heat map: the topology's node groups, and any
+// data node the placement names that the topology does not (in a group of unknown node group).
+function placementGroups(view) {
+  const groups = layout.map((g) => ({ ...g, nodes: [...g.nodes] }));
+  const known = new Set(groups.flatMap((g) => g.nodes));
+  const extra = view.nodes.filter((n) => !known.has(n.node_id));
+  for (const n of extra) {
+    let group = groups.find((g) => n.nodegroup !== null && g.nodegroup === n.nodegroup)
+      || groups.find((g) => g.nodegroup === null && n.nodegroup === null);
+    if (!group) {
+      group = { label: n.nodegroup === null ? "NG ?" : `NG ${n.nodegroup}`, nodegroup: n.nodegroup, nodes: [], running: 0, stopped: new Set() };
+      groups.push(group);
+    }
+    group.nodes.push(n.node_id);
+  }
+  return groups.filter((g) => g.nodes.length);
+}
+
+function shareTitle(node, s) {
+  if (!s) return `node ${node}: no replica of this table`;
+  return `node ${node}: ${s.primaries} primar${s.primaries === 1 ? "y" : "ies"}, ${s.backups} backup${s.backups === 1 ? "" : "s"}` +
+    (s.dead ? `, ${s.dead} dead` : "") + (s.lcp_ongoing ? `, ${s.lcp_ongoing} in an LCP` : "");
+}
+
+// One data node's replicas of one table: "P3 B3" when wide, else the primaries alone.
+function shareSlot(node, s, wide, most) {
+  if (!s) return h("span", { class: "slot none", title: shareTitle(node, s) }, "·");
+  const parts = [];
+  if (s.primaries || s.backups || !s.dead) {
+    parts.push(wide ? h("span", {}, h("b", {}, `P${s.primaries}`), ` B${s.backups}`) : h("b", {}, s.primaries));
+  }
+  if (s.dead) parts.push(h("s", { "data-testid": "dead-replica", title: `${s.dead} dead replica${s.dead === 1 ? "" : "s"} on node ${node}` }, `✕${s.dead}`));
+  const alpha = most ? s.primaries / most : 0;
+  return h("span", {
+    class: `slot${s.dead ? " has-dead" : ""}${s.lcp_ongoing ? " lcp" : ""}${s.primaries ? "" : " backup-only"}`,
+    title: shareTitle(node, s), "data-node": node,
+    style: s.primaries ? `background: rgba(36, 96, 167, ${(0.1 + 0.35 * alpha).toFixed(2)})` : null,
+  }, parts);
+}
+
+function slots(nodes, make) {
+  return h("div", { class: "slots", style: `grid-template-columns: repeat(${nodes.length}, minmax(var(--slot), max-content))` }, nodes.map(make));
+}
+
+function fragmentChip(f) {
   const parts = [h("b", {}, f.primary ?? "?")];
   for (const b of f.backups) parts.push("·", h("span", { class: f.lcp_ongoing.includes(b) ? "lcp" : "" }, b));
   for (const d of f.dead) parts.push("·", h("s", { "data-testid": "dead-replica", title: `dead replica on node ${d}` }, d));
   const title = `fragment ${f.fragment_id}: primary ${f.primary}` +
     (f.preferred_primary && f.preferred_primary !== f.primary ? ` (preferred ${f.preferred_primary})` : "") +
-    (f.backups.length ? `, backup ${f.backups.join(", ")}` : "") + (f.dead.length ? `, dead ${f.dead.join(", ")}` : "");
-  return h("td", { class: "frag" }, h("span", {
-    class: `frag${f.dead.length ? " has-dead" : ""}`, title,
-    style: `background:${nodeColour[f.primary] || "#eee"}`,
-  }, parts));
+    (f.backups.length ? `, backup ${f.backups.join(", ")}` : "") + (f.dead.length ? `, dead ${f.dead.join(", ")}` : "") +
+    (f.lcp_ongoing.length ? `, LCP running on ${f.lcp_ongoing.join(", ")}` : "");
+  return h("span", {
+    class: `frag${f.dead.length ? " has-dead" : ""}${f.lcp_ongoing.includes(f.primary) ? " lcp" : ""}`, title,
+    "data-testid": `fragment-${f.fragment_id}`, style: `background:${nodeColour[f.primary] || "#eee"}`,
+  }, h("i", {}, `#${f.fragment_id}`), " ", parts);
 }
 
-function renderHeat(view) {
+function detailRow(t, columns) {
+  const key = `${t.db}.${t.table}`;
+  const entry = opened.get(t.table_id);
+  let body;
+  if (entry.error) body = h("p", { class: "note" }, `Fragments unavailable: ${entry.error}`);
+  else if (!entry.detail) body = h("p", { class: "note" }, "reading the fragments from the data nodes…");
+  else {
+    const d = entry.detail;
+    body = [
+      h("div", { class: "detail-head" }, `${d.db}.${d.table}: ${d.fragments.length} fragment${d.fragments.length === 1 ? "" : "s"}, `,
+        h("b", {}, "primary"), "·backups, coloured by the primary's node · read from node ", String(d.source_node)),
+      h("div", { class: "frags" }, d.fragments.length ? d.fragments.map(fragmentChip) : h("span", { class: "note" }, "no fragments")),
+    ];
+  }
+  const row = h("tr", { class: "detail", "data-testid": `fragments-${key}`, "data-loaded": entry.detail ? "1" : null },
+    h("td", { colspan: columns }, body));
+  entry.row = row;
+  return row;
+}
+
+async function openTable(t, columns) {
+  const entry = { detail: null, error: null, row: null };
+  opened.set(t.table_id, entry);
+  if (lastPlacement) renderPlacement(lastPlacement);
+  try {
+    entry.detail = await getJson(api(`/api/v1/placement/${t.table_id}`));
+  } catch (err) {
+    entry.error = err.message;
+  }
+  if (opened.get(t.table_id) !== entry) return;  // closed (or opened again) meanwhile
+  const old = entry.row;
+  const row = detailRow(t, columns);
+  if (old && old.isConnected) old.replaceWith(row);
+}
+
+function toggleTable(t, columns) {
+  if (opened.has(t.table_id)) {
+    opened.delete(t.table_id);
+    if (lastPlacement) renderPlacement(lastPlacement);
+  } else {
+    openTable(t, columns);
+  }
+}
+
+function renderHeat(view, groups) {
+  const byNode = new Map(view.nodes.map((n) => [n.node_id, n]));
   const max = Math.max(1, ...view.nodes.map((n) => n.primaries));
-  const cells = view.nodes.map((n) => {
+  const cell = (id) => {
+    const n = byNode.get(id);
+    if (!n) return null;
     const alpha = n.primaries / max;
-    return h("td", {
-      class: n.running ? "" : "stopped", "data-testid": `heat-${n.node_id}`,
+    return h("div", {
+      class: `cell${n.running ? "" : " stopped"}`, "data-testid": `heat-${n.node_id}`,
       "data-primaries": n.primaries, "data-replicas": n.replicas, "data-dead": n.dead_replicas,
       style: `background: rgba(36, 96, 167, ${(0.08 + 0.5 * alpha).toFixed(2)})`,
       title: `node ${n.node_id}${n.nodegroup !== null ? `, node group ${n.nodegroup}` : ""}${n.running ? "" : ", stopped"}`,
     },
-    h("div", {}, h("span", { class: "n" }, `Node ${n.node_id}`), n.nodegroup !== null ? ` · ng ${n.nodegroup}` : ""),
+    h("div", {}, h("span", { class: "n" }, `Node ${n.node_id}`), n.running ? "" : " stopped"),
     h("div", {}, `P ${fmt.int(n.primaries)} · R ${fmt.int(n.replicas)}`),
     n.dead_replicas ? h("div", { class: "badge dead" }, `${fmt.int(n.dead_replicas)} dead`) : null);
-  });
-  fill("heat", h("tr", {}, h("th", {}, "Per node (all matching tables): primaries, alive replicas"), cells));
+  };
+  fill("heat",
+    h("div", { class: "heat-title" }, "Per data node, over all matching tables: P primaries · R alive replicas"),
+    h("div", { class: "heat-groups" }, groups.map((g) => {
+      const cells = g.nodes.map(cell).filter(Boolean);
+      return cells.length ? h("div", { class: `heat-group${g.stopped.size ? " degraded" : ""}`, "data-testid": `heatgroup-${g.nodegroup ?? "unknown"}` },
+        h("div", { class: "label" }, g.label), h("div", { class: "cells" }, cells)) : null;
+    })));
 }
 
 function renderPlacement(view) {
+  lastPlacement = view;
   fill("placement-count", `${fmt.int(view.matched_tables)} of ${fmt.int(view.total_tables)} tables · read from node ${view.source_node}`);
   const dbSelect = document.getElementById("filter-db");
   if (!filter.db) {
@@ -303,30 +572,59 @@ function renderPlacement(view) {
         ...view.databases.map((d) => h("option", { value: d.db }, `${d.db || "(none)"} (${d.tables})`)));
     }
   }
+  const groups = placementGroups(view);
   const nodeSelect = document.getElementById("filter-node");
-  const nodeIds = view.nodes.map((n) => String(n.node_id)).join(",");
+  const nodeIds = groups.map((g) => `${g.label}:${g.nodes.join(",")}`).join(";");
   if (nodeSelect.dataset.nodes !== nodeIds) {
     nodeSelect.dataset.nodes = nodeIds;
     nodeSelect.replaceChildren(h("option", { value: "" }, "any"),
-      ...view.nodes.map((n) => h("option", { value: n.node_id, selected: String(n.node_id) === filter.node }, `node ${n.node_id}`)));
+      ...groups.map((g) => h("optgroup", { label: g.nodegroup === null ? "node group unknown" : `node group ${g.nodegroup}` },
+        g.nodes.map((n) => h("option", { value: n, selected: String(n) === filter.node }, `node ${n}`)))));
   }
-  renderHeat(view);
-  const maxFragments = Math.max(0, ...view.tables.map((t) => t.fragments.length));
+  renderHeat(view, groups);
+  const nodeCount = groups.reduce((sum, g) => sum + g.nodes.length, 0);
+  const wide = nodeCount <= WIDE_PLACEMENT_NODES;
+  const table = document.getElementById("placement");
+  table.classList.toggle("wide", wide);
+  table.dataset.renders = String(Number(table.dataset.renders || 0) + 1);
+  fill("placement-legend", wide
+    ? "Per table and data node: P primaries · B alive backups; "
+    : "Per table, a cell per node group with the primaries on each of its data nodes (darker: more primaries; hover for backups); ",
+  h("s", { class: "dead-mark" }, "✕n"), " dead replicas · ", h("span", { class: "lcp-mark" }, "dotted"), " LCP running · ",
+  h("span", { class: "badge nrb" }, "no RB"), " no READ_BACKUP · ▸ opens a table's fragments.");
+  const columns = 2 + groups.length;
+  const head = h("tr", {},
+    h("th", { class: "name" }, "Table"), h("th", { class: "num", title: "fragments" }, "Frags"),
+    groups.map((g) => h("th", { class: `ng${g.stopped.size ? " degraded" : ""}`, title: `${g.label}: data nodes ${g.nodes.join(", ")}` },
+      h("div", { class: "ng-label" }, g.label),
+      slots(g.nodes, (id) => h("span", { class: `slot head${g.stopped.has(id) ? " stopped" : ""}`, title: `node ${id}` }, id)))));
   const rows = [];
   let db = null;
   for (const t of view.tables) {
     if (t.db !== db) {
       db = t.db;
       const count = (view.databases.find((d) => d.db === db) || {}).tables;
-      rows.push(h("tr", {}, h("th", { class: "db", colspan: maxFragments + 1 }, `${db || "(no database)"} · ${fmt.int(count)} tables`)));
+      rows.push(h("tr", {}, h("th", { class: "db", colspan: columns }, `${db || "(no database)"} · ${fmt.int(count)} tables`)));
     }
-    rows.push(h("tr", { "data-testid": `table-${t.db}.${t.table}`, "data-dead": t.dead_replicas },
-      h("td", { class: "name", title: `${t.db}.${t.table} (table id ${t.table_id})` }, t.table,
+    const key = `${t.db}.${t.table}`;
+    const shares = new Map(t.nodes.map((s) => [s.node_id, s]));
+    const most = Math.max(0, ...t.nodes.map((s) => s.primaries));
+    const isOpen = opened.has(t.table_id);
+    rows.push(h("tr", { "data-testid": `table-${key}`, "data-dead": t.dead_replicas, class: isOpen ? "open" : null },
+      h("td", { class: "name", title: `${key} (table id ${t.table_id})` },
+        h("button", {
+          type: "button", class: "open", "data-testid": `open-${key}`, "aria-expanded": isOpen ? "true" : "false",
+          title: isOpen ? "close the fragments" : "show the fragments", onclick: () => toggleTable(t, columns),
+        }, isOpen ? "▾" : "▸"),
+        h("span", { class: "tname" }, t.table),
         t.read_backup === false && !t.fully_replicated ? h("span", { class: "badge nrb" }, "no RB") : null,
+        t.fully_replicated ? h("span", { class: "badge fr", title: "fully replicated" }, "FR") : null,
         t.dead_replicas ? h("span", { class: "badge dead" }, `${t.dead_replicas} dead`) : null),
-      t.fragments.map(fragmentCell)));
+      h("td", { class: "num" }, fmt.int(t.fragments)),
+      groups.map((g) => h("td", { class: "ng" }, slots(g.nodes, (id) => shareSlot(id, shares.get(id), wide, most))))));
+    if (isOpen) rows.push(detailRow(t, columns));
   }
-  fill("placement", h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { class: "note" }, "No table matches the filter."))));
+  fill("placement", h("thead", {}, head), h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { class: "note", colspan: columns }, "No table matches the filter."))));
   fill("pager",
     h("button", { type: "button", disabled: view.page <= 1, onclick: () => { filter.page -= 1; loadPlacement(); } }, "‹ previous"),
     h("span", { "data-testid": "page" }, `page ${view.page} of ${view.pages}`),
@@ -334,16 +632,17 @@ function renderPlacement(view) {
 }
 
 async function loadPlacement() {
-  const params = new URLSearchParams({ page: filter.page, page_size: filter.pageSize });
-  if (filter.db) params.set("db", filter.db);
-  if (filter.table) params.set("table", filter.table);
-  if (filter.node) params.set("node", filter.node);
+  const params = { page: filter.page, page_size: filter.pageSize };
+  if (filter.db) params.db = filter.db;
+  if (filter.table) params.table = filter.table;
+  if (filter.node) params.node = filter.node;
   try {
-    const view = await getJson(`/api/v1/placement?${params}`);
+    const view = await getJson(api("/api/v1/placement", params));
     fill("placement-note");
     renderPlacement(view);
   } catch (err) {
     if (err.status === 400 && filter.page > 1) { filter.page = 1; return loadPlacement(); }
+    lastPlacement = null;
     fill("placement-note", `Placement map unavailable: ${err.message}`);
     fill("placement-count", "unavailable");
     fill("heat");
@@ -364,10 +663,21 @@ function pill(cluster) {
 async function refresh() {
   let cluster;
   try {
-    cluster = await getJson("/api/v1/cluster");
+    cluster = await getJson(api("/api/v1/cluster"));
   } catch (err) {
-    document.getElementById("up").className = "pill down";
-    document.getElementById("up").textContent = "exporter unreachable";
+    const up = document.getElementById("up");
+    up.className = "pill down";
+    if (err.status === 400 || err.status === 403) {
+      // The target is refused or missing: asking again will not help; the picker will.
+      halted = true;
+      schedule();
+      up.textContent = "no SQL node shown";
+      showBanner(`Cannot show ${chosen.target || "the default SQL node"}: ${err.message}. ` +
+        "Choose an SQL node with the picker above.", "refused");
+      document.getElementById("main").hidden = true;
+      return;
+    }
+    up.textContent = "exporter unreachable";
     showBanner(`Cannot load the cluster view: ${err.message}. Retrying every ${REFRESH_MS / 1000} s.`);
     return;
   }
@@ -396,7 +706,7 @@ async function refresh() {
   renderLcp(cluster.lcp);
   renderSql(cluster);
   renderResources(cluster);
-  const [findings, config, , alerts] = await Promise.allSettled([getJson("/api/v1/findings"), getJson("/api/v1/config"), loadPlacement(), getJson("/api/v1/alerts")]);
+  const [findings, config, , alerts] = await Promise.allSettled([getJson(api("/api/v1/findings")), getJson(api("/api/v1/config")), loadPlacement(), getJson("/api/v1/alerts")]);
   if (alerts.status === "fulfilled") renderAlerts(alerts.value);
   if (findings.status === "fulfilled") renderFindings(findings.value);
   else fill("findings", h("p", { class: "note" }, `Findings unavailable: ${findings.reason.message}`));
@@ -407,7 +717,7 @@ async function refresh() {
 
 function schedule() {
   clearInterval(timer);
-  if (document.getElementById("auto-refresh").checked) timer = setInterval(refresh, REFRESH_MS);
+  if (!halted && document.getElementById("auto-refresh").checked) timer = setInterval(refresh, REFRESH_MS);
 }
 
 function onFilter() {
@@ -424,5 +734,19 @@ for (const id of ["filter-db", "filter-node", "filter-page-size"]) document.getE
 let typing = null;
 document.getElementById("filter-table").addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(onFilter, 250); });
 document.getElementById("auto-refresh").addEventListener("change", schedule);
-refresh();
-schedule();
+
+async function start() {
+  const listing = await loadTargets();
+  if (listing && !listing.default && !chosen.target) {
+    halted = true;
+    document.getElementById("up").className = "pill";
+    document.getElementById("up").textContent = "no SQL node chosen";
+    showBanner("This exporter has no default SQL node: choose the SQL node to show with the picker above.", "prompt");
+    document.getElementById("main").hidden = true;
+    return;
+  }
+  await refresh();
+  schedule();
+}
+
+start();

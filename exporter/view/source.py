@@ -168,6 +168,7 @@ class ViewSource:
         self._placement_read: asyncio.Task[None] | None = None
         self._model: ViewModel | None = None
         self._details: OrderedDict[tuple[float, int], Body] = OrderedDict()
+        self._detail_reads: dict[tuple[float, int], asyncio.Future[Body]] = {}
 
     @property
     def target_name(self) -> str:
@@ -279,23 +280,34 @@ class ViewSource:
             raise LookupError(f"no user table with id {table_id}")
         key = (placement.refreshed_at, table_id)
         body = self._details.get(key)
-        if body is None:
-            try:
-                rows = await self._scraper.query(
-                    self._target,
-                    placement_model.detail_sql(placement.source_node, table_id),
-                    self._timeout,
-                )
-            except Exception as exc:
-                message = "timed out" if isinstance(exc, TimeoutError) else logs.redact(str(exc))
-                raise Unavailable(f"fragment query failed: {message}") from exc
-            detail: TableFragments = placement_model.table_fragments(
-                placement, table, rows, model.result.target
+        if body is not None:
+            return body
+        read = self._detail_reads.get(key)
+        if read is None:  # viewers opening the table at once share one read
+            read = self._detail_reads[key] = asyncio.ensure_future(
+                self._read_fragments(placement, table, model.result.target)
             )
-            body = self._details[key] = Body.of(detail)
-            if len(self._details) > DETAILS_KEPT:
-                self._details.popitem(last=False)
+            read.add_done_callback(lambda _: self._detail_reads.pop(key, None))
+        body = await asyncio.shield(read)
+        self._details[key] = body
+        if len(self._details) > DETAILS_KEPT:
+            self._details.popitem(last=False)
         return body
+
+    async def _read_fragments(
+        self, placement: Placement, table: placement_model.TablePlacement, target: str
+    ) -> Body:
+        try:
+            rows = await self._scraper.query(
+                self._target,
+                placement_model.detail_sql(placement.source_node, table.table_id),
+                self._timeout,
+            )
+        except Exception as exc:
+            message = "timed out" if isinstance(exc, TimeoutError) else logs.redact(str(exc))
+            raise Unavailable(f"fragment query failed: {message}") from exc
+        detail: TableFragments = placement_model.table_fragments(placement, table, rows, target)
+        return Body.of(detail)
 
 
 def _running_node(result: ScrapeResult) -> int:

@@ -163,6 +163,10 @@ async def test_fragments_of_one_table_are_read_when_asked_for_once(client, scrap
     table = listed["tables"][0]
     assert table["fragments"] == 4
     assert {n["node_id"] for n in table["nodes"]} == {1, 2, 3, 4}
+    opened = await asyncio.gather(
+        *(client.get(f"/api/v1/placement/{table['table_id']}") for _ in range(20))
+    )
+    assert {answer.status_code for answer in opened} == {200}
     for _ in range(3):
         detail = (await client.get(f"/api/v1/placement/{table['table_id']}")).json()
         assert [f["fragment_id"] for f in detail["fragments"]] == [0, 1, 2, 3]

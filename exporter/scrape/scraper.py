@@ -13,6 +13,7 @@ from typing import Any
 from ndbinfo_exporter import __version__, logs, settings
 from ndbinfo_exporter.collectors.base import Collector, Context, Row, TargetInfo, collect_rows
 from ndbinfo_exporter.scrape.exposition import Exposition, render
+from ndbinfo_exporter.scrape.ndb_visibility import VisibilityLog, visibility_family
 from ndbinfo_exporter.scrape.pool import ConnectionPool, PooledConnection, Pools
 from ndbinfo_exporter.scrape.refresh import (
     UNKNOWN,
@@ -148,6 +149,7 @@ class Scraper:
         self._last: dict[str, ScrapeResult] = {}
         self._rendered: dict[tuple[str, str], _Rendered] = {}
         self._rows_skipped: dict[tuple[str, str], int] = {}
+        self._visibility = VisibilityLog()
 
     def pool(self, target: TargetConfig) -> ConnectionPool:
         """The target's pool (PoolsBusy when too many targets are being scraped at once)."""
@@ -159,6 +161,7 @@ class Scraper:
     def _forget_target(self, name: str) -> None:
         self._last.pop(name, None)
         self._refresher.forget(name)
+        self._visibility.forget(name)
         for cache in (self._rendered, self._rows_skipped):
             for key in [key for key in cache if key[0] == name]:
                 del cache[key]
@@ -253,6 +256,7 @@ class Scraper:
             result = _down(target, error)
             self._last[target.name] = result
             return result
+        self._visibility.observe(target.name, info.ndb_visibility)
 
         selected = [c for c in self.collectors if only is None or c.name in only]
         runnable = [c for c in selected if c.available(info)]
@@ -285,6 +289,7 @@ class Scraper:
             _up(1),
             build_info(),
             _version_info(info),
+            visibility_family(info.ndb_visibility),
         ]
         families.extend(_collector_families(outcomes, skipped))
         families.append(self._rows_skipped_family(target, outcomes))

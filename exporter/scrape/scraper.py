@@ -22,6 +22,7 @@ from ndbinfo_exporter.scrape.refresh import (
     signals_after,
     signals_job,
 )
+from ndbinfo_exporter.scrape.sql_node import detect
 from ndbinfo_exporter.targets import TargetConfig
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
@@ -97,8 +98,13 @@ def _failed(result: object) -> bool:
 
 def _alive(connection: PooledConnection) -> TargetInfo:
     """One statement, so that a pooled connection to a node that went away (or that no longer
-    answers statements) is noticed and replaced before the collectors run."""
-    connection.rows("SELECT 1")
+    answers statements) is noticed and replaced before the collectors run. While NDB is not
+    visible through the connection, the detection runs again instead: a grant or the ndbinfo
+    plugin can come back without the connection breaking."""
+    if connection.info.ndb_visibility == "ok":
+        connection.rows("SELECT 1")
+    else:
+        connection.info = detect(connection.raw)
     return connection.info
 
 

@@ -175,3 +175,26 @@ async def test_scrape_of_a_sql_node_without_ndb(node, state, caplog):
     warnings = [r for r in caplog.records if r.getMessage().startswith("NDB not visible")]
     assert len(warnings) == 1
     assert warnings[0].fields == {"target": f"127.0.0.1:{node.port}", "state": state}
+
+
+async def test_a_grant_given_on_a_pooled_connection_is_seen_at_the_next_scrape(caplog):
+    node = FakeSqlNode(password=PASSWORD, objects=(), grants=("GRANT USAGE ON *.* TO `x`@`%`",))
+    scraper = make_scraper([gauge_collector("nodes", "SELECT node_id FROM ndbinfo.nodes")])
+    try:
+        with RunningFakeSqlNode(node) as running, caplog.at_level(logging.INFO):
+            target = TargetConfig("127.0.0.1", running.port, "exporter", PASSWORD)
+            before = await scraper.scrape(target, 5)
+            node.objects = ("nodes",)  # GRANT SELECT ON ndbinfo.* ...
+            after = await scraper.scrape(target, 5)
+            connections = node.max_open_connections
+    finally:
+        scraper.close()
+    assert samples(before, "ndb_engine_visibility")[(("state", "privilege_missing"),)] == 1
+    assert samples(after, "ndb_engine_visibility")[(("state", "ok"),)] == 1
+    assert by_collector(after, "ndb_exporter_collector_skipped") == {"nodes": 0}
+    assert connections == 1
+    assert [r.getMessage() for r in caplog.records if "NDB" in r.getMessage()] == [
+        "NDB not visible: the exporter's account may not read the ndbinfo schema"
+        " (SELECT on ndbinfo.* is missing)",
+        "NDB visible again",
+    ]

@@ -13,7 +13,7 @@ from typing import Any
 from ndbinfo_exporter import __version__, logs, settings
 from ndbinfo_exporter.collectors.base import Collector, Context, Row, TargetInfo, collect_rows
 from ndbinfo_exporter.scrape.exposition import Exposition, render
-from ndbinfo_exporter.scrape.ndb_visibility import VisibilityLog, visibility_family
+from ndbinfo_exporter.scrape.ndb_visibility import OK, VisibilityLog, visibility_family
 from ndbinfo_exporter.scrape.pool import ConnectionPool, PooledConnection, Pools
 from ndbinfo_exporter.scrape.refresh import (
     UNKNOWN,
@@ -101,7 +101,7 @@ def _alive(connection: PooledConnection) -> TargetInfo:
     answers statements) is noticed and replaced before the collectors run. While NDB is not
     visible through the connection, the detection runs again instead: a grant or the ndbinfo
     plugin can come back without the connection breaking."""
-    if connection.info.ndb_visibility == "ok":
+    if connection.info.ndb_visibility == OK:
         connection.rows("SELECT 1")
     else:
         connection.info = detect(connection.raw)

@@ -71,6 +71,7 @@ COLLECTORS_A = (
     "memoryusage",
     "logspaces",
     "replicas",
+    "lcp",
     "fragments",
     "config",
     "transporters",
@@ -82,7 +83,7 @@ COLLECTORS_A = (
     "disk_data",
     "certificates",
 )
-COLLECTORS_B = ("status", "replicas", "config", "counters")
+COLLECTORS_B = ("status", "replicas", "lcp", "config", "counters")
 
 EXPRESSIONS: dict[str, list[str]] = defaultdict(list)
 for _rule in alert_rules():

@@ -49,6 +49,9 @@ class TargetInfo:
     version: str  # @@version, e.g. "8.4.3-cluster" or "5.7.16-ndb-7.5.4-cluster-gpl"
     ndb_version: Version  # e.g. (8, 4, 3)
     objects: frozenset[str]  # ndbinfo tables and views present, e.g. {"nodes", "ndb$nodes", ...}
+    # "ok", or why NDB is not visible: "engine_absent", "ndbinfo_absent", "privilege_missing"
+    # (ndbinfo_exporter.scrape.ndb_visibility).
+    ndb_visibility: str = "ok"
 
 
 @dataclass(frozen=True)
@@ -125,15 +128,18 @@ class Collector:
     # The metric families ``collect`` yields (for the generated reference and the tests).
     metrics: tuple[MetricSpec, ...] = ()
     # SQL-node tables the SQL reads besides ndbinfo ("information_schema.FILES" -> columns);
-    # they exist from ``min_version`` on.
+    # they exist from ``min_version`` on, while the ndbcluster engine runs.
     server_reads: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # Set for rows that change only with the cluster's state (see SlowChanging).
     slow: SlowChanging | None = None
 
     def available(self, target: TargetInfo) -> bool:
-        """True when the target has every object this collector reads, at a high enough version."""
-        return target.ndb_version >= self.min_version and all(
-            obj in target.objects for obj in self.reads
+        """True when the target has every object this collector reads, at a high enough
+        version, and the ndbcluster engine when the collector reads tables of the SQL node."""
+        return (
+            target.ndb_version >= self.min_version
+            and all(obj in target.objects for obj in self.reads)
+            and not (self.server_reads and target.ndb_visibility == "engine_absent")
         )
 
 

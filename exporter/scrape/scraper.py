@@ -13,6 +13,7 @@ from typing import Any
 from ndbinfo_exporter import __version__, logs, settings
 from ndbinfo_exporter.collectors.base import Collector, Context, Row, TargetInfo, collect_rows
 from ndbinfo_exporter.scrape.exposition import Exposition, render
+from ndbinfo_exporter.scrape.ndb_visibility import OK, VisibilityLog, visibility_family
 from ndbinfo_exporter.scrape.pool import ConnectionPool, PooledConnection, Pools
 from ndbinfo_exporter.scrape.refresh import (
     UNKNOWN,
@@ -21,6 +22,7 @@ from ndbinfo_exporter.scrape.refresh import (
     signals_after,
     signals_job,
 )
+from ndbinfo_exporter.scrape.sql_node import detect
 from ndbinfo_exporter.targets import TargetConfig
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
@@ -96,8 +98,13 @@ def _failed(result: object) -> bool:
 
 def _alive(connection: PooledConnection) -> TargetInfo:
     """One statement, so that a pooled connection to a node that went away (or that no longer
-    answers statements) is noticed and replaced before the collectors run."""
-    connection.rows("SELECT 1")
+    answers statements) is noticed and replaced before the collectors run. While NDB is not
+    visible through the connection, the detection runs again instead: a grant or the ndbinfo
+    plugin can come back without the connection breaking."""
+    if connection.info.ndb_visibility == OK:
+        connection.rows("SELECT 1")
+    else:
+        connection.info = detect(connection.raw)
     return connection.info
 
 
@@ -148,6 +155,7 @@ class Scraper:
         self._last: dict[str, ScrapeResult] = {}
         self._rendered: dict[tuple[str, str], _Rendered] = {}
         self._rows_skipped: dict[tuple[str, str], int] = {}
+        self._visibility = VisibilityLog()
 
     def pool(self, target: TargetConfig) -> ConnectionPool:
         """The target's pool (PoolsBusy when too many targets are being scraped at once)."""
@@ -159,6 +167,7 @@ class Scraper:
     def _forget_target(self, name: str) -> None:
         self._last.pop(name, None)
         self._refresher.forget(name)
+        self._visibility.forget(name)
         for cache in (self._rendered, self._rows_skipped):
             for key in [key for key in cache if key[0] == name]:
                 del cache[key]
@@ -253,6 +262,7 @@ class Scraper:
             result = _down(target, error)
             self._last[target.name] = result
             return result
+        self._visibility.observe(target.name, info.ndb_visibility)
 
         selected = [c for c in self.collectors if only is None or c.name in only]
         runnable = [c for c in selected if c.available(info)]
@@ -285,6 +295,7 @@ class Scraper:
             _up(1),
             build_info(),
             _version_info(info),
+            visibility_family(info.ndb_visibility),
         ]
         families.extend(_collector_families(outcomes, skipped))
         families.append(self._rows_skipped_family(target, outcomes))

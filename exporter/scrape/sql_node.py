@@ -1,4 +1,5 @@
-"""What a SQL node offers: its version and the ndbinfo tables and views it has."""
+"""What a SQL node offers: its version, the ndbinfo tables and views it has, and whether the
+exporter sees NDB there at all."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 from mysql.connector import errors
 from ndbinfo_exporter.collectors.base import TargetInfo, Version
+from ndbinfo_exporter.scrape.ndb_visibility import detect_visibility
 
 ER_UNKNOWN_SYSTEM_VARIABLE = 1193
 
@@ -36,7 +38,8 @@ def _text(value: Any) -> str:
 
 
 def detect(connection: Any) -> TargetInfo:
-    """Blocking: two queries on ``connection`` (a mysql.connector connection)."""
+    """Blocking: the version, the ndbinfo objects and the NDB visibility (three or four
+    statements) on ``connection`` (a mysql.connector connection)."""
     cursor = connection.cursor()
     try:
         try:
@@ -49,9 +52,13 @@ def detect(connection: Any) -> TargetInfo:
             (version,), ndbinfo_version = cursor.fetchone(), None
         cursor.execute(OBJECTS_SQL)
         objects = frozenset(_text(row[0]).lower() for row in cursor.fetchall())
+        visibility = detect_visibility(cursor, ndbinfo_version, objects)
     finally:
         cursor.close()
     version = _text(version)
     return TargetInfo(
-        version=version, ndb_version=ndb_version(version, ndbinfo_version), objects=objects
+        version=version,
+        ndb_version=ndb_version(version, ndbinfo_version),
+        objects=objects,
+        ndb_visibility=visibility,
     )

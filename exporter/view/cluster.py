@@ -49,6 +49,9 @@ def node_groups_seen(samples: Samples) -> dict[int, int]:
 def sql_node(samples: Samples) -> SqlNode:
     version = samples.select("ndb_version_info")
     cluster = samples.select("ndb_sql_cluster_info")
+    visibility = [
+        labels["state"] for labels, value in samples.select("ndb_engine_visibility") if value
+    ]
     return SqlNode(
         version=version[0][0].get("version") if version else None,
         ndb_version=version[0][0].get("ndb_version") if version else None,
@@ -56,6 +59,7 @@ def sql_node(samples: Samples) -> SqlNode:
         system_name=cluster[0][0].get("system_name") if cluster else None,
         data_nodes_configured=_int(samples.value("ndb_sql_data_nodes_configured")),
         data_nodes_ready=_int(samples.value("ndb_sql_data_nodes_ready")),
+        ndb_visibility=visibility[0] if visibility else None,
     )
 
 

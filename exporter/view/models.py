@@ -25,6 +25,14 @@ class SqlNode(BaseModel):
     system_name: str | None = Field(None, description="Ndb_system_name")
     data_nodes_configured: int | None = None
     data_nodes_ready: int | None = None
+    ndb_visibility: Literal["ok", "engine_absent", "ndbinfo_absent", "privilege_missing"] | None = (
+        Field(
+            None,
+            description="What the exporter's account sees of NDB (ndb_engine_visibility): ok, or"
+            " why the ndbinfo collectors are skipped: no ndbcluster engine, no ndbinfo schema, or no"
+            " privilege to read it",
+        )
+    )
 
 
 class DataNode(BaseModel):

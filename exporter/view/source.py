@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ndbinfo_exporter import logs
+from ndbinfo_exporter.scrape.ndb_visibility import OK
 from ndbinfo_exporter.scrape.scraper import Scraper, ScrapeResult
 from ndbinfo_exporter.targets import TargetConfig
 from ndbinfo_exporter.view import findings
@@ -312,6 +313,8 @@ class ViewSource:
 
 def _running_node(result: ScrapeResult) -> int:
     info = result.target_info
+    if info is not None and info.ndb_visibility != OK:
+        raise Unavailable(f"NDB is not visible ({info.ndb_visibility}): no placement map")
     missing = [o for o in placement_model.OBJECTS if info is not None and o not in info.objects]
     if missing:
         raise Unavailable(f"this NDB version has no ndbinfo.{missing[0]}: no placement map")

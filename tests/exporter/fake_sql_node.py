@@ -1,6 +1,7 @@
 """A small MySQL-protocol server (mysql-mimic) for testing the scrape orchestration.
 
-It answers the exporter's capability queries and any statement registered in ``answers``
+It answers the exporter's capability queries (version, ndbinfo objects, the ndbcluster engine,
+SHOW GRANTS) and any statement registered in ``answers``
 (exact SQL text -> rows, optional delay), and counts the connections it holds open.
 """
 
@@ -14,6 +15,7 @@ from typing import Any
 from mysql_mimic import MysqlServer, Session
 from mysql_mimic.auth import IdentityProvider, NativePasswordAuthPlugin, User
 from mysql_mimic.errors import MysqlError
+from ndbinfo_exporter.scrape.ndb_visibility import ENGINE_SQL, GRANTS_SQL
 from ndbinfo_exporter.scrape.sql_node import OBJECTS_SQL
 
 
@@ -29,6 +31,9 @@ class FakeSqlNode:
     version: str = "8.4.3-cluster"
     ndbinfo_version: int | None = (8 << 16) | (4 << 8) | 3
     objects: tuple[str, ...] = ("nodes", "memoryusage")
+    # information_schema.ENGINES' SUPPORT of ndbcluster; None: the engine has no row.
+    engine_support: str | None = "YES"
+    grants: tuple[str, ...] = ("GRANT SELECT, PROCESS ON *.* TO `exporter`@`%`",)
     answers: dict[str, Answer] = field(default_factory=dict)
     password: str = ""
     port: int = 0
@@ -54,6 +59,10 @@ class FakeSqlNode:
             return [(self.version,)], ["@@version"]
         if sql == OBJECTS_SQL:
             return [(name,) for name in self.objects], ["TABLE_NAME"]
+        if sql == ENGINE_SQL:
+            return [(self.engine_support,)] if self.engine_support else [], ["SUPPORT"]
+        if sql == GRANTS_SQL:
+            return [(line,) for line in self.grants], ["Grants for exporter@%"]
         answer = self.answers.get(sql)
         if answer is None:
             return [], []

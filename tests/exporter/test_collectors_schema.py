@@ -27,7 +27,7 @@ SCHEMA = json.loads((NDBINFO / "schema-8.0.json").read_text())
 ENUMS = json.loads((NDBINFO / "enums.json").read_text())
 CONTRACT = (ROOT / "docs" / "metric-names.md").read_text()
 # Names in the contract that are not collector metrics: exported by the scrape itself, or a tool.
-NOT_COLLECTED = {"ndb_up", "ndb_version_info", "ndb_mgm"}
+NOT_COLLECTED = {"ndb_up", "ndb_version_info", "ndb_engine_visibility", "ndb_mgm"}
 
 COLLECTORS = all_collectors()
 VERSIONS = [parse_version(name) for name in SUPPORTED]

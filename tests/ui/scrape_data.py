@@ -68,6 +68,7 @@ def cluster(
     families: list[Metric] = [
         gauge("ndb_up"),
         gauge("ndb_version_info", {"version": "8.4.3-cluster", "ndb_version": "8.4.3"}),
+        gauge("ndb_engine_visibility", {"state": "ok"}),
         gauge("ndb_sql_cluster_node_id", value=51),
         gauge("ndb_sql_cluster_info", {"system_name": "demo_cluster"}),
         gauge("ndb_sql_data_nodes_configured", value=4),

@@ -268,6 +268,58 @@ def test_whole_cluster_down_is_a_critical_finding_and_no_check_passes():
     )
 
 
+def without_ndb(state: str, families=()):
+    """What a scrape of a SQL node without NDB gives: the exporter's own families and, on an
+    NDB build, the SQL node's status."""
+    from scrape_data import Result, gauge
+
+    return Result(
+        families=[
+            gauge("ndb_up"),
+            gauge("ndb_version_info", {"version": "10.11.6-MariaDB", "ndb_version": "0.0.0"}),
+            gauge("ndb_engine_visibility", {"state": state}),
+            *families,
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("state", "cause"),
+    [
+        ("engine_absent", "the SQL node has no ndbcluster storage engine, or it is disabled"),
+        ("ndbinfo_absent", "the SQL node has the ndbcluster engine but no ndbinfo schema"),
+        ("privilege_missing", "the exporter's account may not read the ndbinfo schema"),
+    ],
+)
+def test_ndb_not_visible_is_a_critical_finding_and_no_check_passes(state, cause):
+    found = evaluate(without_ndb(state))
+    seen = found["ndb_not_visible"]
+    assert (seen.status, seen.severity) == ("problem", "critical")
+    assert seen.summary.startswith("NDB is not visible through SQL node 127.0.0.1:3306: " + cause)
+    assert {e.label: e.value for e in seen.evidence} == {
+        "state": state,
+        "SQL node version": "10.11.6-MariaDB",
+    }
+    assert "ndb_engine_visibility" in seen.promql
+    assert "information_schema.ENGINES" in seen.sql
+    assert list(found)[0] == "ndb_not_visible"
+    assert [k for k, f in found.items() if f.status == "problem"] == ["ndb_not_visible"]
+    assert view_of(without_ndb(state), None, {}).sql_node.ndb_visibility == state
+
+
+def test_counters_of_a_sql_node_without_ndbinfo_are_not_judged():
+    from scrape_data import counter
+
+    counters = [
+        counter("ndb_sql_api_round_trips_total", 3000.0),
+        counter("ndb_sql_api_transactions_committed_total", 1000.0),
+    ]
+    judged = evaluate(without_ndb("privilege_missing", counters))["many_round_trips"]
+    assert judged.status == "unknown"
+    assert judged.summary.startswith("Not judged while NDB is not visible.")
+    assert evaluate(cluster())["ndb_not_visible"].status == "ok"
+
+
 def test_a_failed_collector_is_a_warning_naming_it():
     result = replace(cluster(), collector_errors={"transporters": "timed out after 9.5s"})
     seen = evaluate(result)["cluster_not_visible"]

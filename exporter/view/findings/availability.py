@@ -1,8 +1,9 @@
-"""Availability findings, outside the tuning guide: whether the exporter sees the cluster,
-fragments running without redundancy, and arbitration after a network split."""
+"""Availability findings, outside the tuning guide: whether the exporter sees NDB and the
+cluster, fragments running without redundancy, and arbitration after a network split."""
 
 from __future__ import annotations
 
+from ndbinfo_exporter.scrape.ndb_visibility import CAUSES, OK
 from ndbinfo_exporter.view.findings.check import Check
 from ndbinfo_exporter.view.findings.inputs import Inputs
 from ndbinfo_exporter.view.findings.wording import count, joined
@@ -12,6 +13,51 @@ from ndbinfo_exporter.view.models import Evidence, Finding
 def _data_nodes(ids: list[int]) -> str:
     """data node 2 / data nodes 1 and 2: an id never reads like a count."""
     return f"data node{'s' if len(ids) > 1 else ''} {joined(ids)}"
+
+
+def ndb_visible(check: Check, inputs: Inputs) -> Finding:
+    """Whether the exporter's account sees the ndbcluster engine and the ndbinfo schema."""
+    node = inputs.cluster.sql_node
+    if node.ndb_visibility is None:
+        return check.finding("unknown", "The scrape reported no ndb_engine_visibility.")
+    evidence = [
+        Evidence(label="state", value=node.ndb_visibility),
+        Evidence(label="SQL node version", value=node.version or "n/a"),
+    ]
+    if node.ndb_visibility == OK:
+        return check.finding(
+            "ok", "The exporter's account sees the ndbcluster engine and ndbinfo.", evidence
+        )
+    return check.finding(
+        "problem",
+        f"NDB is not visible through SQL node {inputs.cluster.target}:"
+        f" {CAUSES[node.ndb_visibility]}. Every ndbinfo collector is skipped, so the checks"
+        " below cannot see the cluster.",
+        evidence,
+    )
+
+
+NDB_NOT_VISIBLE = Check(
+    id="ndb_not_visible",
+    title="NDB not visible",
+    severity="critical",
+    promql='ndb_engine_visibility{state!="ok"} == 1',
+    sql=(
+        "SELECT ENGINE, SUPPORT FROM information_schema.ENGINES WHERE ENGINE = 'ndbcluster';\n"
+        "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'ndbinfo';\n"
+        "SELECT @@version, @@ndbinfo_version;\n"
+        "SHOW GRANTS"
+    ),
+    guide="Availability (outside the tuning guide): the checks need the NDB engine and ndbinfo",
+    advice=(
+        "engine_absent: start the mysqld with the NDB engine (ndbcluster and ndb-connectstring "
+        "in its [mysqld] section), or point the exporter at a SQL node of the cluster. "
+        "ndbinfo_absent: enable the ndbinfo plugin (no ndbinfo=OFF) and restart the mysqld. "
+        "privilege_missing: GRANT SELECT ON ndbinfo.* to the exporter's account. The runbook's "
+        "NdbEngineUnavailable section tells the causes apart."
+    ),
+    evaluate=ndb_visible,
+)
 
 
 def visibility(check: Check, inputs: Inputs) -> Finding:

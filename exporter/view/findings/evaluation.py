@@ -17,6 +17,7 @@ from ndbinfo_exporter.view.models import Finding
 
 # Findings of equal status and severity keep this order.
 CHECKS: tuple[Check, ...] = (
+    availability.NDB_NOT_VISIBLE,
     availability.CLUSTER_NOT_VISIBLE,
     availability.DEAD_REPLICAS,
     availability.NO_ARBITRATOR,
@@ -38,22 +39,30 @@ CHECKS: tuple[Check, ...] = (
 
 ORDER = {"problem": 0, "unknown": 1, "ok": 2}
 SEVERITY = {"critical": 0, "warning": 1, "info": 2}
+# Critical problems under which nothing is judged healthy, and how the other checks say so.
+BLINDING = {
+    availability.NDB_NOT_VISIBLE.id: "NDB is not visible",
+    availability.CLUSTER_NOT_VISIBLE.id: "no data node is ready",
+}
 
 
 def evaluate(inputs: Inputs) -> list[Finding]:
-    """Every check, problems first (most severe first), then unknown, then ok. With no data
-    node ready nothing is judged healthy: a check that passed on what the SQL node alone
-    reports (its counters) is unknown too."""
+    """Every check, problems first (most severe first), then unknown, then ok. With NDB not
+    visible or no data node ready nothing is judged healthy: a check that passed on what the
+    SQL node alone reports (its counters) is unknown too."""
     findings = [check(inputs) for check in CHECKS]
-    if any(
-        f.id == availability.CLUSTER_NOT_VISIBLE.id and f.severity == "critical" for f in findings
-    ):
+    blind = next(
+        (
+            BLINDING[f.id]
+            for f in findings
+            if f.id in BLINDING and f.status == "problem" and f.severity == "critical"
+        ),
+        None,
+    )
+    if blind is not None:
         findings = [
             f.model_copy(
-                update={
-                    "status": "unknown",
-                    "summary": f"Not judged while no data node is ready. {f.summary}",
-                }
+                update={"status": "unknown", "summary": f"Not judged while {blind}. {f.summary}"}
             )
             if f.status == "ok"
             else f

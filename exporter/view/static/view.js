@@ -651,9 +651,12 @@ async function loadPlacement() {
   }
 }
 
-// Green only when the SQL node answered and every collector could read ndbinfo.
+// Green only when the SQL node answered, NDB is visible and every collector could read ndbinfo.
 function pill(cluster) {
   if (!cluster.up) return ["down", "SQL node down"];
+  const why = { engine_absent: "engine absent", ndbinfo_absent: "ndbinfo schema absent", privilege_missing: "no privilege on ndbinfo" };
+  const visibility = cluster.sql_node.ndb_visibility;
+  if (visibility && visibility !== "ok") return ["down", `SQL node up · NDB not visible (${why[visibility] || visibility})`];
   if (cluster.sql_node.data_nodes_ready === 0) return ["down", "SQL node up · no data node ready"];
   const failed = cluster.collectors_failed.length;
   if (failed) return ["partial", `SQL node up · ${failed} collector${failed === 1 ? "" : "s"} failing`];

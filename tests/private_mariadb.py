@@ -5,10 +5,13 @@ from __future__ import annotations
 import shutil
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import mysql.connector
+import pytest
 from live_stack import free_port
 
 # The account the load generator tests use (created by the mariadb_server fixture).
@@ -101,3 +104,21 @@ def stop(server: MariaDB) -> None:
     except subprocess.TimeoutExpired:
         server.process.kill()
         server.process.wait()
+
+
+@contextmanager
+def running_with_account(datadir: Path, user: str, password: str, grants: str) -> Iterator[MariaDB]:
+    """A server with one account, ``user``@127.0.0.1, given ``grants`` ("PROCESS ON *.*");
+    the calling test is skipped when mariadb-server is not installed."""
+    if not available():
+        pytest.skip("mariadb-server is not installed (.ci/system-packages installs it)")
+    server = start(datadir)
+    try:
+        conn = server.root()
+        cursor = conn.cursor()
+        cursor.execute(f"CREATE USER '{user}'@'127.0.0.1' IDENTIFIED BY '{password}'")
+        cursor.execute(f"GRANT {grants} TO '{user}'@'127.0.0.1'")
+        conn.close()
+        yield server
+    finally:
+        stop(server)

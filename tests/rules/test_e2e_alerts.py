@@ -83,7 +83,7 @@ COLLECTORS_A = (
     "certificates",
     "backup",
 )
-COLLECTORS_B = ("status", "replicas", "config", "counters")
+COLLECTORS_B = ("status", "replicas", "lcp", "config", "counters")
 
 EXPRESSIONS: dict[str, list[str]] = defaultdict(list)
 for _rule in alert_rules():

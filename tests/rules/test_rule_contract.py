@@ -21,6 +21,7 @@ from rules_model import (
 SEVERITIES = {"critical", "warning", "info"}
 # Alerts about something being down must keep firing for as long as it is down.
 DOWN_ALERTS = {"NdbDataNodeDown", "NdbClusterDown", "NdbNodeGroupDegraded", "NdbManagementNodeDown"}
+WITHOUT_INSTANCE_JOB = re.compile(r"\bwithout\s*\(\s*instance\s*,\s*job\b")
 PAST_VALUE_FUNCTIONS = re.compile(
     r"\boffset\b|\bchanges\s*\(|_over_time\s*\(|\bdelta\s*\(|\bresets\s*\("
 )
@@ -77,15 +78,25 @@ def test_metric_name_extraction():
 )
 def test_recording_rule_is_named_level_metric_operation_and_keeps_cluster(rule):
     """SQL-node rules (level instance) keep the instance; data-node rules count a data node
-    once whichever SQL nodes report it: their outer aggregation drops the instance."""
+    once whichever SQL nodes report it: their outer aggregation drops the instance, either
+    `by` labels without it or, as the alerts do (keeping every other label of the target),
+    `without (instance, job)`; a rule without aggregation reads only such recorded series."""
     assert re.fullmatch(r"[a-z]+:ndb_[a-z0-9_]+:[a-z0-9_]+", rule["record"])
     clauses = by_clauses(rule["expr"])
     for labels in clauses:
         assert "cluster" in labels, labels
     if rule["record"].startswith("instance:"):
         assert all("instance" in labels for labels in clauses)
-    else:
+    elif clauses:
         assert "instance" not in clauses[0], clauses[0]
+    else:
+        data_node_rules = {
+            r["record"] for r in recording_rules() if not r["record"].startswith("instance:")
+        }
+        read = metric_names(rule["expr"])
+        assert WITHOUT_INSTANCE_JOB.search(rule["expr"]) or (read and read <= data_node_rules), (
+            "no `by` aggregation: aggregate `without (instance, job)` or read recorded series"
+        )
 
 
 @pytest.mark.parametrize("name", sorted(DOWN_ALERTS))

@@ -62,20 +62,24 @@ def scraper():
     return RecordedScraper(cluster(), placement_rows(**shape), replica_rows(**shape))
 
 
-@pytest.fixture
-def app(scraper, monkeypatch):
-    monkeypatch.setattr(clock, "now", 1000.0)
+def view_app(scraper: RecordedScraper, targets: Targets) -> FastAPI:
     application = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     settings = SimpleNamespace(
         telemetry_path="/metrics", query_timeout=5.0, view_alerts_url=None, refresh_max_age=120.0
     )
+    application.include_router(view.make_router(application, settings, scraper, targets, clock))
+    return application
+
+
+@pytest.fixture
+def app(scraper, monkeypatch):
+    monkeypatch.setattr(clock, "now", 1000.0)
     targets = Targets(
         default=TargetConfig("127.0.0.1", 3306, "exporter"),
         auth_modules={},
         allowed_patterns=("10.0.0.*:3306", "db7:3306"),
     )
-    application.include_router(view.make_router(application, settings, scraper, targets, clock))
-    return application
+    return view_app(scraper, targets)
 
 
 @pytest.fixture
@@ -312,17 +316,13 @@ async def test_a_failure_inside_the_view_is_a_json_500(client, scraper):
 
 
 async def test_a_probe_only_exporter_asks_for_a_target(scraper):
-    application = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
-    settings = SimpleNamespace(
-        telemetry_path="/metrics", query_timeout=5.0, view_alerts_url=None, refresh_max_age=120.0
-    )
     targets = Targets(
         default=TargetConfig("localhost", 3306, "exporter"),
         auth_modules={},
         allowed_patterns=("db7:3306",),
         probe_only=True,
     )
-    application.include_router(view.make_router(application, settings, scraper, targets, clock))
+    application = view_app(scraper, targets)
     transport = httpx.ASGITransport(app=application)
     async with httpx.AsyncClient(transport=transport, base_url="http://view") as http:
         listing = (await http.get("/api/v1/targets")).json()

@@ -110,11 +110,8 @@ class Placement:
     source_node: int
     refreshed_at: float
     tables: list[TablePlacement]  # ordered by db, table
-    groups: list[set[int]] = field(default_factory=list)  # data nodes per node group
-
-    def node_sets(self) -> list[set[int]]:
-        """The data nodes of each node group, as the replicas place them."""
-        return self.groups
+    # The data nodes of each node group, as the replicas place them.
+    node_groups: list[set[int]] = field(default_factory=list)
 
     def tables_without_read_backup(self) -> list[TablePlacement]:
         return [t for t in self.tables if t.read_backup is False and not t.fully_replicated]

@@ -62,6 +62,7 @@ class ViewModel:
     """Everything the API serves for one scrape result and one placement."""
 
     result: ScrapeResult
+    previous: ScrapeResult | None  # the result before, for counter increases
     samples: Samples
     cluster: ClusterView
     placement: Placement | None
@@ -116,7 +117,7 @@ def _build(
                 unknown=sum(1 for f in checked if f.status == "unknown"),
             )
         )
-    return ViewModel(result, samples, cluster, placement, placement_error, bodies)
+    return ViewModel(result, previous, samples, cluster, placement, placement_error, bodies)
 
 
 def _groups_from(placement: Placement | None, known: dict[int, int]) -> dict[int, int]:
@@ -124,7 +125,7 @@ def _groups_from(placement: Placement | None, known: dict[int, int]) -> dict[int
     found: dict[int, int] = {}
     if placement is None:
         return found
-    for nodes in placement.node_sets():
+    for nodes in placement.node_groups:
         groups = {known[n] for n in nodes if n in known}
         if len(groups) == 1:
             group = groups.pop()
@@ -160,8 +161,6 @@ class ViewSource:
         self.clock = clock
         self._scrape_lock = asyncio.Lock()
         self._build_lock = asyncio.Lock()
-        self._previous: ScrapeResult | None = None  # the result before the newest
-        self._newest: ScrapeResult | None = None
         self._groups: dict[int, int] = {}  # node group of every data node seen running
         self._placement: Placement | None = None
         self._placement_version: tuple | None = None
@@ -207,14 +206,10 @@ class ViewSource:
                 and model.placement_error == self._error_text()
             ):
                 return model
-            if self._newest is not result:
-                if self._newest is not None and self._newest.up:
-                    self._previous = self._newest
-                self._newest = result
             self._model = await asyncio.to_thread(
                 _build,
                 result,
-                self._previous if self._previous is not result else None,
+                _previous(model, result),
                 self._remember_groups(result),
                 self._placement,
                 self._error_text(),
@@ -223,7 +218,8 @@ class ViewSource:
 
     def _remember_groups(self, result: ScrapeResult) -> dict[int, int]:
         if result.up:
-            self._groups.update(node_groups_seen(Samples(_nodegroup_families(result))))
+            families = _families(result, "ndb_data_node_nodegroup")
+            self._groups.update(node_groups_seen(Samples(families)))
         return dict(self._groups)
 
     def _error_text(self) -> str | None:
@@ -233,7 +229,7 @@ class ViewSource:
         """Start reading the placement when the scrape read the distribution again (or, with
         the distribution's collectors off, at the maximum age), and wait for the read a
         moment, so that a change shows in the same answer when it can."""
-        version = distribution_version(Samples(_refresh_families(result)))
+        version = distribution_version(Samples(_families(result, LAST_REFRESH)))
         current = self._placement is not None and (
             self._placement_version == version
             if version is not None
@@ -320,7 +316,7 @@ def _running_node(result: ScrapeResult) -> int:
         raise Unavailable(f"this NDB version has no ndbinfo.{missing[0]}: no placement map")
     running = sorted(
         int(labels["node_id"])
-        for labels, value in Samples(_status_families(result)).select(
+        for labels, value in Samples(_families(result, "ndb_data_node_status")).select(
             "ndb_data_node_status", state="STARTED"
         )
         if value
@@ -334,13 +330,11 @@ def _families(result: ScrapeResult, name: str) -> list:
     return [family for family in result.families if family.name == name]
 
 
-def _refresh_families(result: ScrapeResult) -> list:
-    return _families(result, LAST_REFRESH)
-
-
-def _status_families(result: ScrapeResult) -> list:
-    return _families(result, "ndb_data_node_status")
-
-
-def _nodegroup_families(result: ScrapeResult) -> list:
-    return _families(result, "ndb_data_node_nodegroup")
+def _previous(model: ViewModel | None, result: ScrapeResult) -> ScrapeResult | None:
+    """The scrape result before ``result``: the last model's, when it was another result of
+    a reachable SQL node; otherwise the one that model had."""
+    if model is None:
+        return None
+    if model.result is not result and model.result.up:
+        return model.result
+    return model.previous

@@ -119,7 +119,7 @@ def test_placement_counts_dead_replicas_and_primaries_per_node():
     shares = {node: (s.primaries, s.backups, s.dead) for node, s in table.shares.items()}
     assert shares == {1: (2, 0, 0), 2: (0, 0, 2), 3: (1, 1, 0), 4: (1, 1, 0)}
     assert table.dead_replicas == 2
-    assert sorted(map(sorted, data.node_sets())) == [[1, 2], [3, 4]]
+    assert sorted(map(sorted, data.node_groups)) == [[1, 2], [3, 4]]
 
 
 def test_fragments_of_one_table_mark_dead_replicas_and_primaries():

@@ -90,6 +90,22 @@ def resources(c: Cluster) -> list[dict]:
     return out
 
 
+def _log_row(
+    node: int, log_type: int, log_id: int, part: int, total: int, used: int, high: int
+) -> dict:
+    """A row of logspaces or logbuffers (log_type: 0 REDO, 1 DD-UNDO, 2 BACKUP-DATA,
+    3 BACKUP-LOG)."""
+    return {
+        "node_id": node,
+        "log_type": log_type,
+        "log_id": log_id,
+        "log_part": part,
+        "total": total,
+        "used": used,
+        "high": high,
+    }
+
+
 def logspaces(c: Cluster) -> list[dict]:
     out = []
     lg = c.dictionary.logfile_group_id
@@ -97,31 +113,11 @@ def logspaces(c: Cluster) -> list[dict]:
         total = c.redo_part_bytes(n)
         for part in range(int(c.config[n]["NoOfFragmentLogParts"])):
             used = c.redo_used(n, part)
-            out.append(
-                {
-                    "node_id": n,
-                    "log_type": 0,
-                    "log_id": 0,
-                    "log_part": part,
-                    "total": total,
-                    "used": used,
-                    "high": min(total, int(used * 1.15)),
-                }
-            )
+            out.append(_log_row(n, 0, 0, part, total, used, min(total, int(used * 1.15))))
         if lg is not None:
             undo_total = 134217728
             undo_used = 2 * 1024 * 1024 + int(c.nodes[n].ops * 3) % (undo_total // 4)
-            out.append(
-                {
-                    "node_id": n,
-                    "log_type": 1,
-                    "log_id": lg,
-                    "log_part": 0,
-                    "total": undo_total,
-                    "used": undo_used,
-                    "high": undo_used,
-                }
-            )
+            out.append(_log_row(n, 1, lg, 0, undo_total, undo_used, undo_used))
     return out
 
 
@@ -134,50 +130,10 @@ def logbuffers(c: Cluster) -> list[dict]:
         util = thread_util(c, n, "ldm")
         for part in range(int(cfg["NoOfFragmentLogParts"])):
             used = int(total * util * 0.05) + 32768 * (part % 2)
-            out.append(
-                {
-                    "node_id": n,
-                    "log_type": 0,
-                    "log_id": 0,
-                    "log_part": part,
-                    "total": total,
-                    "used": used,
-                    "high": used * 4,
-                }
-            )
+            out.append(_log_row(n, 0, 0, part, total, used, used * 4))
         if lg is not None:
-            out.append(
-                {
-                    "node_id": n,
-                    "log_type": 1,
-                    "log_id": lg,
-                    "log_part": 0,
-                    "total": 8388608,
-                    "used": 32768,
-                    "high": 262144,
-                }
-            )
+            out.append(_log_row(n, 1, lg, 0, 8388608, 32768, 262144))
         if not c.version.is_7x:
-            out.append(
-                {
-                    "node_id": n,
-                    "log_type": 2,
-                    "log_id": 0,
-                    "log_part": 0,
-                    "total": int(cfg["BackupDataBufferSize"]),
-                    "used": 0,
-                    "high": 0,
-                }
-            )
-            out.append(
-                {
-                    "node_id": n,
-                    "log_type": 3,
-                    "log_id": 0,
-                    "log_part": 0,
-                    "total": int(cfg["BackupLogBufferSize"]),
-                    "used": 0,
-                    "high": 0,
-                }
-            )
+            out.append(_log_row(n, 2, 0, 0, int(cfg["BackupDataBufferSize"]), 0, 0))
+            out.append(_log_row(n, 3, 0, 0, int(cfg["BackupLogBufferSize"]), 0, 0))
     return out

@@ -118,9 +118,9 @@ class Settings(BaseSettings):
         Flag(
             "--exporter.refresh-max-age",
             "SECONDS",
-            "longest time the rows of a slowly changing collector (fragments, replicas,"
-            " dictionary, configuration, ...) are served without a change signal; 0 reads them"
-            " at every scrape",
+            "longest time the dictionary fingerprint and the rows of the small slowly changing"
+            " collectors (table_distribution, config, inventory, table_detail) are served"
+            " without a change signal; 0 reads every slowly changing collector at every scrape",
         ),
     ] = Field(default=120.0, ge=0)
     probe_allowed_targets: Annotated[

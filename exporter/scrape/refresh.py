@@ -161,6 +161,8 @@ class Refresher:
     def objects_due(self, target: str, collectors: Iterable[Collector]) -> bool:
         """Whether this scrape reads the objects signal: one of ``collectors`` follows it,
         and it was never read or has reached the maximum age."""
+        if self.max_age <= 0:
+            return False  # every collector is read at every scrape
         if not any(c.slow is not None and OBJECTS in c.slow.signals for c in collectors):
             return False
         state = self._target(target)
@@ -214,7 +216,7 @@ class Refresher:
         """Why the collector's rows are to be read now ("" when its last ones are served)."""
         slow = collector.slow
         last = state.reads.get(collector.name)
-        if slow is None:
+        if slow is None or self.max_age <= 0:
             return "every scrape"
         if last is None:
             return "no rows yet"

@@ -420,3 +420,17 @@ def test_a_lasting_transition_is_read_less_and_less_often():
     assert set(waits[4:]) == {120}
     refresh.record_read("t", slow, signals, [])
     assert not is_due(refresh, slow, signals)
+
+
+def test_a_maximum_age_of_zero_reads_every_collector_at_every_scrape():
+    clock = Clock()
+    refresh = refresher(clock, max_age=0)
+    aged = collector({"nodes"})
+    distribution = gauge_collector(
+        "distribution", "SELECT 1", slow=SlowChanging(frozenset({"objects"}), aged=False)
+    )
+    signals = parse_signals(signal_rows())
+    for slow in (aged, distribution):
+        refresh.record_read("t", slow, signals, [])
+    assert refresh.due("t", [aged, distribution], signals, False) == [aged, distribution]
+    assert not refresh.objects_due("t", [distribution])

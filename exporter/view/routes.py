@@ -20,7 +20,6 @@ from ndbinfo_exporter import __version__
 from ndbinfo_exporter.scrape.scraper import Scraper
 from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import ProbeRefused, TargetConfig, Targets
-from ndbinfo_exporter.view import placement
 from ndbinfo_exporter.view.alerts import AlertSource
 from ndbinfo_exporter.view.models import (
     AlertsView,
@@ -222,30 +221,7 @@ def make_router(
         """Replicas of user tables per data node: primaries, backups and dead replicas, with a
         summary per data node over the matching tables. Fragment detail: /placement/{table_id}."""
         model = await reachable(source(target, auth_module))
-        if model.placement is None:
-            raise Unavailable(model.placement_error or "no placement has been read yet")
-        data = model.placement
-        topology = model.cluster.topology
-        nodes = {
-            n.node_id: (n.nodegroup, n.running)
-            for group in topology.node_groups
-            for n in group.nodes
-        }
-        nodes.update({n.node_id: (None, n.running) for n in topology.unassigned_data_nodes})
-        key = (db or None, table or None, node, page, page_size)
-        body, pages = model.page(
-            key,
-            lambda: placement.page_view(
-                data,
-                model.result.target,
-                nodes,
-                db=db or None,
-                table=table or None,
-                node=node,
-                page=page,
-                page_size=page_size,
-            ),
-        )
+        body, pages = model.page(db or None, table or None, node, page, page_size)
         if page > pages:
             raise ApiFailure(400, f"page {page} is past the last page ({pages})")
         return answer(body, request)

@@ -25,7 +25,7 @@ from ndbinfo_exporter.targets import TargetConfig
 from ndbinfo_exporter.view import findings
 from ndbinfo_exporter.view import placement as placement_model
 from ndbinfo_exporter.view.cluster import cluster_view, node_groups_seen
-from ndbinfo_exporter.view.models import ClusterView, FindingsView, PlacementView, TableFragments
+from ndbinfo_exporter.view.models import ClusterView, FindingsView, TableFragments
 from ndbinfo_exporter.view.parameters import config_view
 from ndbinfo_exporter.view.placement import Placement
 from ndbinfo_exporter.view.samples import Samples
@@ -70,11 +70,34 @@ class ViewModel:
     bodies: dict[str, Body]
     pages: OrderedDict[tuple, tuple[Body, int]] = field(default_factory=OrderedDict)
 
-    def page(self, key: tuple, make: Callable[[], PlacementView]) -> tuple[Body, int]:
+    def placement_read(self) -> Placement:
+        """The placement, or Unavailable saying why there is none."""
+        if self.placement is None:
+            raise Unavailable(self.placement_error or "no placement has been read yet")
+        return self.placement
+
+    def page(
+        self, db: str | None, table: str | None, node: int | None, page: int, page_size: int
+    ) -> tuple[Body, int]:
         """A placement page and the number of pages, computed once per model and query."""
+        key = (db, table, node, page, page_size)
         found = self.pages.get(key)
         if found is None:
-            view = make()
+            topology = self.cluster.topology
+            nodes = {
+                n.node_id: (g.nodegroup, n.running) for g in topology.node_groups for n in g.nodes
+            }
+            nodes.update({n.node_id: (None, n.running) for n in topology.unassigned_data_nodes})
+            view = placement_model.page_view(
+                self.placement_read(),
+                self.result.target,
+                nodes,
+                db=db,
+                table=table,
+                node=node,
+                page=page,
+                page_size=page_size,
+            )
             found = self.pages[key] = (Body.of(view), view.pages)
             if len(self.pages) > PAGES_KEPT:
                 self.pages.popitem(last=False)
@@ -269,9 +292,7 @@ class ViewSource:
         """The fragments of one table, read when a viewer opens it and kept until the
         placement is read again."""
         model = await self.model()
-        placement = model.placement
-        if placement is None:
-            raise Unavailable(model.placement_error or "no placement has been read yet")
+        placement = model.placement_read()
         table = next((t for t in placement.tables if t.table_id == table_id), None)
         if table is None:
             raise LookupError(f"no user table with id {table_id}")

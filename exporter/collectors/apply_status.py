@@ -1,5 +1,6 @@
-"""What this SQL node's replica applier has applied: mysql.ndb_apply_status, one row per
-source SQL node (server_id) with the newest epoch applied from it.
+"""What the replica appliers of this SQL node's cluster have applied: mysql.ndb_apply_status
+(an NDB table, the same through every SQL node of the cluster), one row per source SQL node
+(server_id) with the newest epoch applied from it.
 
 Every SQL node creates the table when it first connects to the cluster, whether or not it
 replicates: on a SQL node that never replicated it is empty (no series). Until it exists

@@ -160,7 +160,8 @@ class Collector:
 
     def available(self, target: TargetInfo) -> bool:
         """True when the target has every object this collector reads, at a high enough
-        version, and the ndbcluster engine when the collector reads tables of the SQL node."""
+        version, and the ndbcluster engine when the collector reads tables or SHOW statements
+        of the SQL node (``server_reads``)."""
         return (
             target.ndb_version >= self.min_version
             and all(obj in target.objects for obj in self.reads)

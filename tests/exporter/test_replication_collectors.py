@@ -9,8 +9,11 @@ import pytest
 from ndbinfo_exporter.collectors import apply_status, binlog, replica_status
 from ndbinfo_exporter.collectors._epochs import gci
 from ndbinfo_exporter.collectors.base import BadValue, Context, TargetInfo, collect_rows
+from ndbsim.protocol import replies
+from ndbsim.versions import SUPPORTED, parse_version
 
 REPLICATION = (replica_status.COLLECTOR, apply_status.COLLECTOR, binlog.COLLECTOR)
+VERSIONS = [parse_version(name) for name in SUPPORTED]
 
 
 def target(version: str, ndb_version=(8, 4, 3), **kwargs) -> TargetInfo:
@@ -85,3 +88,13 @@ def test_they_run_where_the_ndbcluster_engine_runs(collector):
 def test_a_missing_ndb_apply_status_is_no_failure():
     assert apply_status.COLLECTOR.absent_errors == {apply_status.ER_NO_SUCH_TABLE}
     assert not replica_status.COLLECTOR.absent_errors and not binlog.COLLECTOR.absent_errors
+
+
+@pytest.mark.parametrize("version", VERSIONS, ids=lambda v: v.series)
+def test_replica_status_reads_columns_its_statement_has(version):
+    """The columns declared for each statement are in ndbsim's SHOW REPLICA/SLAVE STATUS of
+    that version (its column lists follow the manual)."""
+    info = target(version.version_string, version.ndb)
+    statement = replica_status.COLLECTOR.statement(info)
+    columns = replies.replica_status(version, replica_words=statement == "SHOW REPLICA STATUS")
+    assert set(replica_status.COLLECTOR.server_reads[statement]) <= set(columns)

@@ -147,17 +147,23 @@ def statements(connection, enabled_only: bool) -> list[tuple[Collector, str, tup
             continue
         context = Context(target=info, options={o.name: o.default for o in collector.options})
         params = collector.params(context) if collector.params else None
-        chosen.append((collector, collector.sql, params))
+        chosen.append((collector, collector.statement(info), params))
     return chosen
 
 
-def run(connection, sql: str, params) -> int:
-    """Execute and fetch every row with the connector's plain (tuple) cursor."""
+def run(connection, collector: Collector | None, sql: str, params) -> int:
+    """Execute and fetch every row with the connector's plain (tuple) cursor; no row when
+    what the collector reads does not exist yet (its ``absent_errors``), as in a scrape."""
     cursor = connection.cursor()
-    cursor.execute(sql, params)
-    rows = cursor.fetchall()
-    cursor.close()
-    return len(rows)
+    try:
+        cursor.execute(sql, params)
+        return len(cursor.fetchall())
+    except mysql.connector.errors.DatabaseError as exc:
+        if collector is None or exc.errno not in collector.absent_errors:
+            raise
+        return 0
+    finally:
+        cursor.close()
 
 
 def floor_worker(host: str, port: int, user: str) -> None:
@@ -178,7 +184,7 @@ def floor_worker(host: str, port: int, user: str) -> None:
     def job(statement):
         connection = connections.get()
         try:
-            return run(connection, statement[1], statement[2])
+            return run(connection, *statement)
         finally:
             connections.put(connection)
 
@@ -194,7 +200,7 @@ def floor_worker(host: str, port: int, user: str) -> None:
             times = []
             for _ in range(5):
                 started = time.perf_counter()
-                rows = run(connection, sql, params)
+                rows = run(connection, collector, sql, params)
                 times.append(time.perf_counter() - started)
             stats[collector.name] = {
                 "rows": rows,

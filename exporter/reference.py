@@ -32,8 +32,9 @@ skipped, as is normal across versions) from NDB not being visible at all: `engin
 (no ndbcluster storage engine in `information_schema.ENGINES`, or disabled), `ndbinfo_absent`
 (no ndbinfo schema) or `privilege_missing` (the account may not read ndbinfo, so the schema
 looks absent); 1 for the current state, `ok` when NDB is visible. Without the engine, the
-collectors that read tables of the SQL node (`information_schema.FILES`, `performance_schema`)
-are skipped too; `status` still runs. A change of state is logged once, as a warning naming
+collectors that read tables of the SQL node (`information_schema.FILES`, `performance_schema`,
+`mysql.ndb_apply_status`) or its replication status (`SHOW REPLICA STATUS`, `SHOW ENGINE
+NDBCLUSTER STATUS`) are skipped too; `status` still runs. A change of state is logged once, as a warning naming
 the cause.
 """
 

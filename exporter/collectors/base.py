@@ -3,11 +3,13 @@
 A collector module defines one ``COLLECTOR = Collector(...)``: its name, one-line help,
 whether it is on by default, the ndbinfo objects and columns its SQL reads with the
 minimum NDB version, the SQL itself (one statement: at most one query per collector
-per scrape) and a ``collect`` function that turns the fetched rows into metric families.
+per scrape; a function of the target when mysqld's words for it changed between versions)
+and a ``collect`` function that turns the fetched rows into metric families.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -22,6 +24,14 @@ from prometheus_client.core import (
 
 Row = Mapping[str, Any]
 Version = tuple[int, int, int]
+
+_LEADING_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)")
+
+
+def leading_version(text: str) -> Version | None:
+    """The version @@version starts with: (5, 7, 16) from "5.7.16-ndb-7.5.4-cluster-gpl"."""
+    match = _LEADING_VERSION.match(text)
+    return (int(match[1]), int(match[2]), int(match[3])) if match else None
 
 
 @dataclass(frozen=True)
@@ -52,6 +62,13 @@ class TargetInfo:
     # "ok", or why NDB is not visible: "engine_absent", "ndbinfo_absent", "privilege_missing"
     # (ndbinfo_exporter.scrape.ndb_visibility).
     ndb_visibility: str = "ok"
+    server_id: int | None = None  # @@server_id
+
+    @property
+    def server_version(self) -> Version:
+        """mysqld's own version, which names its statements: (5, 7, 16) for NDB 7.5.4,
+        (8, 4, 3) for NDB 8.4.3; (0, 0, 0) when @@version does not start with one."""
+        return leading_version(self.version) or (0, 0, 0)
 
 
 @dataclass(frozen=True)
@@ -120,22 +137,31 @@ class Collector:
     # ndbinfo object -> columns the SQL reads; empty for SHOW STATUS style collectors.
     reads: Mapping[str, tuple[str, ...]]
     min_version: Version
-    sql: str
+    # The statement, or a function choosing it by the target (``statement`` calls it).
+    sql: str | Callable[[TargetInfo], str]
     collect: Callable[[list[Row], Context], Iterable[Metric]]
     # Values for %s placeholders in ``sql``, computed from the collector's options.
     params: Callable[[Context], tuple[Any, ...]] | None = None
     options: tuple[Option, ...] = ()
     # The metric families ``collect`` yields (for the generated reference and the tests).
     metrics: tuple[MetricSpec, ...] = ()
-    # SQL-node tables the SQL reads besides ndbinfo ("information_schema.FILES" -> columns);
-    # they exist from ``min_version`` on, while the ndbcluster engine runs.
+    # SQL-node tables or SHOW statements the SQL reads besides ndbinfo
+    # ("information_schema.FILES" or "SHOW ENGINE NDBCLUSTER STATUS" -> columns); they exist
+    # from ``min_version`` on, while the ndbcluster engine runs.
     server_reads: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # Set for rows that change only with the cluster's state (see SlowChanging).
     slow: SlowChanging | None = None
+    # MySQL error numbers that mean what the statement reads does not exist yet on this SQL
+    # node: the collector then exports no series instead of failing.
+    absent_errors: frozenset[int] = frozenset()
+
+    def statement(self, target: TargetInfo) -> str:
+        return self.sql(target) if callable(self.sql) else self.sql
 
     def available(self, target: TargetInfo) -> bool:
         """True when the target has every object this collector reads, at a high enough
-        version, and the ndbcluster engine when the collector reads tables of the SQL node."""
+        version, and the ndbcluster engine when the collector reads tables or SHOW statements
+        of the SQL node (``server_reads``)."""
         return (
             target.ndb_version >= self.min_version
             and all(obj in target.objects for obj in self.reads)

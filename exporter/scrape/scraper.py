@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mysql.connector import errors
 from ndbinfo_exporter import __version__, logs, settings
 from ndbinfo_exporter.collectors.base import Collector, Context, Row, TargetInfo, collect_rows
 from ndbinfo_exporter.scrape.exposition import Exposition, render
@@ -75,14 +76,27 @@ def _collect_and_render(
     return _Rendered(rows, context.target, families, render(families), skipped)
 
 
+def collector_rows(
+    connection: PooledConnection, collector: Collector, context: Context
+) -> list[Row]:
+    """Blocking: the rows of the collector's statement for this target; none when the
+    statement fails because what it reads does not exist yet (``absent_errors``)."""
+    params = collector.params(context) if collector.params else None
+    try:
+        return connection.rows(collector.statement(context.target), params)
+    except errors.DatabaseError as exc:
+        if exc.errno in collector.absent_errors:
+            return []
+        raise
+
+
 def _fetch_and_render(collector: Collector, context: Context, previous: _Rendered | None):
     """A pool job that renders on the thread that fetched the rows, as soon as they arrive,
     so that rendering overlaps with the other collectors' queries. A failing ``collect`` is
     returned rather than raised, so that the pool does not take it for a broken connection."""
 
     def job(connection: PooledConnection) -> tuple[list[Row], _Rendered | Exception]:
-        params = collector.params(context) if collector.params else None
-        rows = connection.rows(collector.sql, params)
+        rows = collector_rows(connection, collector, context)
         try:
             return rows, _collect_and_render(collector, rows, context, previous)
         except Exception as exc:

@@ -7,13 +7,12 @@ import re
 from typing import Any
 
 from mysql.connector import errors
-from ndbinfo_exporter.collectors.base import TargetInfo, Version
+from ndbinfo_exporter.collectors.base import TargetInfo, Version, leading_version
 from ndbinfo_exporter.scrape.ndb_visibility import detect_visibility
 
 ER_UNKNOWN_SYSTEM_VARIABLE = 1193
 
 _NDB_IN_VERSION = re.compile(r"-ndb-(\d+)\.(\d+)\.(\d+)")
-_LEADING_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)")
 
 OBJECTS_SQL = "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'ndbinfo'"
 
@@ -27,10 +26,8 @@ def ndb_version(version: str, ndbinfo_version: Any) -> Version:
     match = _NDB_IN_VERSION.search(version)
     if match:
         return (int(match[1]), int(match[2]), int(match[3]))
-    match = _LEADING_VERSION.match(version)
-    if match and "cluster" in version:
-        return (int(match[1]), int(match[2]), int(match[3]))
-    return (0, 0, 0)
+    leading = leading_version(version)
+    return leading if leading and "cluster" in version else (0, 0, 0)
 
 
 def _text(value: Any) -> str:
@@ -38,18 +35,18 @@ def _text(value: Any) -> str:
 
 
 def detect(connection: Any) -> TargetInfo:
-    """Blocking: the version, the ndbinfo objects and the NDB visibility (three or four
-    statements) on ``connection`` (a mysql.connector connection)."""
+    """Blocking: the version, the server id, the ndbinfo objects and the NDB visibility
+    (three or four statements) on ``connection`` (a mysql.connector connection)."""
     cursor = connection.cursor()
     try:
         try:
-            cursor.execute("SELECT @@version, @@ndbinfo_version")
-            version, ndbinfo_version = cursor.fetchone()
+            cursor.execute("SELECT @@version, @@server_id, @@ndbinfo_version")
+            version, server_id, ndbinfo_version = cursor.fetchone()
         except errors.DatabaseError as exc:
             if exc.errno != ER_UNKNOWN_SYSTEM_VARIABLE:
                 raise
-            cursor.execute("SELECT @@version")
-            (version,), ndbinfo_version = cursor.fetchone(), None
+            cursor.execute("SELECT @@version, @@server_id")
+            (version, server_id), ndbinfo_version = cursor.fetchone(), None
         cursor.execute(OBJECTS_SQL)
         objects = frozenset(_text(row[0]).lower() for row in cursor.fetchall())
         visibility = detect_visibility(cursor, ndbinfo_version, objects)
@@ -61,4 +58,5 @@ def detect(connection: Any) -> TargetInfo:
         ndb_version=ndb_version(version, ndbinfo_version),
         objects=objects,
         ndb_visibility=visibility,
+        server_id=int(server_id),
     )

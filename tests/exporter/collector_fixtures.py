@@ -32,6 +32,7 @@ def context(fixture: dict, collector: Collector) -> Context:
         version=target["version"],
         ndb_version=tuple(target["ndb_version"]),
         objects=frozenset(target.get("objects") or collector.reads),
+        server_id=target.get("server_id"),
     )
     options = {option.name: option.default for option in collector.options}
     options.update(fixture.get("options") or {})

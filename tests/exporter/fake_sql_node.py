@@ -30,11 +30,14 @@ class Answer:
 class FakeSqlNode:
     version: str = "8.4.3-cluster"
     ndbinfo_version: int | None = (8 << 16) | (4 << 8) | 3
+    server_id: int = 1
     objects: tuple[str, ...] = ("nodes", "memoryusage")
     # information_schema.ENGINES' SUPPORT of ndbcluster; None: the engine has no row.
     engine_support: str | None = "YES"
     grants: tuple[str, ...] = ("GRANT SELECT, PROCESS ON *.* TO `exporter`@`%`",)
     answers: dict[str, Answer] = field(default_factory=dict)
+    # Exact SQL text -> the MySQL error number it fails with.
+    errors: dict[str, int] = field(default_factory=dict)
     password: str = ""
     port: int = 0
     open_connections: int = 0
@@ -49,20 +52,23 @@ class FakeSqlNode:
 
     async def answer(self, sql: str) -> tuple[list[tuple[Any, ...]], list[str]]:
         self.queries.append(sql)
-        if sql == "SELECT @@version, @@ndbinfo_version":
+        if sql == "SELECT @@version, @@server_id, @@ndbinfo_version":
             if self.ndbinfo_version is None:
                 raise MysqlError("Unknown system variable 'ndbinfo_version'", code=1193)
-            return [(self.version, self.ndbinfo_version)], ["@@version", "@@ndbinfo_version"]
+            columns = ["@@version", "@@server_id", "@@ndbinfo_version"]
+            return [(self.version, self.server_id, self.ndbinfo_version)], columns
         if sql == "SELECT @@session.sql_mode":
             return [("",)], ["@@session.sql_mode"]
-        if sql == "SELECT @@version":
-            return [(self.version,)], ["@@version"]
+        if sql == "SELECT @@version, @@server_id":
+            return [(self.version, self.server_id)], ["@@version", "@@server_id"]
         if sql == OBJECTS_SQL:
             return [(name,) for name in self.objects], ["TABLE_NAME"]
         if sql == ENGINE_SQL:
             return [(self.engine_support,)] if self.engine_support else [], ["SUPPORT"]
         if sql == GRANTS_SQL:
             return [(line,) for line in self.grants], ["Grants for exporter@%"]
+        if sql in self.errors:
+            raise MysqlError(f"error {self.errors[sql]}", code=self.errors[sql])
         answer = self.answers.get(sql)
         if answer is None:
             return [], []

@@ -58,7 +58,8 @@ async def test_capabilities_detected_once_per_connection(node):
     finally:
         pool.close()
     assert infos[0].ndb_version == (8, 4, 3)
-    assert node.queries.count("SELECT @@version, @@ndbinfo_version") == 1
+    assert infos[0].server_id == node.server_id
+    assert node.queries.count("SELECT @@version, @@server_id, @@ndbinfo_version") == 1
 
 
 async def test_limit_holds_across_credential_sets(node):

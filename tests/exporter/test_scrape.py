@@ -311,3 +311,44 @@ async def test_unchanged_rows_reuse_the_previous_rendering(node, target):
     third = await scraper.scrape(target, 5)
     assert calls == [2, 1]
     assert b"test_memo_rows 1.0" in third.exposition.text
+
+
+async def test_the_statement_follows_the_target_and_the_server_id_is_learned(node, target):
+    """A collector whose SQL is a function of the target runs the statement named for the
+    SQL node's version; the detection reads @@server_id with @@version, in one statement."""
+    node.version, node.server_id = "5.7.44-ndb-7.6.34-cluster-gpl", 7
+    node.answers["SHOW SLAVE STATUS"] = Answer(["node_id"], [(4,)])
+
+    def statement(info):
+        return "SHOW SLAVE STATUS" if info.server_version < (8, 0, 22) else "SHOW REPLICA STATUS"
+
+    scraper = make_scraper([gauge_collector("chosen", statement, reads={})])
+    try:
+        result = await scraper.scrape(target, 5)
+    finally:
+        scraper.close()
+    assert result.target_info.server_id == 7
+    assert samples(result, "test_chosen_rows") == {(("node_id", "4"),): 1}
+    assert "SHOW REPLICA STATUS" not in node.queries
+    assert sum(query.startswith("SELECT @@version") for query in node.queries) == 1
+
+
+async def test_an_absent_source_is_no_failure_and_other_errors_are(node, target):
+    node.errors["SELECT node_id FROM mysql.absent"] = 1146
+    node.errors["SELECT node_id FROM mysql.denied"] = 1142
+    scraper = make_scraper(
+        [
+            gauge_collector(
+                "absent", "SELECT node_id FROM mysql.absent", absent_errors=frozenset({1146})
+            ),
+            gauge_collector(
+                "denied", "SELECT node_id FROM mysql.denied", absent_errors=frozenset({1146})
+            ),
+        ]
+    )
+    try:
+        result = await scraper.scrape(target, 5)
+    finally:
+        scraper.close()
+    assert by_collector(result, "ndb_exporter_collector_success") == {"absent": 1, "denied": 0}
+    assert samples(result, "test_absent_rows") == {}

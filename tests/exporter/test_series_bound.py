@@ -10,6 +10,8 @@ import mysql.connector
 import pytest
 from ndbinfo_exporter.collectors.base import Context
 from ndbinfo_exporter.collectors.registry import all_collectors
+from ndbinfo_exporter.scrape.pool import PooledConnection
+from ndbinfo_exporter.scrape.scraper import collector_rows
 from ndbinfo_exporter.scrape.sql_node import detect
 from ndbinfo_exporter.testing import running_exporter
 from ndbsim.testing import running_ndbsim
@@ -44,11 +46,7 @@ def series_per_collector(tables: int) -> dict[str, int]:
                 if not collector.default_enabled or not collector.available(info):
                     continue
                 context = Context(target=info)
-                params = collector.params(context) if collector.params else None
-                cursor = connection.cursor(dictionary=True)
-                cursor.execute(collector.sql, params)
-                rows = cursor.fetchall()
-                cursor.close()
+                rows = collector_rows(PooledConnection(connection, info), collector, context)
                 families = collector.collect(rows, context)
                 counts[collector.name] = sum(len(family.samples) for family in families)
             return counts

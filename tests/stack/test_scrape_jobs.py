@@ -9,7 +9,7 @@ import yaml
 from ndbinfo_exporter.collectors.registry import all_collectors
 
 CONFIG = Path(__file__).parents[2] / "provisioning" / "prometheus" / "prometheus.yml"
-SQL_NODE_COLLECTORS = {"status", "metadata_sync"}
+SQL_NODE_COLLECTORS = {"status", "metadata_sync", "replica_status", "apply_status", "binlog"}
 
 
 def jobs() -> dict[str, dict]:

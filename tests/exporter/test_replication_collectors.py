@@ -1,0 +1,100 @@
+"""The replication collectors' own rules: the statement each mysqld version names, epochs as
+GCIs without float rounding, the binlog row's text, and when they run."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from ndbinfo_exporter.collectors import apply_status, binlog, replica_status
+from ndbinfo_exporter.collectors._epochs import gci
+from ndbinfo_exporter.collectors.base import BadValue, Context, TargetInfo, collect_rows
+from ndbsim.protocol import replies
+from ndbsim.versions import SUPPORTED, parse_version
+
+REPLICATION = (replica_status.COLLECTOR, apply_status.COLLECTOR, binlog.COLLECTOR)
+VERSIONS = [parse_version(name) for name in SUPPORTED]
+
+
+def target(version: str, ndb_version=(8, 4, 3), **kwargs) -> TargetInfo:
+    return TargetInfo(version=version, ndb_version=ndb_version, objects=frozenset(), **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("version", "statement"),
+    [
+        ("5.7.16-ndb-7.5.4-cluster-gpl", "SHOW SLAVE STATUS"),
+        ("5.7.44-ndb-7.6.34-cluster-gpl", "SHOW SLAVE STATUS"),
+        ("8.0.21-cluster", "SHOW SLAVE STATUS"),
+        ("8.0.22-cluster", "SHOW REPLICA STATUS"),
+        ("8.4.3-cluster", "SHOW REPLICA STATUS"),
+        ("9.7.0-cluster", "SHOW REPLICA STATUS"),
+    ],
+)
+def test_replica_status_names_the_statement_of_the_mysqld_version(version, statement):
+    assert replica_status.COLLECTOR.statement(target(version)) == statement
+
+
+def test_the_other_collectors_have_one_statement():
+    for collector in (apply_status.COLLECTOR, binlog.COLLECTOR):
+        assert collector.statement(target("5.7.16-ndb-7.5.4-cluster-gpl")) == collector.sql
+    assert apply_status.SQL.endswith("LIMIT 64")
+
+
+def test_gci_shifts_the_integer_epoch():
+    top = (1 << 64) - 1  # as a float it rounds up to 2^64, whose GCI would be 2^32
+    assert gci(top) == 4294967295.0
+    assert gci(str(top)) == gci(Decimal(top)) == gci(str(top).encode()) == 4294967295.0
+    assert gci((7003 << 32) | 5) == 7003.0
+    assert gci(None) is None
+    with pytest.raises(BadValue):
+        gci("12.5")
+
+
+def test_binlog_status_text_becomes_pairs():
+    pairs = binlog.status_pairs(
+        "latest_epoch=5, latest_trans_epoch=4,latest_applied_binlog_epoch=0"
+    )
+    assert pairs == {
+        "latest_epoch": "5",
+        "latest_trans_epoch": "4",
+        "latest_applied_binlog_epoch": "0",
+    }
+
+
+def test_binlog_labels_with_the_server_id_of_the_target():
+    rows = [{"Type": "ndbcluster", "Name": "binlog", "Status": f"latest_epoch={9 << 32}"}]
+    context = Context(target=target("8.4.3-cluster", server_id=21))
+    (family,) = binlog.collect(rows, context)
+    assert family.name == "ndb_binlog_buffered_gci"
+    assert [(s.labels, s.value) for s in family.samples] == [({"server_id": "21"}, 9.0)]
+
+
+def test_an_epoch_that_is_no_number_skips_its_row_only():
+    rows = [{"server_id": 1, "epoch": 5 << 32}, {"server_id": 2, "epoch": "garbage"}]
+    context = Context(target=target("8.4.3-cluster"))
+    (family,), skipped = collect_rows(apply_status.COLLECTOR, rows, context)
+    assert skipped == 1
+    assert [(s.labels["server_id"], s.value) for s in family.samples] == [("1", 5.0)]
+
+
+@pytest.mark.parametrize("collector", REPLICATION, ids=lambda c: c.name)
+def test_they_run_where_the_ndbcluster_engine_runs(collector):
+    assert collector.available(target("5.7.16-ndb-7.5.4-cluster-gpl", (7, 5, 4)))
+    assert not collector.available(target("8.4.3-cluster", ndb_visibility="engine_absent"))
+    assert not collector.available(target("8.0.36", (0, 0, 0)))
+
+
+def test_a_missing_ndb_apply_status_is_no_failure():
+    assert apply_status.COLLECTOR.absent_errors == {apply_status.ER_NO_SUCH_TABLE}
+    assert not replica_status.COLLECTOR.absent_errors and not binlog.COLLECTOR.absent_errors
+
+
+@pytest.mark.parametrize("version", VERSIONS, ids=lambda v: v.series)
+def test_replica_status_reads_columns_its_statement_has(version):
+    """The columns declared for each statement are in ndbsim's SHOW REPLICA/SLAVE STATUS of
+    that version (its column lists follow the manual)."""
+    info = target(version.version_string, version.ndb)
+    statement = replica_status.COLLECTOR.statement(info)
+    columns = replies.replica_status(version, replica_words=statement == "SHOW REPLICA STATUS")
+    assert set(replica_status.COLLECTOR.server_reads[statement]) <= set(columns)

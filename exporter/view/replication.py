@@ -58,11 +58,11 @@ def binlog_injector(samples: Samples, committed_gci: int | None) -> BinlogInject
     if not any(found.values()):
         return None
     gcis = {field: int(rows[0][1]) if rows else None for field, rows in found.items()}
-    server_ids = {rows[0][0].get("server_id") for rows in found.values() if rows}
-    server_id = next(iter(server_ids - {None}), None)
+    # '' while the SQL node's @@server_id is not known yet
+    server_id = next((rows[0][0].get("server_id") for rows in found.values() if rows), "")
     handled, buffered, received = gcis["handled_gci"], gcis["buffered_gci"], gcis["received_gci"]
     return BinlogInjector(
-        server_id=int(server_id) if server_id is not None else None,
+        server_id=int(server_id) if server_id else None,
         committed_gci=committed_gci,
         injector_lag_gcis=committed_gci - handled
         if committed_gci is not None and handled is not None

@@ -288,7 +288,7 @@ def replication(
     channels: tuple[Channel, ...] = (),
     applied: dict[int, int] | None = None,
     binlog: dict[str, int] | None = None,
-    server_id: int = 1,
+    server_id: int | str = 1,
     read: tuple[str, ...] = REPLICATION_COLLECTORS,
 ) -> Result:
     """``result`` with the families of the replication collectors: ``channels`` of

@@ -519,6 +519,8 @@ def test_binlog_server_card_and_injector_findings():
         "The event buffer is 15 GCIs (threshold 10).",
     )
     assert found["replication_stopped"].summary.endswith("it is not a replica.")
+    unknown_id = replication(cluster(), binlog=gcis, server_id="")
+    assert view_of(unknown_id).replication.binlog.server_id is None
     calm = {"buffered": 5030, "received": 5025, "handled": 5025, "written": 5024}
     quiet = evaluate(replication(cluster(current_gci=5031), binlog=calm))
     assert {quiet[k].status for k in REPLICATION_CHECKS} == {"ok"}

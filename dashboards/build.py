@@ -8,11 +8,11 @@ from pathlib import Path
 
 from grafana_foundation_sdk.cog.encoder import JSONEncoder
 
-from . import config, data_nodes, overview, sql_nodes, tables
+from . import config, data_nodes, overview, replication, sql_nodes, tables
 from .common import Board
 
 OUTPUT = Path(__file__).resolve().parent / "generated"
-MODULES = (overview, data_nodes, tables, sql_nodes, config)
+MODULES = (overview, data_nodes, tables, sql_nodes, replication, config)
 
 
 def boards() -> list[Board]:

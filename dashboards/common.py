@@ -74,6 +74,11 @@ def state_code(
     return " or ".join(terms)
 
 
+# The condition of a query that returns data only where two clusters replicate: the source's
+# binlog server and the replica's applier (ndbsim --replica).
+REPLICATION = "replication"
+
+
 @dataclass(frozen=True)
 class Query:
     """A PromQL query of a panel. ``fault`` names the ndbsim fault under which it returns data,
@@ -462,8 +467,9 @@ def datasource_variable() -> dash.DatasourceVariable:
     return dash.DatasourceVariable("datasource").label("Data source").type("prometheus")
 
 
-def cluster_variable() -> dash.QueryVariable:
-    return (
+def cluster_variable(*, multi: bool = False) -> dash.QueryVariable:
+    """The cluster (Prometheus' ``cluster`` target label); ``multi`` shows several side by side."""
+    variable = (
         dash.QueryVariable("cluster")
         .label("Cluster")
         .datasource(DATASOURCE)
@@ -471,6 +477,9 @@ def cluster_variable() -> dash.QueryVariable:
         .refresh(model.VariableRefresh.ON_TIME_RANGE_CHANGED)
         .sort(model.VariableSort.ALPHABETICAL_ASC)
     )
+    if multi:
+        variable = variable.multi(True).include_all(True).all_value(".*").current(ALL)
+    return variable
 
 
 def instance_variable() -> dash.QueryVariable:
@@ -522,9 +531,18 @@ class Board:
 
 
 class Layout:
-    """Builds a dashboard section by section and numbers its panels."""
+    """Builds a dashboard section by section and numbers its panels. ``clusters`` lets the
+    cluster variable take several clusters at once (to compare them side by side)."""
 
-    def __init__(self, uid: str, title: str, description: str, *, node_filter: bool = False):
+    def __init__(
+        self,
+        uid: str,
+        title: str,
+        description: str,
+        *,
+        node_filter: bool = False,
+        clusters: bool = False,
+    ):
         self._builder = (
             dash.Dashboard(title)
             .uid(uid)
@@ -544,7 +562,7 @@ class Layout:
                 .keep_time(True)
             )
             .with_variable(datasource_variable())
-            .with_variable(cluster_variable())
+            .with_variable(cluster_variable(multi=clusters))
             .with_variable(instance_variable())
         )
         if node_filter:

@@ -21,6 +21,7 @@ from ndbinfo_exporter.view.models import (
     SqlNode,
     Topology,
 )
+from ndbinfo_exporter.view.replication import replication
 from ndbinfo_exporter.view.samples import Samples
 
 GCI_SHIFT = 2**32
@@ -256,6 +257,7 @@ def cluster_view(
     earlier = (
         (before, previous.finished_at) if before is not None and previous is not None else None
     )
+    checkpoints = lcp(samples)
     return ClusterView(
         target=result.target,
         up=result.up,
@@ -267,7 +269,8 @@ def cluster_view(
         ],
         sql_node=sql_node(samples),
         topology=topology(samples, known_groups),
-        lcp=lcp(samples),
+        lcp=checkpoints,
         resources=resources(samples),
         sql_efficiency=sql_efficiency(samples, result.finished_at, earlier),
+        replication=replication(samples, checkpoints.current_gci),
     )

@@ -113,6 +113,61 @@ class SqlEfficiency(BaseModel):
     key_operations_per_round_trip: float | None = None
 
 
+class ReplicaChannel(BaseModel):
+    channel: str = Field(description="Channel_Name; empty for the default channel")
+    io_thread: Literal["yes", "connecting", "no"] | None = Field(
+        None, description="Replica_IO_Running (Slave_IO_Running), lower case"
+    )
+    sql_thread: Literal["yes", "no"] | None = Field(
+        None, description="Replica_SQL_Running (Slave_SQL_Running), lower case"
+    )
+    last_io_error_number: int | None = Field(None, description="Last_IO_Errno; 0 = no error")
+    last_sql_error_number: int | None = Field(
+        None, description="Last_SQL_Errno; 0 = no error, 1590 = a gap in the source's binary log"
+    )
+    seconds_behind_source: float | None = Field(
+        None, description="Seconds_Behind_Source; null while it is NULL (the applier is stopped)"
+    )
+    source_server_id: int | None = Field(None, description="Source_Server_Id (Master_Server_Id)")
+
+
+class AppliedGci(BaseModel):
+    server_id: int = Field(description="server_id of a source SQL node (mysql.ndb_apply_status)")
+    applied_gci: int = Field(description="Newest GCI applied from it (epoch >> 32)")
+
+
+class BinlogInjector(BaseModel):
+    server_id: int | None = Field(None, description="This SQL node's @@server_id")
+    buffered_gci: int | None = Field(
+        None, description="latest_epoch >> 32: newest GCI fully received into the event buffer"
+    )
+    received_gci: int | None = Field(
+        None, description="latest_received_binlog_epoch >> 32: newest GCI the injector took"
+    )
+    handled_gci: int | None = Field(
+        None, description="latest_handled_binlog_epoch >> 32: newest GCI the injector finished"
+    )
+    written_gci: int | None = Field(
+        None, description="latest_applied_binlog_epoch >> 32: newest GCI written to the binlog"
+    )
+    committed_gci: int | None = Field(
+        None, description="floor(Ndb_last_commit_epoch_server / 2^32): the cluster's newest GCI"
+    )
+    injector_lag_gcis: int | None = Field(None, description="committed_gci - handled_gci")
+    event_buffer_gcis: int | None = Field(None, description="buffered_gci - received_gci")
+
+
+class Replication(BaseModel):
+    replicating: bool = Field(
+        description="This SQL node has a replica channel or writes a binary log of NDB changes"
+    )
+    channels: list[ReplicaChannel] = Field(description="Replica channels (SHOW REPLICA STATUS)")
+    applied: list[AppliedGci] = Field(description="Applied GCI per source server_id")
+    binlog: BinlogInjector | None = Field(
+        None, description="The binlog injector; null when this SQL node writes no binary log"
+    )
+
+
 class CollectorFailure(BaseModel):
     collector: str
     error: str = Field(description="Why it failed in this scrape, one line")
@@ -127,6 +182,7 @@ class ClusterView(ScrapeInfo):
     lcp: Lcp
     resources: list[NodeResources]
     sql_efficiency: SqlEfficiency
+    replication: Replication
 
 
 class NodeValue(BaseModel):

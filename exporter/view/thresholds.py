@@ -18,6 +18,14 @@ SEND_BUFFER_CRITICAL = 0.95
 TABLESPACE_WARNING = 0.8
 TABLESPACE_CRITICAL = 0.9  # NdbTablespaceFull (under 10 % of the extents free)
 IDLE_TRANSACTION_SECONDS = 60  # NdbLongRunningTransaction
+REPLICATION_LAG_SECONDS = 300  # NdbReplicationLagHigh: Seconds_Behind_Source
+# NdbReplicationLagHigh: the epoch lag, one GCI per TimeBetweenGlobalCheckpoints (2 s): 300 s.
+REPLICATION_LAG_GCIS = 150
+INJECTOR_LAG_GCIS = 30  # NdbBinlogInjectorBehind
+EVENT_BUFFER_GCIS = 10  # NdbEventBufferHigh
+# NdbBinlogGap: Last_SQL_Errno 1590 (ER_REPLICA_INCIDENT), the source's binary log has a
+# LOST_EVENTS incident: a gap.
+BINLOG_GAP_ERROR = 1590
 
 PRUNED_SCAN_RATIO_LOW = 0.5
 ROUND_TRIPS_PER_COMMIT_HIGH = 4.0
@@ -30,8 +38,8 @@ TC_IDLE = 0.3
 MIN_SCANS = 20
 MIN_COMMITS = 20
 
-# Alert name -> the threshold its expression compares with.
-ALERTS = {
+# Alert name -> the threshold (or thresholds) its expression compares with.
+ALERTS: dict[str, float | tuple[float, ...]] = {
     "NdbDataMemoryHigh": DATA_MEMORY_WARNING,
     "NdbDataMemoryCritical": DATA_MEMORY_CRITICAL,
     "NdbRedoLogSpaceHigh": REDO_WARNING,
@@ -39,6 +47,13 @@ ALERTS = {
     "NdbLcpStalled": LCP_AGE_GCIS,
     "NdbSendBufferHigh": SEND_BUFFER_WARNING,
     "NdbLongRunningTransaction": IDLE_TRANSACTION_SECONDS,
+    "NdbReplicationLagHigh": (REPLICATION_LAG_SECONDS, REPLICATION_LAG_GCIS),
+    "NdbBinlogInjectorBehind": INJECTOR_LAG_GCIS,
+    "NdbEventBufferHigh": EVENT_BUFFER_GCIS,
+}
+# Alert name -> the value its expression tests for equality.
+EQUALITY_ALERTS = {
+    "NdbBinlogGap": BINLOG_GAP_ERROR,
 }
 # Alert name -> the used share whose complement, the free share, its expression stays above.
 FREE_SHARE_ALERTS = {

@@ -19,7 +19,14 @@ from grafana_foundation_sdk.models import units
 from ndb_dashboards import build
 
 DASHBOARDS = load_dashboards()
-UIDS = {"ndb-overview", "ndb-data-nodes", "ndb-tables", "ndb-sql-nodes", "ndb-config"}
+UIDS = {
+    "ndb-overview",
+    "ndb-data-nodes",
+    "ndb-tables",
+    "ndb-sql-nodes",
+    "ndb-replication",
+    "ndb-config",
+}
 DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
 GRAFANA_UNITS = {
     value for name, value in vars(units).items() if name[:1].isupper() and isinstance(value, str)
@@ -38,7 +45,7 @@ def _panel_id(uid: str, panel: dict) -> str:
     return f"{uid} / {panel.get('title')!r}"
 
 
-def test_the_five_dashboards_exist_with_fixed_uids():
+def test_the_dashboards_exist_with_fixed_uids():
     assert set(DASHBOARDS) == UIDS
     for uid, dashboard in DASHBOARDS.items():
         assert dashboard["uid"] == uid
@@ -65,6 +72,8 @@ def test_dashboard_variables(uid):
     for variable in variables.values():
         if variable["type"] == "query":
             assert variable["datasource"] == DATASOURCE, variable["name"]
+    # The replication dashboard shows the source and the replica cluster side by side.
+    assert variables["cluster"].get("multi", False) == (uid == "ndb-replication")
     if uid in {"ndb-data-nodes", "ndb-config"}:
         assert variables["node"]["query"].startswith("label_values(ndb_data_node_uptime_seconds{")
         assert variables["node"]["query"].endswith(", node_id)")

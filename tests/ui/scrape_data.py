@@ -267,6 +267,63 @@ def links(result: Result, overloaded: set[tuple[str, str]], overloads: float) ->
     return replace(result, families=[*result.families, now, total])
 
 
+@dataclass(frozen=True)
+class Channel:
+    """One row of SHOW REPLICA STATUS, as the replica_status collector exports it."""
+
+    name: str = ""
+    io: str = "yes"
+    sql: str = "yes"
+    io_error: int = 0
+    sql_error: int = 0
+    behind: float | None = 0.0
+    source_server_id: int = 1
+
+
+REPLICATION_COLLECTORS = ("replica_status", "apply_status", "binlog")
+
+
+def replication(
+    result: Result,
+    channels: tuple[Channel, ...] = (),
+    applied: dict[int, int] | None = None,
+    binlog: dict[str, int] | None = None,
+    server_id: int | str = 1,
+    read: tuple[str, ...] = REPLICATION_COLLECTORS,
+) -> Result:
+    """``result`` with the families of the replication collectors: ``channels`` of
+    replica_status, ``applied`` GCIs per source server_id of apply_status, ``binlog`` GCIs
+    (buffered, received, handled, written) of this SQL node's injector; ``read`` names the
+    collectors that succeeded in the scrape."""
+    families: list[Metric] = []
+    for channel in channels:
+        # The default channel '' carries no channel label, as the collector exports it.
+        labels = {"channel": channel.name} if channel.name else {}
+        for name, states, current in (
+            ("ndb_replica_io_thread_state", ("yes", "connecting", "no"), channel.io),
+            ("ndb_replica_sql_thread_state", ("yes", "no"), channel.sql),
+        ):
+            families += [
+                gauge(name, {**labels, "state": state}, 1 if state == current else 0)
+                for state in states
+            ]
+        values = {
+            "ndb_replica_last_io_error_number": channel.io_error,
+            "ndb_replica_last_sql_error_number": channel.sql_error,
+            "ndb_replica_seconds_behind_source": channel.behind,
+            "ndb_replica_source_server_id": channel.source_server_id,
+        }
+        families += [
+            gauge(name, labels, value) for name, value in values.items() if value is not None
+        ]
+    for source, gci in (applied or {}).items():
+        families.append(gauge("ndb_replica_applied_gci", {"server_id": str(source)}, gci))
+    for step, gci in (binlog or {}).items():
+        families.append(gauge(f"ndb_binlog_{step}_gci", {"server_id": str(server_id)}, gci))
+    families += [gauge("ndb_exporter_collector_success", {"collector": name}) for name in read]
+    return replace(result, families=[*result.families, *families])
+
+
 def view_of(result: Result, previous: Result | None = None, groups=None):
     """The cluster view of ``result`` (and the scrape before it), as the view source builds it."""
     before = Samples(previous.families) if previous is not None else None

@@ -14,6 +14,8 @@ RULES = Path(__file__).parents[2] / "provisioning" / "prometheus" / "rules"
 COMPARISON = re.compile(r">\s*([0-9]+(?:\.[0-9]+)?)\b")
 # "< 0.1": an alert on the free share, where the view compares the used share.
 BELOW = re.compile(r"<\s*([0-9]+(?:\.[0-9]+)?)\b")
+# "== 1590": an alert on one value; "== 1" only selects the current state of an enum.
+EQUALS = re.compile(r"==\s*([0-9]+)\b")
 
 
 def alert_expressions() -> dict[str, str]:
@@ -25,7 +27,14 @@ def alert_expressions() -> dict[str, str]:
 def test_alert_compares_with_the_views_threshold(alert, threshold):
     expr = alert_expressions()[alert]
     compared = {float(n) for n in COMPARISON.findall(expr)} - {0.0}
-    assert compared == {threshold}, f"{alert}: {expr}"
+    expected = set(threshold) if isinstance(threshold, tuple) else {threshold}
+    assert compared == expected, f"{alert}: {expr}"
+
+
+@pytest.mark.parametrize(("alert", "value"), sorted(thresholds.EQUALITY_ALERTS.items()))
+def test_equality_alert_tests_the_views_value(alert, value):
+    expr = alert_expressions()[alert]
+    assert {int(n) for n in EQUALS.findall(expr)} - {1} == {value}, f"{alert}: {expr}"
 
 
 @pytest.mark.parametrize(("alert", "used"), sorted(thresholds.FREE_SHARE_ALERTS.items()))

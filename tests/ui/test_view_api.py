@@ -336,3 +336,47 @@ async def test_a_probe_only_exporter_asks_for_a_target(scraper):
         assert (await http.get("/")).status_code == 200
         assert (await http.get("/api/v1/cluster", params={"target": "db7:3306"})).status_code == 200
         assert scraper.scrapes == 1
+
+
+async def test_cluster_answer_carries_the_replication_card(client, scraper):
+    from scrape_data import Channel, replication
+
+    quiet = (await client.get("/api/v1/cluster")).json()["replication"]
+    assert quiet == {"replicating": False, "channels": [], "applied": [], "binlog": None}
+    scraper.result = replication(
+        cluster(current_gci=5040),
+        channels=(Channel(sql="no", sql_error=1590, behind=None),),
+        applied={1: 4990},
+        binlog={"buffered": 5040, "received": 5039, "handled": 5039, "written": 5039},
+        server_id=2,
+    )
+    clock.now += 11  # the next scrape
+    card = (await client.get("/api/v1/cluster")).json()["replication"]
+    assert card["replicating"] is True
+    assert card["channels"] == [
+        {
+            "channel": "",
+            "io_thread": "yes",
+            "sql_thread": "no",
+            "last_io_error_number": 0,
+            "last_sql_error_number": 1590,
+            "seconds_behind_source": None,
+            "source_server_id": 1,
+        }
+    ]
+    assert card["applied"] == [{"server_id": 1, "applied_gci": 4990}]
+    assert card["binlog"] == {
+        "server_id": 2,
+        "buffered_gci": 5040,
+        "received_gci": 5039,
+        "handled_gci": 5039,
+        "written_gci": 5039,
+        "committed_gci": 5040,
+        "injector_lag_gcis": 1,
+        "event_buffer_gcis": 1,
+    }
+    found = {f["id"]: f for f in (await client.get("/api/v1/findings")).json()["findings"]}
+    assert found["binlog_gap"]["status"] == found["replication_stopped"]["status"] == "problem"
+    assert found["binlog_injector_behind"]["status"] == "ok"
+    schema = (await client.get("/openapi.json")).json()["components"]["schemas"]
+    assert {"Replication", "ReplicaChannel", "BinlogInjector"} <= set(schema)

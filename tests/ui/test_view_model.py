@@ -417,3 +417,126 @@ def test_send_buffer_and_tablespace_findings():
     assert (send.status, send.severity) == ("problem", "critical")
     assert (space.status, space.severity) == ("problem", "warning")
     assert space.summary == "Tablespace ts_1 is 85.0 % used."
+
+
+def test_replica_card_lists_channels_and_applied_gcis():
+    from scrape_data import Channel, replication
+
+    result = replication(
+        cluster(),
+        channels=(Channel(behind=4.0), Channel(name="east", source_server_id=7)),
+        applied={7: 8812, 1: 9001},
+    )
+    card = view_of(result).replication
+    assert card.replicating
+    assert [
+        (c.channel, c.io_thread, c.sql_thread, c.seconds_behind_source) for c in card.channels
+    ] == [
+        ("", "yes", "yes", 4.0),
+        ("east", "yes", "yes", 0.0),
+    ]
+    assert (card.channels[1].source_server_id, card.channels[1].last_sql_error_number) == (7, 0)
+    assert [(a.server_id, a.applied_gci) for a in card.applied] == [(1, 9001), (7, 8812)]
+    assert card.binlog is None
+    found = evaluate(result)
+    replicating = {k: f for k, f in found.items() if k in REPLICATION_CHECKS}
+    assert {f.status for f in replicating.values()} == {"ok"}
+    assert found["binlog_injector_behind"].summary.endswith("it is no binlog server.")
+    assert {e.label: e.value for e in found["replication_lag_high"].evidence} == {
+        "default channel": "4 s behind the source",
+        "channel 'east'": "0 s behind the source",
+    }
+
+
+REPLICATION_CHECKS = {
+    "replication_stopped",
+    "binlog_gap",
+    "replication_lag_high",
+    "binlog_injector_behind",
+    "event_buffer_backlog",
+}
+
+
+def test_stopped_channel_and_binlog_gap_are_critical():
+    from scrape_data import Channel, replication
+
+    result = replication(
+        cluster(),
+        channels=(
+            Channel(sql="no", sql_error=1590, behind=None),
+            Channel(name="east", io="connecting", io_error=2003),
+        ),
+    )
+    card = view_of(result).replication
+    assert card.channels[0].seconds_behind_source is None
+    found = evaluate(result)
+    stopped, gap = found["replication_stopped"], found["binlog_gap"]
+    assert (stopped.status, stopped.severity) == ("problem", "critical")
+    assert stopped.summary.startswith(
+        "Replication is stopped on default channel and channel 'east'"
+    )
+    assert {e.label: e.value for e in stopped.evidence} == {
+        "default channel": "I/O yes (error 0), SQL no (error 1590)",
+        "channel 'east'": "I/O connecting (error 2003), SQL yes (error 0)",
+    }
+    assert (gap.status, gap.severity) == ("problem", "critical")
+    assert gap.summary.startswith("Replication on default channel stopped on error 1590")
+    assert [e.label for e in gap.evidence] == ["default channel"]
+    assert found["replication_lag_high"].status == "ok"
+    assert list(found)[:2] == ["replication_stopped", "binlog_gap"]
+
+
+def test_replica_behind_its_source_is_a_warning():
+    from scrape_data import Channel, replication
+
+    found = evaluate(replication(cluster(), channels=(Channel(behind=301.0),)))
+    lag = found["replication_lag_high"]
+    assert (lag.status, lag.severity) == ("problem", "warning")
+    assert lag.summary == "Replication on default channel is more than 300 s behind the source."
+    assert "> 150" in lag.promql and "> 300" in lag.promql
+    ok = evaluate(replication(cluster(), channels=(Channel(behind=300.0),)))
+    assert ok["replication_lag_high"].status == "ok"
+
+
+def test_binlog_server_card_and_injector_findings():
+    from scrape_data import replication
+
+    gcis = {"buffered": 5020, "received": 5005, "handled": 5000, "written": 4998}
+    result = replication(cluster(current_gci=5031), binlog=gcis, server_id=1)
+    card = view_of(result).replication
+    assert card.replicating and card.channels == [] and card.applied == []
+    injector = card.binlog
+    assert (injector.server_id, injector.buffered_gci, injector.written_gci) == (1, 5020, 4998)
+    assert (injector.committed_gci, injector.injector_lag_gcis) == (5031, 31)
+    assert injector.event_buffer_gcis == 15
+    found = evaluate(result)
+    behind, backlog = found["binlog_injector_behind"], found["event_buffer_backlog"]
+    assert (behind.status, behind.severity) == ("problem", "warning")
+    assert behind.summary == "The binlog injector's lag is 31 GCIs (threshold 30)."
+    assert {e.label: e.value for e in behind.evidence}["handled GCI"] == "5,000"
+    assert (backlog.status, backlog.summary) == (
+        "problem",
+        "The event buffer is 15 GCIs (threshold 10).",
+    )
+    assert found["replication_stopped"].summary.endswith("it is not a replica.")
+    unknown_id = replication(cluster(), binlog=gcis, server_id="")
+    assert view_of(unknown_id).replication.binlog.server_id is None
+    calm = {"buffered": 5030, "received": 5025, "handled": 5025, "written": 5024}
+    quiet = evaluate(replication(cluster(current_gci=5031), binlog=calm))
+    assert {quiet[k].status for k in REPLICATION_CHECKS} == {"ok"}
+
+
+def test_not_replicating_is_quiet_and_unread_collectors_are_unknown():
+    from scrape_data import replication
+
+    none = replication(cluster())
+    card = view_of(none).replication
+    assert (card.replicating, card.channels, card.applied, card.binlog) == (False, [], [], None)
+    found = evaluate(none)
+    assert {found[k].status for k in REPLICATION_CHECKS} == {"ok"}
+    assert [k for k, f in found.items() if f.status == "problem"] == ["read_backup_off"]
+    # Collectors off or failed: the checks cannot tell, and the card says nothing either.
+    unread = evaluate(replication(cluster(), read=()))
+    assert {unread[k].status for k in REPLICATION_CHECKS} == {"unknown"}
+    assert unread["replication_stopped"].summary == "The replica_status collector gave no data."
+    assert not view_of(cluster()).replication.replicating

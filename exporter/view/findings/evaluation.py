@@ -9,6 +9,7 @@ from ndbinfo_exporter.view.findings import (
     network,
     performance,
     queries,
+    replication,
     storage,
 )
 from ndbinfo_exporter.view.findings.check import Check
@@ -21,6 +22,11 @@ CHECKS: tuple[Check, ...] = (
     availability.CLUSTER_NOT_VISIBLE,
     availability.DEAD_REPLICAS,
     availability.NO_ARBITRATOR,
+    replication.REPLICATION_STOPPED,
+    replication.BINLOG_GAP,
+    replication.REPLICATION_LAG_HIGH,
+    replication.BINLOG_INJECTOR_BEHIND,
+    replication.EVENT_BUFFER_BACKLOG,
     network.TRANSPORTER_OVERLOADED,
     storage.DATA_MEMORY_FULL,
     storage.REDO_LOG_FULL,

@@ -262,6 +262,73 @@ function renderSql(cluster) {
   fill("sql-basis", basis);
 }
 
+// ---- replication ----
+const THREAD_CLASS = { yes: "ok", connecting: "warn", no: "bad" };
+const THREAD_TEXT = { yes: "running", connecting: "connecting", no: "stopped" };
+
+function threadCell(state, testid) {
+  return h("td", { class: `state ${THREAD_CLASS[state] || ""}`, "data-testid": testid, "data-value": state },
+    THREAD_TEXT[state] || "n/a");
+}
+
+// Error numbers and server ids are codes: no thousands separator.
+const code = (v) => (v === null || v === undefined ? "n/a" : String(v));
+
+function errorCell(number, testid) {
+  return h("td", { class: `num${number ? " bad" : ""}`, "data-testid": testid, "data-value": number }, code(number));
+}
+
+function replicaChannels(r) {
+  const head = h("tr", {}, ["Channel", "I/O thread", "SQL thread", "Last I/O error", "Last SQL error", "Behind source", "Source server_id"].map((t) => h("th", {}, t)));
+  const rows = r.channels.map((c) => {
+    const id = c.channel || "default";
+    return h("tr", { "data-testid": `channel-${id}` },
+      h("td", {}, c.channel ? c.channel : h("span", { class: "note" }, "default")),
+      threadCell(c.io_thread, `io-thread-${id}`),
+      threadCell(c.sql_thread, `sql-thread-${id}`),
+      errorCell(c.last_io_error_number, `io-error-${id}`),
+      errorCell(c.last_sql_error_number, `sql-error-${id}`),
+      h("td", { class: "num", "data-testid": `behind-${id}`, "data-value": c.seconds_behind_source },
+        c.seconds_behind_source === null ? "n/a (applier stopped)" : fmt.seconds(c.seconds_behind_source)),
+      h("td", { class: "num" }, code(c.source_server_id)));
+  });
+  const applied = r.applied.map((a) => [`Applied GCI from server_id ${a.server_id}`, fmt.int(a.applied_gci), `applied-${a.server_id}`, a.applied_gci]);
+  return [
+    h("h3", {}, "Replica"),
+    rows.length ? h("table", { class: "grid" }, h("thead", {}, head), h("tbody", {}, rows)) : null,
+    applied.length ? h("dl", { class: "facts", "data-testid": "applied" }, applied.flatMap(([label, value, testid, raw]) => [
+      h("dt", {}, label), h("dd", { "data-testid": testid, "data-value": String(raw) }, value)])) : null,
+  ];
+}
+
+function binlogInjector(b) {
+  const rows = [
+    ["server_id", code(b.server_id), "binlog-server-id", b.server_id],
+    ["Committed GCI (cluster)", fmt.int(b.committed_gci), "binlog-committed", b.committed_gci],
+    ["Buffered GCI (event buffer)", fmt.int(b.buffered_gci), "binlog-buffered", b.buffered_gci],
+    ["Received GCI (injector)", fmt.int(b.received_gci), "binlog-received", b.received_gci],
+    ["Handled GCI", fmt.int(b.handled_gci), "binlog-handled", b.handled_gci],
+    ["Written GCI (binary log)", fmt.int(b.written_gci), "binlog-written", b.written_gci],
+    ["Injector lag (committed − handled)", `${fmt.int(b.injector_lag_gcis)} GCIs`, "binlog-injector-lag", b.injector_lag_gcis],
+    ["Event buffer (buffered − received)", `${fmt.int(b.event_buffer_gcis)} GCIs`, "binlog-event-buffer", b.event_buffer_gcis],
+  ];
+  return [
+    h("h3", {}, "Binlog server"),
+    h("dl", { class: "facts", "data-testid": "binlog" }, rows.flatMap(([label, value, testid, raw]) => [
+      h("dt", {}, label), h("dd", { "data-testid": testid, "data-value": raw === null ? null : String(raw) }, value)])),
+  ];
+}
+
+// A SQL node that does not replicate gets a one-line card.
+function renderReplication(r) {
+  const roles = [r.channels.length || r.applied.length ? "replica" : null, r.binlog ? "binlog server" : null].filter(Boolean);
+  fill("replication-state", r.replicating ? roles.join(" and ") : "not replicating");
+  document.getElementById("replication-section").classList.toggle("quiet", !r.replicating);
+  fill("replication", r.replicating ? h("div", { class: "replication" },
+    roles.includes("replica") ? h("div", {}, replicaChannels(r)) : null,
+    r.binlog ? h("div", {}, binlogInjector(r.binlog)) : null) : null);
+}
+
 function bar(ratio) {
   const level = ratio === null ? "" : ratio > 0.9 ? " bad" : ratio > 0.7 ? " warn" : "";
   return h("span", { class: `bar${level}` }, h("span", { style: `width:${Math.min(100, (ratio || 0) * 100)}%` }));
@@ -709,6 +776,7 @@ async function refresh() {
   renderLcp(cluster.lcp);
   renderSql(cluster);
   renderResources(cluster);
+  renderReplication(cluster.replication);
   const [findings, config, , alerts] = await Promise.allSettled([getJson(api("/api/v1/findings")), getJson(api("/api/v1/config")), loadPlacement(), getJson("/api/v1/alerts")]);
   if (alerts.status === "fulfilled") renderAlerts(alerts.value);
   if (findings.status === "fulfilled") renderFindings(findings.value);

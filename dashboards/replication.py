@@ -1,0 +1,265 @@
+"""Replication: the source's binlog injector and the replica's channels, side by side.
+
+The ``cluster`` variable takes several clusters: choose the source and the replica (or All).
+Series of the binlog injector exist only on SQL nodes that write a binary log of NDB changes,
+those of the channels only on replicas, so each panel shows the side it is about and names
+the cluster in its legend. Epochs are compared as GCIs (epoch >> 32).
+"""
+
+from __future__ import annotations
+
+from .common import (
+    EPOCH_PER_GCI,
+    REPLICATION,
+    Board,
+    Layout,
+    PanelSpec,
+    Query,
+    joined_table,
+    q,
+    rate,
+    sel,
+    state_code,
+    state_timeline_panel,
+    timeseries_panel,
+    value_text,
+)
+
+UID = "ndb-replication"
+CHANNEL = "cluster, instance, channel"
+INJECTOR = "cluster, instance, server_id"
+WHERE = "{{cluster}} {{instance}}"
+IO_STATES = (("yes", 2), ("connecting", 1), ("no", 0))
+SQL_STATES = (("yes", 1), ("no", 0))
+IO_TEXT = value_text({2: ("running", "green"), 1: ("connecting", "orange"), 0: ("stopped", "red")})
+SQL_TEXT = value_text({1: ("running", "green"), 0: ("stopped", "red")})
+# The table of the channels now: column, gauge, unit.
+CHANNEL_COLUMNS = (
+    ("Source server_id", "ndb_replica_source_server_id", "none"),
+    ("Seconds behind source", "ndb_replica_seconds_behind_source", "s"),
+    ("Last I/O error", "ndb_replica_last_io_error_number", "none"),
+    ("Last SQL error", "ndb_replica_last_sql_error_number", "none"),
+)
+
+
+def _replicated(expr: str, legend: str = "", *, table: bool = False) -> Query:
+    """A query of series that exist only where clusters replicate."""
+    return q(expr, legend, table=table, fault=REPLICATION)
+
+
+def _per(labels: str, metric: str) -> str:
+    return f"max by ({labels}) ({sel(metric)})"
+
+
+def _committed_gci() -> str:
+    """The newest GCI committed in each cluster, as its SQL nodes see it."""
+    return f"floor(max by (cluster) ({sel('ndb_sql_last_commit_epoch')}) / {EPOCH_PER_GCI})"
+
+
+def _thread_panel(
+    title: str, description: str, metric: str, states: tuple, mappings: list
+) -> PanelSpec:
+    """A replication thread's state per channel over time."""
+    query = _replicated(state_code(metric, states, CHANNEL), WHERE)
+    return state_timeline_panel(title, description, query, mappings=mappings, width=8)
+
+
+def _channel_row(layout: Layout) -> None:
+    layout.row(
+        "Replica: channels",
+        _thread_panel(
+            "I/O thread",
+            "State of each replication channel's receiver (I/O) thread on the replica's SQL "
+            "nodes, from SHOW REPLICA STATUS (Replica_IO_Running; SHOW SLAVE STATUS before "
+            "8.0.22): running, connecting (it lost the source and retries; see the last I/O "
+            "error) or stopped. The default channel has no channel name.",
+            "ndb_replica_io_thread_state",
+            IO_STATES,
+            IO_TEXT,
+        ),
+        _thread_panel(
+            "SQL thread",
+            "State of each channel's applier (SQL) thread, from SHOW REPLICA STATUS "
+            "(Replica_SQL_Running): running or stopped. A stopped applier stops applying the "
+            "source's changes; its last SQL error says why (1590: the source's binary log has "
+            "a gap, the replica must be resynchronised).",
+            "ndb_replica_sql_thread_state",
+            SQL_STATES,
+            SQL_TEXT,
+        ),
+        joined_table(
+            "Channels",
+            "Each channel now, from SHOW REPLICA STATUS: the source's server_id "
+            "(Source_Server_Id), Seconds_Behind_Source (empty while it is NULL: the applier "
+            "is stopped or has nothing to compare with) and the last I/O and SQL error "
+            "numbers (0 = no error; 2003 = cannot reach the source; 1590 = an incident, lost "
+            "events, in the source's binary log).",
+            ["cluster", "instance", "channel"],
+            [
+                (name, _replicated(_per(CHANNEL, metric), table=True), unit)
+                for name, metric, unit in CHANNEL_COLUMNS
+            ],
+            width=8,
+        ),
+    )
+
+
+def _lag_row(layout: Layout) -> None:
+    written = _per("server_id", "ndb_binlog_written_gci")
+    applied = _per(INJECTOR, "ndb_replica_applied_gci")
+    layout.row(
+        "Replication lag",
+        timeseries_panel(
+            "Seconds behind source",
+            "Seconds_Behind_Source of each channel (SHOW REPLICA STATUS): how old the event "
+            "the applier works on was when the source wrote it. No value while the applier is "
+            "stopped. NdbReplicationLagHigh fires above 300 s for 10 minutes.",
+            "s",
+            _replicated(
+                _per(CHANNEL, "ndb_replica_seconds_behind_source"), f"{WHERE} {{{{channel}}}}"
+            ),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Epoch lag per source server_id",
+            "GCIs the replica is behind each source SQL node: the newest GCI that binlog "
+            "server wrote to its binary log (SHOW ENGINE NDBCLUSTER STATUS, "
+            "latest_applied_binlog_epoch >> 32, on the source) minus the newest GCI the "
+            "replica applied from it (mysql.ndb_apply_status, epoch >> 32), joined on the "
+            "source's server_id. Select both clusters. One GCI per "
+            "TimeBetweenGlobalCheckpoints (2 s by default): NdbReplicationLagHigh fires above "
+            "150 GCIs for 10 minutes.",
+            "suffix: GCIs",
+            _replicated(
+                f"{written} - on (server_id) group_right {applied}",
+                f"{WHERE} from server_id {{{{server_id}}}}",
+            ),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Last error numbers",
+            "Last_IO_Errno and Last_SQL_Errno of each channel (SHOW REPLICA STATUS); 0 is no "
+            "error. 1590 from the SQL thread means the source's binary log holds a LOST_EVENTS "
+            "incident: changes are missing on the replica (NdbBinlogGap).",
+            "none",
+            _replicated(
+                _per(CHANNEL, "ndb_replica_last_io_error_number"), f"{WHERE} {{{{channel}}}} I/O"
+            ),
+            _replicated(
+                _per(CHANNEL, "ndb_replica_last_sql_error_number"), f"{WHERE} {{{{channel}}}} SQL"
+            ),
+            min_value=0,
+            width=8,
+        ),
+    )
+
+
+def _injector_panels() -> tuple[PanelSpec, ...]:
+    gcis = {
+        "buffered": "ndb_binlog_buffered_gci",
+        "received": "ndb_binlog_received_gci",
+        "handled": "ndb_binlog_handled_gci",
+        "written": "ndb_binlog_written_gci",
+    }
+    handled = _per(INJECTOR, gcis["handled"])
+    return (
+        timeseries_panel(
+            "Binlog injector lag",
+            "GCIs the binlog injector of each source SQL node is behind its cluster: the "
+            "newest GCI committed in the cluster (Ndb_last_commit_epoch_server / 2^32, the "
+            "largest over its SQL nodes) minus the newest GCI the injector finished "
+            "(latest_handled_binlog_epoch >> 32 in SHOW ENGINE NDBCLUSTER STATUS). "
+            "NdbBinlogInjectorBehind fires above 30 GCIs for 5 minutes.",
+            "suffix: GCIs",
+            _replicated(
+                f"{_committed_gci()} - on (cluster) group_right {handled}",
+                f"{WHERE} server_id {{{{server_id}}}}",
+            ),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Event buffer",
+            "Epochs waiting in the binlog injector's event buffer: the newest GCI fully "
+            "received into it (latest_epoch >> 32) minus the newest one the injector took "
+            "out (latest_received_binlog_epoch >> 32). mysqld reports the buffer's bytes only "
+            "in the cluster log; a buffer that overflows loses events and the binary log gets "
+            "a gap. NdbEventBufferHigh fires above 10 GCIs for 2 minutes.",
+            "suffix: GCIs",
+            _replicated(
+                f"{_per(INJECTOR, gcis['buffered'])} - {_per(INJECTOR, gcis['received'])}",
+                f"{WHERE} server_id {{{{server_id}}}}",
+            ),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Binlog injector GCIs",
+            "Where each epoch is on its way into the binary log, from the binlog row of SHOW "
+            "ENGINE NDBCLUSTER STATUS (epoch >> 32): buffered in the event buffer, received "
+            "by the injector, handled (empty epochs included) and written with changes; "
+            "with the cluster's newest committed GCI for comparison. The lines run together "
+            "when the injector keeps up.",
+            "none",
+            q(_committed_gci(), "{{cluster}} committed"),
+            *(
+                _replicated(_per(INJECTOR, metric), f"{WHERE} {step}")
+                for step, metric in gcis.items()
+            ),
+            width=8,
+        ),
+    )
+
+
+def _conflict_row(layout: Layout) -> None:
+    layout.row(
+        "Conflicts and replicated epochs",
+        timeseries_panel(
+            "Conflicts by function",
+            "Rows per second found in conflict by each conflict detection function "
+            "(Ndb_conflict_fn_*: NDB$MAX, NDB$OLD, NDB$EPOCH2 and the others), counted on the "
+            "SQL node whose applier detected them. Conflicts arise only with active-active "
+            "replication and a conflict function on the table (mysql.ndb_replication). "
+            "NdbReplicationConflicts fires on any conflict in 10 minutes.",
+            "ops",
+            q(
+                f"sum by (cluster, instance, function) ({rate('ndb_sql_conflicts_total')})",
+                f"{WHERE} {{{{function}}}}",
+            ),
+            min_value=0,
+            width=12,
+        ),
+        timeseries_panel(
+            "Replica's max replicated epoch (GCI)",
+            "Ndb_replica_max_replicated_epoch (Ndb_slave_max_replicated_epoch before 8.0.23) "
+            "as a GCI (epoch >> 32): the most recently committed NDB epoch on this replica, "
+            "for the default channel. It advances while the applier commits; conflict "
+            "detection compares it with Ndb_conflict_last_conflict_epoch. 0 on a SQL node "
+            "that is no replica.",
+            "none",
+            q(
+                f"floor({_per('cluster, instance', 'ndb_sql_replica_max_replicated_epoch')}"
+                f" / {EPOCH_PER_GCI})",
+                WHERE,
+            ),
+            width=12,
+        ),
+    )
+
+
+def board() -> Board:
+    layout = Layout(
+        UID,
+        "NDB Cluster / Replication",
+        "Source and replica side by side: the replica's channels and their lag, the epoch lag "
+        "per source server_id, the source's binlog injector and event buffer, and conflicts. "
+        "Choose both clusters in the cluster variable.",
+        clusters=True,
+    )
+    _channel_row(layout)
+    _lag_row(layout)
+    layout.row("Source: binlog injector", *_injector_panels())
+    _conflict_row(layout)
+    return layout.build()

@@ -1,0 +1,91 @@
+"""The replication card: a replica's channels and the GCIs it applied per source server_id, a
+binlog server's injector. Read from the families of the replica_status, apply_status and
+binlog collectors; a SQL node with none of them is not replicating."""
+
+from __future__ import annotations
+
+from ndbinfo_exporter.view.models import AppliedGci, BinlogInjector, ReplicaChannel, Replication
+from ndbinfo_exporter.view.samples import Samples
+
+IO_THREAD = "ndb_replica_io_thread_state"
+SQL_THREAD = "ndb_replica_sql_thread_state"
+# ReplicaChannel field -> the gauge of replica_status with its value.
+CHANNEL_NUMBERS = {
+    "last_io_error_number": "ndb_replica_last_io_error_number",
+    "last_sql_error_number": "ndb_replica_last_sql_error_number",
+    "seconds_behind_source": "ndb_replica_seconds_behind_source",
+    "source_server_id": "ndb_replica_source_server_id",
+}
+APPLIED = "ndb_replica_applied_gci"
+# BinlogInjector field -> the gauge of the binlog collector with its value.
+INJECTOR_GCIS = {
+    "buffered_gci": "ndb_binlog_buffered_gci",
+    "received_gci": "ndb_binlog_received_gci",
+    "handled_gci": "ndb_binlog_handled_gci",
+    "written_gci": "ndb_binlog_written_gci",
+}
+
+
+def _channel(labels: dict[str, str]) -> str:
+    return labels.get("channel", "")  # the default channel '' carries no label
+
+
+def _states(samples: Samples, name: str) -> dict[str, str]:
+    return {_channel(labels): labels["state"] for labels, value in samples.select(name) if value}
+
+
+def channels(samples: Samples) -> list[ReplicaChannel]:
+    io, sql = _states(samples, IO_THREAD), _states(samples, SQL_THREAD)
+    numbers = {
+        field: {_channel(labels): value for labels, value in samples.select(name)}
+        for field, name in CHANNEL_NUMBERS.items()
+    }
+    names = set(io) | set(sql) | {name for values in numbers.values() for name in values}
+    return [
+        ReplicaChannel(
+            channel=name,
+            io_thread=io.get(name),
+            sql_thread=sql.get(name),
+            **{field: values.get(name) for field, values in numbers.items()},
+        )
+        for name in sorted(names)
+    ]
+
+
+def binlog_injector(samples: Samples, committed_gci: int | None) -> BinlogInjector | None:
+    """The injector's GCIs, None on a SQL node that writes no binary log (no binlog row)."""
+    found = {field: samples.select(name) for field, name in INJECTOR_GCIS.items()}
+    if not any(found.values()):
+        return None
+    gcis = {field: int(rows[0][1]) if rows else None for field, rows in found.items()}
+    # '' while the SQL node's @@server_id is not known yet
+    server_id = next((rows[0][0].get("server_id") for rows in found.values() if rows), "")
+    handled, buffered, received = gcis["handled_gci"], gcis["buffered_gci"], gcis["received_gci"]
+    return BinlogInjector(
+        server_id=int(server_id) if server_id else None,
+        committed_gci=committed_gci,
+        injector_lag_gcis=committed_gci - handled
+        if committed_gci is not None and handled is not None
+        else None,
+        event_buffer_gcis=buffered - received
+        if buffered is not None and received is not None
+        else None,
+        **gcis,
+    )
+
+
+def replication(samples: Samples, committed_gci: int | None) -> Replication:
+    """``committed_gci``: the cluster's newest committed GCI as this SQL node sees it."""
+    found = channels(samples)
+    applied = [
+        AppliedGci(server_id=int(server_id), applied_gci=int(gci))
+        for server_id, gci in samples.by(APPLIED, "server_id").items()
+    ]
+    applied.sort(key=lambda row: row.server_id)
+    injector = binlog_injector(samples, committed_gci)
+    return Replication(
+        replicating=bool(found or applied or injector),
+        channels=found,
+        applied=applied,
+        binlog=injector,
+    )

@@ -8,9 +8,21 @@ sql_quote() { printf "'%s'" "${1//\'/\'\'}"; }
 : "${NDB_LOADGEN_PASSWORD:?NDB_LOADGEN_PASSWORD must be set}"
 
 "${mysql[@]}" <<SQL
--- The exporter reads ndbinfo and SHOW GLOBAL STATUS (which needs no privilege).
+-- The exporter reads ndbinfo and SHOW GLOBAL STATUS (which needs no privilege), and the
+-- replication state: SHOW REPLICA STATUS (REPLICATION CLIENT), SHOW ENGINE NDBCLUSTER STATUS
+-- (PROCESS) and mysql.ndb_apply_status (the README's grants).
 CREATE USER IF NOT EXISTS 'ndbexporter'@'%' IDENTIFIED BY $(sql_quote "$NDB_EXPORTER_PASSWORD");
 GRANT SELECT ON ndbinfo.* TO 'ndbexporter'@'%';
+GRANT REPLICATION CLIENT, PROCESS ON *.* TO 'ndbexporter'@'%';
+-- A grant on one table needs the table: the SQL node creates mysql.ndb_apply_status when it
+-- connects to the cluster, which may come after this first start's script.
+SET @apply_status = IF(
+  (SELECT COUNT(*) FROM information_schema.TABLES
+    WHERE TABLE_SCHEMA = 'mysql' AND TABLE_NAME = 'ndb_apply_status') > 0,
+  'GRANT SELECT ON mysql.ndb_apply_status TO ''ndbexporter''@''%''', 'DO 0');
+PREPARE grant_apply_status FROM @apply_status;
+EXECUTE grant_apply_status;
+DEALLOCATE PREPARE grant_apply_status;
 
 -- The load generator owns one database.
 CREATE DATABASE IF NOT EXISTS loadgen;

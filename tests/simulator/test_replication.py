@@ -174,6 +174,7 @@ def test_injector_behind(healthy):
     row = binlog_row(healthy)
     cluster_gci = healthy.status()["gci"]
     assert cluster_gci - (row["latest_handled_binlog_epoch"] >> 32) > 30
+    assert cluster_gci - (row["latest_applied_binlog_epoch"] >> 32) > 30
     assert (row["latest_epoch"] >> 32) - (row["latest_received_binlog_epoch"] >> 32) > 10
     assert replica_status(healthy)["Replica_SQL_Running"] == "Yes"
     healthy.clear("injector-behind")

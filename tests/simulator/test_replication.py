@@ -3,12 +3,16 @@ replica's threads and ndb_apply_status, and each link fault where mysqld shows i
 
 from __future__ import annotations
 
+import random
 import time
 
 import pymysql
 import pytest
+from ndbsim.errors import SQLSTATES
 from ndbsim.model.faults import FaultError, Faults
 from ndbsim.testing import running_ndbsim
+from test_statements_fuzz import _FOREIGN as FOREIGN
+from test_statements_fuzz import mutations
 
 
 @pytest.fixture(scope="module")
@@ -219,3 +223,41 @@ def test_the_control_api_acts_on_either_cluster(healthy):
 def test_link_faults_need_the_replica():
     with pytest.raises(FaultError, match="start ndbsim with --replica"):
         Faults().set("replica-behind")
+
+
+REPLICATION_CORPUS = [
+    "SHOW REPLICA STATUS",
+    "SHOW SLAVE STATUS FOR CHANNEL ''",
+    "SHOW BINARY LOGS",
+    "SHOW MASTER LOGS",
+    "SHOW BINARY LOG STATUS",
+    "SHOW ENGINE NDB STATUS",
+    "SELECT server_id, epoch >> 32 AS gci FROM mysql.ndb_apply_status WHERE server_id = 1",
+    "SELECT File, MAX(epoch) FROM mysql.ndb_binlog_index GROUP BY File ORDER BY 2 DESC LIMIT 1",
+    "SELECT SERVICE_STATE, LAST_ERROR_NUMBER FROM performance_schema.replication_connection_status",
+    "SELECT * FROM performance_schema.replication_applier_status_by_worker WHERE WORKER_ID = 0",
+]
+
+
+def test_replication_statements_and_their_mutations_get_mysqld_replies(healthy):
+    """Every reply is a result or a mysqld error (code and SQLSTATE), on both SQL nodes."""
+    rnd = random.Random(23)
+    statements = list(REPLICATION_CORPUS)
+    for sql in REPLICATION_CORPUS:
+        statements += mutations(sql, rnd)
+    for port in (healthy.port, healthy.replica_port):
+        conn = pymysql.connect(
+            host=healthy.host, port=port, user=healthy.user, password=healthy.password
+        )
+        try:
+            for sql in statements:
+                try:
+                    with conn.cursor() as cur:
+                        cur.execute(sql)
+                        cur.fetchall()
+                except pymysql.err.MySQLError as e:
+                    code, message = e.args[0], str(e.args[1])
+                    assert code in SQLSTATES and code != 1105, (sql, code, message)
+                    assert not FOREIGN.search(message), (sql, message)
+        finally:
+            conn.close()

@@ -74,7 +74,8 @@ _ROLE_VALUES: dict[str, dict[str, Any]] = {
         "log_bin_basename": "/var/lib/mysql/binlog",
         "log_bin_index": "/var/lib/mysql/binlog.index",
     },
-    "replica": {"server_id": 2},
+    # one applier thread: the SQL thread's errors read as a single-threaded replica's
+    "replica": {"server_id": 2, "replica_parallel_workers": 0, "slave_parallel_workers": 0},
 }
 
 

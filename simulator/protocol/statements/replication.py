@@ -127,8 +127,9 @@ def io_error_message(node: SqlNode, snap: dict[str, Any]) -> str:
 def sql_error_message(node: SqlNode, snap: dict[str, Any]) -> str:
     error = snap["sql_error"]
     source = "source" if _new_words(node) else "master"
-    if error.errno == 1590:
-        return f"The incident LOST_EVENTS occurred on the {source}. Message: cluster disconnect"
+    if error.errno == 1590:  # ER_REPLICA_INCIDENT; MySQL 5.7 spells it "occured"
+        occurred = "occured" if node.version.is_7x else "occurred"
+        return f"The incident LOST_EVENTS {occurred} on the {source}. Message: cluster disconnect"
     table = node.cluster.replication.source.dictionary.user_tables[0]
     applied = snap["applied"]
     return (

@@ -197,7 +197,7 @@ class Cluster:
             seconds[remote] = seconds.get(remote, 0.0) + dt
         self.checkpoints.advance(dt, self.faults.is_active("lcp-stall"))
         if self.replication is not None and self.replication.source is self:
-            self.replication.observe(self.now + dt, dt, ops)
+            self.replication.observe(dt, ops)
 
     def _can_finish_start(self) -> bool:
         groups = self.topology.nodegroups.values()

@@ -23,7 +23,7 @@ from ndbsim.model.workload import writes
 if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster
 
-SOURCE_SERVER_ID, REPLICA_SERVER_ID = 1, 2
+SOURCE_SERVER_ID = 1  # @@server_id of the source SQL node (the replica is 2)
 INJECTOR_BEHIND_GCIS = 40  # injector-behind: handled epoch this many GCIs behind the cluster
 MAX_BINLOG_SIZE = 1 << 30  # max_binlog_size default
 BINLOG_BYTES_PER_WRITE = 120  # a row event of the workload's narrow rows
@@ -60,7 +60,6 @@ class IndexRow:
 
 @dataclass(frozen=True)
 class Sample:
-    time: float  # source cluster time
     epoch: int  # newest epoch with changes written
     file: str
     position: int  # end of that epoch's transaction
@@ -73,6 +72,9 @@ class ThreadError:
 
 
 class ReplicationLink:
+    """The link between the two clusters of ndbsim --replica; `snapshot` is what both SQL
+    nodes show of it."""
+
     def __init__(self, source: Cluster, replica: Cluster, first_position: int) -> None:
         self.source, self.replica = source, replica
         self.first_position = first_position  # after the format description event
@@ -100,8 +102,8 @@ class ReplicationLink:
 
     # --- the source: the binlog injector ------------------------------------------------------
 
-    def observe(self, now: float, dt: float, ops: float) -> None:
-        """The source cluster ran dt seconds up to `now` with `ops` operations."""
+    def observe(self, dt: float, ops: float) -> None:
+        """The source cluster ran dt more seconds, with `ops` operations."""
         cp = self.source.checkpoints
         faults = self.source.faults
         changed = writes(ops)
@@ -111,23 +113,23 @@ class ReplicationLink:
         self.event_bytes += changed * EVENT_BYTES_PER_WRITE
         handled = self.handled_epoch()
         if changed > 0:
-            self._write(handled, changed, epochs, dt)
+            self._write(handled, changed, epochs)
         if faults.is_active("conflicts"):
             self.conflicts += CONFLICTS_PER_SECOND * dt
             self.last_conflict_epoch = cp.epoch
-        self._catch_up(now)
+        self._catch_up()
 
-    def _catch_up(self, now: float) -> None:
+    def _catch_up(self) -> None:
         """Bring the binlog's end and the replica's threads to the faults of this moment."""
         gap = (self.source.faults.get("injector-behind") or {}).get("gap", False)
         if gap and self.incident is None:
-            self.incident = self._append(INCIDENT_BYTES, self.handled_epoch(), now)
+            self.incident = self._append(INCIDENT_BYTES, self.handled_epoch())
         elif not gap:
             self.incident = None
-        self.end = Sample(now, self.written_epoch, self.files[-1].name, self.position)
-        self._replica_step(now)
+        self.end = Sample(self.written_epoch, self.files[-1].name, self.position)
+        self._replica_step()
 
-    def _write(self, handled: int, changed: float, epochs: int, dt: float) -> None:
+    def _write(self, handled: int, changed: float, epochs: int) -> None:
         cp = self.source.checkpoints
         per_gci = max(1, round(cp.gcp_interval / cp.epoch_interval))
         new = [
@@ -148,9 +150,9 @@ class ReplicationLink:
             )  # fmt: skip
             self.written_epoch = epoch
 
-    def _append(self, size: int, epoch: int, now: float) -> Sample:
+    def _append(self, size: int, epoch: int) -> Sample:
         self._grow(size)
-        return Sample(now, epoch, self.files[-1].name, self.position)
+        return Sample(epoch, self.files[-1].name, self.position)
 
     def _grow(self, size: int) -> None:
         current = self.files[-1]
@@ -176,7 +178,7 @@ class ReplicationLink:
 
     # --- the replica: I/O and SQL threads -----------------------------------------------------
 
-    def _replica_step(self, now: float) -> None:
+    def _replica_step(self) -> None:
         faults = self.source.faults
         wall = self.source.wall_time()
         if faults.is_active("replica-io-disconnect"):
@@ -216,7 +218,7 @@ class ReplicationLink:
     def snapshot(self) -> dict[str, Any]:
         """The link as both SQL nodes show it, at the source cluster's current time."""
         with self.source.advanced():
-            self._catch_up(self.source.now)
+            self._catch_up()
             cp = self.source.checkpoints
             applied = self.applied or self.end
             lag = self.behind_seconds()

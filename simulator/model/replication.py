@@ -222,7 +222,10 @@ class ReplicationLink:
             cp = self.source.checkpoints
             applied = self.applied or self.end
             lag = self.behind_seconds()
-            applied_epoch = applied.epoch if applied else 0
+            handled = self.handled_epoch()
+            # an injector put behind has not written what it handled before
+            written = min(self.written_epoch, handled)
+            applied_epoch = min(applied.epoch, written) if applied else 0
             if lag and applied_epoch:
                 gcis = math.ceil(lag / cp.gcp_interval)
                 applied_epoch = max(0, applied_epoch - (gcis << 32))
@@ -231,14 +234,12 @@ class ReplicationLink:
             seconds: int | None = int(lag)
             if self.sql_error or self.io_error:
                 seconds = None
-            handled = self.handled_epoch()
             return {
                 "source_gci": cp.gci,
                 "buffered_epoch": self.buffered_epoch(),
                 "received_epoch": handled,
                 "handled_epoch": handled,
-                # an injector put behind has not written what it handled before
-                "written_epoch": min(self.written_epoch, handled),
+                "written_epoch": written,
                 "last_commit_epoch": cp.epoch if self.source.spec.ops_per_second > 0 else 0,
                 "binlog_file": self.files[-1].name,
                 "binlog_position": self.position,

@@ -89,7 +89,7 @@ def test_injector_behind_and_its_gap(pair):
     assert snap["source_gci"] - gci(snap["handled_epoch"]) == INJECTOR_BEHIND_GCIS
     assert snap["source_gci"] - gci(snap["written_epoch"]) >= INJECTOR_BEHIND_GCIS
     assert gci(snap["buffered_epoch"]) - gci(snap["received_epoch"]) > 10
-    assert snap["sql_running"] == "Yes"
+    assert snap["sql_running"] == "Yes" and snap["applied_epoch"] <= snap["written_epoch"]
     pair.source.faults.set("injector-behind", gap="true")
     snap = pair.tick(1)
     assert snap["incident"] is not None and snap["sql_error"].errno == 1590

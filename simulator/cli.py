@@ -16,7 +16,13 @@ import httpx
 from ndbsim import versions
 from ndbsim.model.cluster import ClusterSpec, build_config
 from ndbsim.model.config_params import parse_override
-from ndbsim.model.faults import DEFAULT_SEND_BUFFER_SHARE, DEFAULT_STUCK_PHASE, START_PHASES
+from ndbsim.model.faults import (
+    DEFAULT_BEHIND_SECONDS,
+    DEFAULT_SEND_BUFFER_SHARE,
+    DEFAULT_STUCK_PHASE,
+    LINK_FAULTS,
+    START_PHASES,
+)
 
 DEFAULT_CONTROL_URL = "http://127.0.0.1:8081"
 log = logging.getLogger("ndbsim")
@@ -150,6 +156,18 @@ def serve_parser() -> argparse.ArgumentParser:
         help="data node parameter, for all data nodes or one (repeatable)",
     )
     p.add_argument(
+        "--replica",
+        action="store_true",
+        help="also run a replica cluster whose SQL node applies the binary log of this one "
+        "(asynchronous NDB replication, default channel)",
+    )
+    p.add_argument(
+        "--replica-port",
+        type=_positive_int(0, 65535),
+        default=None,
+        help="MySQL port of the replica cluster's SQL node (default --port + 1; 0 with --port 0)",
+    )
+    p.add_argument(
         "--log-level",
         default="info",
         choices=["debug", "info", "warning", "error"],
@@ -214,17 +232,42 @@ def fault_parser() -> argparse.ArgumentParser:
     s.add_argument("--node", type=_positive_int(1, 255), help="only this node's certificate")
     s = sub.add_parser("metadata-excluded", help="exclude user tables from metadata sync")
     s.add_argument("tables", type=_positive_int(1, 1000), help="number of tables")
+    sub.add_parser("replica-sql-error", help="the replica's SQL thread stops on error 1032")
+    sub.add_parser("replica-io-disconnect", help="the replica's I/O thread loses the source")
+    s = sub.add_parser("replica-behind", help="the replica's applier trails the source")
+    s.add_argument(
+        "--seconds",
+        type=_float_range(0, 86400, low_open=True),
+        help=f"seconds behind (default {DEFAULT_BEHIND_SECONDS:g})",
+    )
+    s = sub.add_parser("injector-behind", help="the source's binlog injector falls behind")
+    s.add_argument(
+        "--gap",
+        action="store_const",
+        const=True,
+        help="the event buffer overflows: a LOST_EVENTS incident stops the replica (1590)",
+    )
+    sub.add_parser("conflicts", help="the source counts NDB$EPOCH2 conflicts")
     s = sub.add_parser("clear", help="clear one fault")
     s.add_argument("name")
     sub.add_parser("list", help="active faults")
     sub.add_parser("reset", help="all nodes started, no faults")
     sub.add_parser("status", help="cluster status")
+    sub.add_parser("replication", help="the replication link's epochs and threads")
+    for action in sub.choices.values():
+        if action.prog.split()[-1] not in ("replication", *LINK_FAULTS):
+            action.add_argument(
+                "--cluster",
+                choices=["source", "replica"],
+                help="the cluster of ndbsim --replica to act on (default source)",
+            )
     return p
 
 
 def run_fault(args: argparse.Namespace) -> int:
     url = args.control_url.rstrip("/")
     action = args.action
+    cluster = getattr(args, "cluster", None)
     if action in ("stop-node", "start-node"):
         method, path, body = "POST", f"/nodes/{args.node_id}/{action.split('-')[0]}", None
     elif action == "clear":
@@ -235,12 +278,15 @@ def run_fault(args: argparse.Namespace) -> int:
         method, path, body = "POST", "/reset", None
     elif action == "status":
         method, path, body = "GET", "/status", None
+    elif action == "replication":
+        method, path, body = "GET", "/replication", None
     else:  # a fault: the subcommand's arguments are its parameters
-        ignored = ("control_url", "action")
+        ignored = ("control_url", "action", "cluster")
         body = {k: v for k, v in vars(args).items() if k not in ignored and v is not None} or None
         method, path = "PUT", f"/faults/{action}"
+    params = {"cluster": cluster} if cluster else None
     try:
-        response = httpx.request(method, url + path, json=body, timeout=30.0)
+        response = httpx.request(method, url + path, json=body, params=params, timeout=30.0)
     except httpx.HTTPError as e:
         print(f"ndbsim fault: cannot reach {url}: {e}", file=sys.stderr)
         return 1
@@ -274,48 +320,67 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
     from ndbsim.engine.catalog import catalog_for
     from ndbsim.engine.database import Engine
     from ndbsim.model.cluster import Cluster
+    from ndbsim.model.replication import ReplicationLink
     from ndbsim.protocol import server
 
     version = versions.parse_version(args.ndb_version)
     cluster = Cluster(_spec(args), version)
-    engine = Engine(catalog_for(version))
-    with engine.lock:
-        model_tables.sync(cluster, engine)
+    replica = Cluster(_replica_spec(args), version) if args.replica else None
+    link = None
+    if replica is not None:
+        link = ReplicationLink(cluster, replica, 154 if version.is_7x else 157)
+    engine = Engine(catalog_for(version), replication=replica is not None)
+    replica_engine = Engine(catalog_for(version), replication=True) if replica is not None else None
+    for each_cluster, each_engine in ((cluster, engine), (replica, replica_engine)):
+        if each_cluster is not None:
+            with each_engine.lock:
+                model_tables.sync(each_cluster, each_engine)
     control_sock = _bound_socket(args.host, args.control_port)
     control_port = control_sock.getsockname()[1]
-    uv = uvicorn.Server(
-        uvicorn.Config(
-            create_app(cluster, engine.meter), log_level="warning", access_log=False, lifespan="off"
-        )
+    app = create_app(
+        cluster, engine.meter, replica, replica_engine.meter if replica_engine else None
     )
+    uv = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
     uv.install_signal_handlers = lambda: None  # type: ignore[method-assign]
-    mysql = await server.start(
-        engine,
-        cluster,
-        args.host,
-        args.port,
-        args.user,
-        password,
-        max_connections=args.max_connections,
-        connect_timeout=args.connect_timeout,
-    )
+
+    async def listen(each_cluster, each_engine, port: int):
+        return await server.start(
+            each_engine,
+            each_cluster,
+            args.host,
+            port,
+            args.user,
+            password,
+            max_connections=args.max_connections,
+            connect_timeout=args.connect_timeout,
+        )
+
+    if link is not None:
+        link.source_host = args.host
+    mysql = await listen(cluster, engine, args.port)
     mysql_port = _listening_port(mysql, args.port)
-    log.info("NDB %s, %d data nodes, %d tables", version.series, args.data_nodes, args.tables)
-    print(
-        f"ndbsim ready: mysql={args.host}:{mysql_port} control=http://{args.host}:{control_port}",
-        flush=True,
+    servers = [mysql]
+    ready = (
+        f"ndbsim ready: mysql={args.host}:{mysql_port} control=http://{args.host}:{control_port}"
     )
+    if link is not None:
+        link.source_port = mysql_port
+        wanted = args.replica_port if args.replica_port is not None else args.port and args.port + 1
+        replica_server = await listen(replica, replica_engine, wanted)
+        servers.append(replica_server)
+        ready += f" replica={args.host}:{_listening_port(replica_server, wanted)}"
+    log.info("NDB %s, %d data nodes, %d tables", version.series, args.data_nodes, args.tables)
+    print(ready, flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    tasks = [
-        asyncio.create_task(uv.serve(sockets=[control_sock])),
-        asyncio.create_task(mysql.serve_forever()),
-    ]
+    tasks = [asyncio.create_task(uv.serve(sockets=[control_sock]))]
+    tasks += [asyncio.create_task(each.serve_forever()) for each in servers]
     await stop.wait()
     uv.should_exit = True
-    mysql.close()
+    for each in servers:
+        each.close()
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -349,6 +414,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(
             f"--data-nodes ({args.data_nodes}) must be a multiple of --replicas ({args.replicas})"
         )
+    if args.replica and args.replica_port is None and args.port == 65535:
+        parser.error("--replica needs --replica-port when --port is 65535")
     try:
         _check_model(args)
     except ValueError as e:
@@ -379,6 +446,15 @@ def _spec(args: argparse.Namespace) -> ClusterSpec:
         seed=args.seed,
         config=config,
     )
+
+
+def _replica_spec(args: argparse.Namespace) -> ClusterSpec:
+    """The replica cluster: the same layout and options, its own seed, a quarter of the
+    application's load (the applier's writes come from the link)."""
+    spec = _spec(args)
+    spec.seed += 1
+    spec.ops_per_second /= 4
+    return spec
 
 
 def _check_model(args: argparse.Namespace) -> None:

@@ -35,10 +35,11 @@ SIM_USER = "ndbsim"
 SIM_PASSWORD = "ndbsim"
 START_TIMEOUT = 120.0  # ndbsim builds its dictionary first: seconds for thousands of tables
 CLUSTER = "demo"
+REPLICA_CLUSTER = "dr"  # the replica cluster of --replica
 PROVISIONING = Path(__file__).resolve().parents[1] / "provisioning"  # in a source checkout
 PROMETHEUS = ("prometheus",)
 ALERTMANAGER = ("prometheus-alertmanager", "alertmanager")  # Debian's name, upstream's name
-NDBSIM_READY = re.compile(r"ndbsim ready: mysql=\S+:(\d+) control=(\S+)")
+NDBSIM_READY = re.compile(r"ndbsim ready: mysql=\S+:(\d+) control=(\S+)(?: replica=\S+:(\d+))?")
 
 
 class DemoError(Exception):
@@ -121,6 +122,7 @@ class Ndbsim:
     process: Process
     port: int
     control_url: str
+    replica_port: int | None = None  # ndbsim --replica: the replica cluster's SQL node
 
     def _control(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
         answer = httpx.request(method, self.control_url + path, json=body, timeout=30)
@@ -155,7 +157,8 @@ def running_ndbsim(
             return NDBSIM_READY.search(process.log.read_text(errors="replace"))
 
         match = wait_for(process, ready, "start")
-        yield Ndbsim(process, int(match.group(1)), match.group(2).rstrip("/"))
+        replica = int(match.group(3)) if match.group(3) else None
+        yield Ndbsim(process, int(match.group(1)), match.group(2).rstrip("/"), replica)
 
 
 @dataclass(frozen=True)
@@ -187,16 +190,21 @@ DEMO_FLAGS = ("--collector.restart_info.phases=true",)
 
 @contextlib.contextmanager
 def running_exporter(
-    sql_port: int, *args: str, port: int = 0, logs: Path | None = None
+    sql_port: int,
+    *args: str,
+    port: int = 0,
+    logs: Path | None = None,
+    name: str = "ndbinfo-exporter",
 ) -> Iterator[Exporter]:
-    """The exporter scraping ndbsim on ``sql_port`` with ndbsim's default account."""
+    """The exporter scraping ndbsim on ``sql_port`` with ndbsim's default account (``name``:
+    of its process and log)."""
     with contextlib.ExitStack() as stack:
         logs = logs or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="exporter-")))
         argv = [sys.executable, "-m", "ndbinfo_exporter.cli", "--log.format", "json"]
         argv += ["--web.listen-address", f"{HOST}:{port}", "--mysqld.address", f"{HOST}:{sql_port}"]
         argv += ["--mysqld.username", SIM_USER, *args]
         env = {"NDB_EXPORTER_PASSWORD": SIM_PASSWORD}
-        process = stack.enter_context(started("ndbinfo-exporter", argv, logs, env))
+        process = stack.enter_context(started(name, argv, logs, env))
         address = wait_for(process, lambda: _listen_address(process.log), "start")
         url = f"http://{address}"
         wait_for(process, lambda: _healthy(url), "answer /healthz")
@@ -243,8 +251,9 @@ def _alertmanager_config(logs: Path) -> Path:
 
 
 def _prometheus_config(
-    logs: Path, exporter_url: str, alertmanager: str | None, every: float
+    logs: Path, exporters: dict[str, str], alertmanager: str | None, every: float
 ) -> Path:
+    """Prometheus scraping each exporter (cluster label -> exporter URL)."""
     interval = f"{every:g}s"
     config: dict[str, Any] = {
         "global": {
@@ -258,9 +267,13 @@ def _prometheus_config(
                 "job_name": "ndb",
                 "static_configs": [
                     {
-                        "targets": [exporter_url.removeprefix("http://")],
-                        "labels": {"cluster": CLUSTER, "instance": "ndbsim"},
+                        "targets": [url.removeprefix("http://")],
+                        "labels": {
+                            "cluster": cluster,
+                            "instance": "ndbsim" if cluster == CLUSTER else f"ndbsim-{cluster}",
+                        },
                     }
+                    for cluster, url in exporters.items()
                 ],
             }
         ],
@@ -302,7 +315,11 @@ def plan_monitoring(prometheus_port: int) -> MonitoringPlan:
 
 
 def start_monitoring(
-    stack: contextlib.ExitStack, plan: MonitoringPlan, logs: Path, exporter_url: str, every: float
+    stack: contextlib.ExitStack,
+    plan: MonitoringPlan,
+    logs: Path,
+    exporters: dict[str, str],
+    every: float,
 ) -> Monitoring:
     """Alertmanager, then Prometheus scraping the exporter and sending it its alerts."""
     am_url, processes = None, []
@@ -323,7 +340,7 @@ def start_monitoring(
         url = plan.prometheus_url
         argv = [
             plan.prometheus,
-            f"--config.file={_prometheus_config(logs, exporter_url, am_url, every)}",
+            f"--config.file={_prometheus_config(logs, exporters, am_url, every)}",
             f"--storage.tsdb.path={logs / 'prometheus-data'}",
             f"--web.listen-address={url.removeprefix('http://')}",
             "--log.level=warn",
@@ -366,12 +383,18 @@ FAULT_EXAMPLES: tuple[tuple[str, str], ...] = (
         "TLS certificates expire in 2 days (NDB 8.3+): NdbTlsCertificateExpiring",
     ),
     ("metadata-excluded 3", "3 tables excluded from metadata sync"),
+    ("replica-sql-error", "with --replica: the replica's SQL thread stops: NdbReplicationStopped"),
+    ("replica-io-disconnect", "with --replica: the replica's I/O thread reconnects (2003)"),
+    ("replica-behind", "with --replica: 900 s behind the source: NdbReplicationLagHigh"),
+    ("injector-behind --gap", "with --replica: binlog gap, the replica stops: NdbBinlogGap"),
+    ("conflicts", "with --replica: NDB$EPOCH2 conflicts: NdbReplicationConflicts"),
     ("slow-ndbinfo 15", "ndbinfo answers late: collectors time out, NdbExporterCollectorFailing"),
     ("refuse-connections", "new MySQL connections refused"),
     ("drop-connections", "connections dropped: NdbSqlNodeUnreachable"),
     ("clear lcp-stall", "clear one fault"),
     ("list", "active faults"),
-    ("status", "cluster status"),
+    ("status", "cluster status (--cluster replica: the replica's)"),
+    ("replication", "with --replica: the link's epochs and threads"),
     ("reset", "all nodes started, no faults"),
 )
 
@@ -392,6 +415,13 @@ def banner(sim: Ndbsim, exporter: Exporter, logs: Path, monitoring: Monitoring) 
     lines += [
         f"  ndbsim (MySQL)  mysql -h {HOST} -P {sim.port} -u {SIM_USER} -p{SIM_PASSWORD}",
         f"  ndbsim control  {sim.control_url}",
+        *(
+            [
+                f"  replica (MySQL) mysql -h {HOST} -P {sim.replica_port} -u {SIM_USER} -p{SIM_PASSWORD}"
+            ]
+            if sim.replica_port
+            else []
+        ),
         f"  Logs            {logs}",
         "",
         f"  Faults: {fault} COMMAND",
@@ -473,12 +503,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                     sim.port, *alerts, *DEMO_FLAGS, port=options.exporter_port, logs=logs
                 )
             )
-            monitoring = start_monitoring(
-                stack, plan, logs, exporter.url, options.evaluation_interval
-            )
+            exporters, exporter_processes = {CLUSTER: exporter.url}, [exporter.process]
+            if sim.replica_port is not None:
+                replica_exporter = stack.enter_context(
+                    running_exporter(
+                        sim.replica_port, *DEMO_FLAGS, logs=logs, name="ndbinfo-exporter-dr"
+                    )
+                )
+                exporters[REPLICA_CLUSTER] = replica_exporter.url
+                exporter_processes.append(replica_exporter.process)
+            monitoring = start_monitoring(stack, plan, logs, exporters, options.evaluation_interval)
             print(banner(sim, exporter, logs, monitoring), flush=True)
             while True:
-                for process in (sim.process, exporter.process, *monitoring.processes):
+                for process in (sim.process, *exporter_processes, *monitoring.processes):
                     process.check()
                 time.sleep(0.5)
     except KeyboardInterrupt:

@@ -3,6 +3,10 @@
 with running_ndbsim("--data-nodes", "4", speed=20) as sim:
     connect(host=sim.host, port=sim.port, user=sim.user, password=sim.password)
     sim.stop_node(2)
+
+with running_ndbsim(replica=True) as sim:  # the pair: sim.port (source), sim.replica_port
+    sim.fault("replica-behind", seconds=900)
+    sim.stop_node(2, cluster="replica")
 """
 
 from __future__ import annotations
@@ -22,7 +26,10 @@ from typing import Any
 
 import httpx
 
-_READY = re.compile(r"ndbsim ready: mysql=(?P<host>[^ ]+):(?P<port>\d+) control=(?P<url>\S+)")
+_READY = re.compile(
+    r"ndbsim ready: mysql=(?P<host>[^ ]+):(?P<port>\d+) control=(?P<url>\S+)"
+    r"(?: replica=[^ ]+:(?P<replica_port>\d+))?"
+)
 
 
 class NdbsimError(RuntimeError):
@@ -38,34 +45,46 @@ class NdbsimHandle:
     control_url: str
     process: subprocess.Popen
     output: list[str] = field(default_factory=list)
+    replica_port: int | None = None  # the replica cluster's SQL node (ndbsim --replica)
 
-    def _call(self, method: str, path: str, json: Any = None) -> Any:
-        response = httpx.request(method, self.control_url + path, json=json, timeout=30.0)
+    def _call(self, method: str, path: str, json: Any = None, cluster: str | None = None) -> Any:
+        params = {"cluster": cluster} if cluster else None
+        response = httpx.request(
+            method, self.control_url + path, json=json, params=params, timeout=30.0
+        )
         if response.status_code >= 400:
             raise NdbsimError(f"{method} {path}: {response.status_code} {response.text}")
         return response.json()
 
-    def stop_node(self, node_id: int) -> dict:
-        return self._call("POST", f"/nodes/{node_id}/stop")
+    # `cluster="replica"` acts on the replica cluster of ndbsim --replica (default: source)
 
-    def start_node(self, node_id: int) -> dict:
-        return self._call("POST", f"/nodes/{node_id}/start")
+    def stop_node(self, node_id: int, cluster: str | None = None) -> dict:
+        return self._call("POST", f"/nodes/{node_id}/stop", cluster=cluster)
 
-    def fault(self, name: str, **params: Any) -> dict:
-        return self._call("PUT", f"/faults/{name}", json=params or None)
+    def start_node(self, node_id: int, cluster: str | None = None) -> dict:
+        return self._call("POST", f"/nodes/{node_id}/start", cluster=cluster)
 
-    def clear(self, name: str) -> dict:
-        return self._call("DELETE", f"/faults/{name}")
+    def fault(self, name: str, cluster: str | None = None, **params: Any) -> dict:
+        """Set a fault; the link faults (replica-*, injector-behind, conflicts) act on the
+        replication link whatever the cluster."""
+        return self._call("PUT", f"/faults/{name}", json=params or None, cluster=cluster)
 
-    def reset(self) -> dict:
-        return self._call("POST", "/reset")
+    def clear(self, name: str, cluster: str | None = None) -> dict:
+        return self._call("DELETE", f"/faults/{name}", cluster=cluster)
 
-    def stats(self) -> dict:
+    def reset(self, cluster: str | None = None) -> dict:
+        return self._call("POST", "/reset", cluster=cluster)
+
+    def stats(self, cluster: str | None = None) -> dict:
         """The cost meter: ndbinfo base-table rows read since ndbsim started."""
-        return self._call("GET", "/stats")
+        return self._call("GET", "/stats", cluster=cluster)
 
-    def status(self) -> dict:
-        return self._call("GET", "/status")
+    def status(self, cluster: str | None = None) -> dict:
+        return self._call("GET", "/status", cluster=cluster)
+
+    def replication(self) -> dict:
+        """The link: injector epochs, binlog end, the replica's threads (GET /replication)."""
+        return self._call("GET", "/replication")
 
     def wait_for(self, predicate, timeout: float = 30.0, interval: float = 0.1) -> dict:
         """Poll /status until predicate(status) is true; the last status."""
@@ -96,7 +115,8 @@ def running_ndbsim(
     **options: Any,
 ) -> Iterator[NdbsimHandle]:
     """Run `python -m ndbsim` on free ports. Keyword options become CLI options
-    (speed=10 -> --speed 10, ndb_version="7.6" -> --ndb-version 7.6)."""
+    (speed=10 -> --speed 10, ndb_version="7.6" -> --ndb-version 7.6, replica=True ->
+    --replica: the source and replica pair, on free ports)."""
     args = [
         sys.executable,
         "-m",
@@ -113,7 +133,11 @@ def running_ndbsim(
         "warning",
     ]
     for key, value in options.items():
-        args += [f"--{key.replace('_', '-')}", str(value)]
+        flag = f"--{key.replace('_', '-')}"
+        if value is True:
+            args.append(flag)
+        elif value is not False:
+            args += [flag, str(value)]
     args += list(extra_args)
     env = {**os.environ, "NDBSIM_PASSWORD": password}
     process = subprocess.Popen(
@@ -141,6 +165,7 @@ def running_ndbsim(
             control_url=match["url"],
             process=process,
             output=output,
+            replica_port=int(match["replica_port"]) if match["replica_port"] else None,
         )
         handle.wait_for(lambda s: True, timeout=max(1.0, deadline - time.monotonic()))
         with socket.create_connection((handle.host, handle.port), timeout=10):

@@ -70,14 +70,15 @@ class Engine:
     """Base and lookup tables are DuckDB tables named like ndbinfo ("ndb$nodes", ...); views are
     DuckDB views built from their real view SQL, cast to the catalog's column types."""
 
-    def __init__(self, catalog: Catalog):
+    def __init__(self, catalog: Catalog, replication: bool = False):
+        """`replication`: the SQL node of ndbsim --replica, with the replication tables."""
         self.catalog = catalog
         self.lock = threading.RLock()
         self.db = duckdb.connect(config={"threads": 2})
         self.db.execute("SET error_on_division_by_zero = false")
         # MySQL's default collations compare strings case-insensitively
         self.db.execute("SET default_collation = 'nocase'")
-        self.translator = Translator(catalog)
+        self.translator = Translator(catalog, replication)
         self._tmpdir = "/dev/shm" if os.path.isdir("/dev/shm") else None
         self.meter = ReadMeter()
         self._create_schema()

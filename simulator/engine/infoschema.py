@@ -9,6 +9,9 @@ schema has the user and time zone tables tools look at.
 
 from __future__ import annotations
 
+import json
+from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ndbsim.engine.catalog import SCHEMA, Column, TableDef
@@ -226,7 +229,45 @@ DYNAMIC = (
     f"{PERF}.session_variables",
     f"{PERF}.threads",
     f"{MYSQL}.user",
+    f"{PERF}.replication_connection_status",
+    f"{PERF}.replication_applier_status_by_worker",
+    f"{MYSQL}.ndb_apply_status",
+    f"{MYSQL}.ndb_binlog_index",
 )
+REPLICATION_JSON = Path(__file__).parents[1] / "data" / "mysqld" / "replication.json"
+
+
+@cache
+def _replication_reference() -> dict:
+    return json.loads(REPLICATION_JSON.read_text())
+
+
+def mysqld_version(version: NdbVersion) -> tuple[int, ...]:
+    """The MySQL server version of the SQL node ("5.7.44-ndb-7.6.34-cluster-gpl" -> 5.7.44)."""
+    return tuple(int(p) for p in version.version_string.split("-")[0].split("."))
+
+
+def replication_columns(kind: str, name: str, version: NdbVersion) -> list | None:
+    """The columns of a replication statement or table (data/mysqld/replication.json) on that
+    version, None when the version does not have it."""
+    server = mysqld_version(version)
+    for entry in _replication_reference()[kind].get(name, ()):
+        since = tuple(int(p) for p in entry["since"].split("."))
+        until = entry["until"] and tuple(int(p) for p in entry["until"].split("."))
+        if since <= server and (not until or server < until):
+            return entry["columns"]
+    return None
+
+
+def _replication_tables(database: str, version: NdbVersion) -> dict[str, TableDef]:
+    out = {}
+    for key in _replication_reference()["tables"]:
+        schema, name = key.split(".")
+        columns = replication_columns("tables", key, version)
+        if schema == database and columns:
+            out[name] = _table(name, "; ".join(f"{n} {t}" for n, t in columns))
+    return out
+
 
 # Server tables whose rows come from the cluster model (engine/model_tables.fill_server_table),
 # by the DuckDB schema and table that hold them.
@@ -237,19 +278,25 @@ MODEL_FED = {
 }
 
 
-def system_tables(database: str, version: NdbVersion) -> dict[str, TableDef]:
+def system_tables(
+    database: str, version: NdbVersion, replication: bool = False
+) -> dict[str, TableDef]:
     """The tables of information_schema, performance_schema or mysql on that version (keys as
-    the schema spells them: upper case in information_schema, lower case elsewhere)."""
+    the schema spells them: upper case in information_schema, lower case elsewhere); the
+    replication tables only on the SQL nodes of ndbsim --replica (`replication`)."""
     database = database.lower()
     if database == "information_schema":
         return I_S_TABLES
     if database == "mysql":
-        return MYSQL_TABLES
+        return {**MYSQL_TABLES, **(_replication_tables(database, version) if replication else {})}
     if database == "performance_schema":
         return {
-            name: t
-            for name, t in P_S_TABLES.items()
-            if name not in P_S_SINCE or version.at_least(*P_S_SINCE[name])
+            **{
+                name: t
+                for name, t in P_S_TABLES.items()
+                if name not in P_S_SINCE or version.at_least(*P_S_SINCE[name])
+            },
+            **(_replication_tables(database, version) if replication else {}),
         }
     return {}
 
@@ -346,7 +393,12 @@ def create(engine: Engine) -> None:
         db.execute(
             f"CREATE VIEW {quote(VISIBLE)}.{quote(name)} AS SELECT {names} FROM {src}{where}"
         )
-    for schema, tables in ((PERF, P_S_TABLES), (MYSQL, MYSQL_TABLES)):
+    version = hidden.version
+    for schema, database in ((PERF, "performance_schema"), (MYSQL, "mysql")):
+        tables = {
+            **system_tables(database, version, replication=True),
+            **(P_S_TABLES if schema == PERF else {}),
+        }
         for name, table in tables.items():
             ddl = ", ".join(
                 f"{quote(c.name)} {parse_type(c.mysql_type).duckdb()}" for c in table.columns

@@ -123,8 +123,9 @@ class Session:
 
 
 class Translator:
-    def __init__(self, catalog: Catalog):
+    def __init__(self, catalog: Catalog, replication: bool = False):
         self.catalog = catalog
+        self.replication = replication  # the replication tables are visible
 
     # --- views ----------------------------------------------------------------------------
 
@@ -191,7 +192,9 @@ class Translator:
                     perf.add(f"{infoschema.DATA}.{obj.name}")
             elif db.lower() in ("performance_schema", "mysql"):
                 mysql = db.lower() == "mysql"
-                obj = infoschema.system_tables(db, self.catalog.version).get(name.lower())
+                obj = infoschema.system_tables(db, self.catalog.version, self.replication).get(
+                    name.lower()
+                )
                 if obj is None:
                     raise SqlError(1146, f"Table '{db}.{name}' doesn't exist")
                 schema = infoschema.MYSQL if mysql else infoschema.PERF

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ndbsim.model import config_params
 from ndbsim.model.checkpoints import Checkpoints
@@ -23,6 +23,9 @@ from ndbsim.model.topology import MGM, NDB, Topology, build_topology
 from ndbsim.model.transactions import Activity
 from ndbsim.model.workload import REDO_BYTES_PER_WRITE, Workload, writes
 from ndbsim.versions import NdbVersion
+
+if TYPE_CHECKING:
+    from ndbsim.model.replication import ReplicationLink
 
 STARTED, STARTING, STOPPED = "STARTED", "STARTING", "STOPPED"
 SYSTEM_NAME = "MC_20240115093012"
@@ -144,6 +147,7 @@ class Cluster:
         self.epoch = wall()  # unix time at cluster time 0 (the hosts' clocks)
         self.now = 0.0
         self._lock = threading.RLock()
+        self.replication: ReplicationLink | None = None  # set by the link of ndbsim --replica
 
     # --- time ---------------------------------------------------------------------------------
 
@@ -192,6 +196,8 @@ class Cluster:
             seconds = self.nodes[node_id].overloaded_seconds
             seconds[remote] = seconds.get(remote, 0.0) + dt
         self.checkpoints.advance(dt, self.faults.is_active("lcp-stall"))
+        if self.replication is not None and self.replication.source is self:
+            self.replication.observe(dt, ops)
 
     def _can_finish_start(self) -> bool:
         groups = self.topology.nodegroups.values()
@@ -440,6 +446,8 @@ class Cluster:
                 values["Ndb_config_generation"] = 1
             values.update(self.workload.api_counters(share))
             values.update(self.workload.sql_counters(share))
+            if self.replication is not None:
+                values.update(self.replication.status_values(self))
             return values
 
     def _sql_nodes_up(self) -> int:

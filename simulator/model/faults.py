@@ -14,6 +14,14 @@ if TYPE_CHECKING:
 PREFIX = "ndb$"
 START_PHASES = 9  # a starting data node shows start phases 1..9 in ndbinfo.nodes
 DEFAULT_STUCK_PHASE = 5  # node restart: copying fragments from the live nodes
+DEFAULT_BEHIND_SECONDS = 900.0  # replica-behind without seconds: past the 300 s lag alert
+LINK_FAULTS = (
+    "replica-sql-error",
+    "replica-io-disconnect",
+    "replica-behind",
+    "injector-behind",
+    "conflicts",
+)
 
 
 @dataclass(frozen=True)
@@ -96,6 +104,28 @@ FAULTS: dict[str, FaultSpec] = {
             {"days": (float, True), "node": (int, False)},
         ),
         FaultSpec(
+            "replica-sql-error",
+            "the replica's SQL thread stops on an NDB applier error (1032)",
+            {},
+        ),
+        FaultSpec(
+            "replica-io-disconnect",
+            "the replica's I/O thread loses the source (Connecting, error 2003)",
+            {},
+        ),
+        FaultSpec(
+            "replica-behind",
+            "the replica's applier trails the source by a number of seconds (default 900)",
+            {"seconds": (float, False)},
+        ),
+        FaultSpec(
+            "injector-behind",
+            "the source's binlog injector falls behind the cluster's epochs; gap=true overflows "
+            "the event buffer and writes a LOST_EVENTS incident",
+            {"gap": (bool, False)},
+        ),
+        FaultSpec("conflicts", "the source counts NDB$EPOCH2 conflicts", {}),
+        FaultSpec(
             "metadata-excluded",
             "the SQL node fails to synchronize some user tables and excludes them",
             {"tables": (int, True)},
@@ -134,7 +164,11 @@ def validate(name: str, params: dict[str, Any], topology: Topology | None = None
         raise FaultError(f"{name}: tables must be 1..1000, got {clean['tables']}")
     if name == "send-buffer-pressure":
         clean.setdefault("share", DEFAULT_SEND_BUFFER_SHARE)
-    if "seconds" in clean and not 0.0 <= clean["seconds"] <= 600.0:
+    if name == "replica-behind":
+        clean.setdefault("seconds", DEFAULT_BEHIND_SECONDS)
+        if not 0.0 < clean["seconds"] <= 86400.0:
+            raise FaultError(f"{name}: seconds must be > 0 and <= 86400, got {clean['seconds']}")
+    elif "seconds" in clean and not 0.0 <= clean["seconds"] <= 600.0:
         raise FaultError(f"{name}: seconds must be between 0 and 600, got {clean['seconds']}")
     if "table" in clean:
         clean["table"] = _base_name(clean["table"])
@@ -159,6 +193,11 @@ def _convert(name: str, key: str, kind: type, value: Any) -> Any:
     wrong = FaultError(f"{name}: {key} must be a {noun}, got {value!r}")
     if kind is int and (isinstance(value, bool) or (isinstance(value, float) and value % 1)):
         raise wrong
+    if kind is bool:
+        text = str(value).lower()
+        if text not in ("true", "false", "1", "0"):
+            raise FaultError(f"{name}: {key} must be true or false, got {value!r}")
+        return text in ("true", "1")
     try:
         return kind(value)
     except (TypeError, ValueError):
@@ -200,9 +239,12 @@ class Faults:
         self._active: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
         self.before_change: Callable[[], None] = lambda: None
+        self.link = False  # a replication link runs (ndbsim --replica): link faults apply
 
     def set(self, name: str, **params: Any) -> dict[str, Any]:
         clean = validate(name, params, self.topology)
+        if name in LINK_FAULTS and not self.link:
+            raise FaultError(f"{name}: no replication link; start ndbsim with --replica")
         self.before_change()
         with self._lock:
             self._active[name] = clean

@@ -1,77 +1,15 @@
-"""Server-level answers of the SQL node that do not read tables: replication and binary log
-status (this SQL node has neither), SHOW ENGINE NDBCLUSTER STATUS, SHOW GRANTS, EXPLAIN."""
+"""Server-level answers of the SQL node that do not read tables: the columns of replication and
+binary log status, SHOW ENGINE NDBCLUSTER STATUS, SHOW GRANTS, EXPLAIN."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ndbsim.engine import infoschema
 from ndbsim.errors import SqlError
 
 if TYPE_CHECKING:
     from ndbsim.versions import NdbVersion
-
-# SHOW SLAVE STATUS of MySQL 5.7 (and 8.0 before 8.0.22); SHOW REPLICA STATUS renames
-# Master -> Source and Slave -> Replica in the column names.
-_SLAVE_COLUMNS = [
-    "Slave_IO_State",
-    "Master_Host",
-    "Master_User",
-    "Master_Port",
-    "Connect_Retry",
-    "Master_Log_File",
-    "Read_Master_Log_Pos",
-    "Relay_Log_File",
-    "Relay_Log_Pos",
-    "Relay_Master_Log_File",
-    "Slave_IO_Running",
-    "Slave_SQL_Running",
-    "Replicate_Do_DB",
-    "Replicate_Ignore_DB",
-    "Replicate_Do_Table",
-    "Replicate_Ignore_Table",
-    "Replicate_Wild_Do_Table",
-    "Replicate_Wild_Ignore_Table",
-    "Last_Errno",
-    "Last_Error",
-    "Skip_Counter",
-    "Exec_Master_Log_Pos",
-    "Relay_Log_Space",
-    "Until_Condition",
-    "Until_Log_File",
-    "Until_Log_Pos",
-    "Master_SSL_Allowed",
-    "Master_SSL_CA_File",
-    "Master_SSL_CA_Path",
-    "Master_SSL_Cert",
-    "Master_SSL_Cipher",
-    "Master_SSL_Key",
-    "Seconds_Behind_Master",
-    "Master_SSL_Verify_Server_Cert",
-    "Last_IO_Errno",
-    "Last_IO_Error",
-    "Last_SQL_Errno",
-    "Last_SQL_Error",
-    "Replicate_Ignore_Server_Ids",
-    "Master_Server_Id",
-    "Master_UUID",
-    "Master_Info_File",
-    "SQL_Delay",
-    "SQL_Remaining_Delay",
-    "Slave_SQL_Running_State",
-    "Master_Retry_Count",
-    "Master_Bind",
-    "Last_IO_Error_Timestamp",
-    "Last_SQL_Error_Timestamp",
-    "Master_SSL_Crl",
-    "Master_SSL_Crlpath",
-    "Retrieved_Gtid_Set",
-    "Executed_Gtid_Set",
-    "Auto_Position",
-    "Replicate_Rewrite_DB",
-    "Channel_Name",
-    "Master_TLS_Version",
-]
-_SLAVE_80 = ("Master_public_key_path", "Get_master_public_key", "Network_Namespace")
 
 _SIZEOF = (
     ("NdbTransaction", 368),
@@ -94,10 +32,6 @@ EXPLAIN_COLUMNS = [
 ]  # fmt: skip
 
 
-def _mysql(version: NdbVersion) -> tuple[int, ...]:
-    return tuple(int(p) for p in version.version_string.split("-")[0].split("."))
-
-
 def _removed(statement: str) -> SqlError:
     near = statement.split(" ", 1)[1]
     return SqlError(
@@ -108,40 +42,35 @@ def _removed(statement: str) -> SqlError:
 
 
 def replica_status(version: NdbVersion, replica_words: bool) -> list[str]:
-    """Columns of SHOW SLAVE STATUS / SHOW REPLICA STATUS (no rows: this SQL node is not a
-    replica). MySQL 5.7 has no REPLICA form; 8.4 has no SLAVE form."""
-    server = _mysql(version)
+    """Columns of SHOW SLAVE STATUS / SHOW REPLICA STATUS (data/mysqld/replication.json).
+    MySQL 5.7 has no REPLICA form; 8.4 has no SLAVE form."""
+    server = infoschema.mysqld_version(version)
     if replica_words and server < (8, 0, 22):
         raise _removed("SHOW REPLICA STATUS")
     if not replica_words and server >= (8, 4):
         raise _removed("SHOW SLAVE STATUS")
-    columns = list(_SLAVE_COLUMNS)
-    if server >= (8, 0):
-        columns += _SLAVE_80
-    if replica_words:
-        columns = [
-            c.replace("Master", "Source").replace("Slave", "Replica").replace("master", "source")
-            for c in columns
-        ]
-    return columns
+    name = "SHOW REPLICA STATUS" if replica_words else "SHOW SLAVE STATUS"
+    return list(infoschema.replication_columns("statements", name, version))
 
 
 def binary_log_status(version: NdbVersion, new_words: bool) -> list[str]:
-    """Columns of SHOW MASTER STATUS / SHOW BINARY LOG STATUS: no row, the binary log is off."""
-    server = _mysql(version)
+    """Columns of SHOW MASTER STATUS / SHOW BINARY LOG STATUS."""
+    server = infoschema.mysqld_version(version)
     if new_words and server < (8, 2):
         raise _removed("SHOW BINARY LOG STATUS")
     if not new_words and server >= (8, 4):
         raise _removed("SHOW MASTER STATUS")
-    return ["File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB", "Executed_Gtid_Set"]
+    name = "SHOW BINARY LOG STATUS" if new_words else "SHOW MASTER STATUS"
+    return list(infoschema.replication_columns("statements", name, version))
 
 
-def ndb_engine_status(status: dict[str, Any], sessions: int) -> list[tuple[str, str, str]]:
+def ndb_engine_status(
+    status: dict[str, Any], sessions: int, binlog: str | None
+) -> list[tuple[str, str, str]]:
     """SHOW ENGINE NDBCLUSTER STATUS: the cluster connection, the NDB API object pools of this
-    server and the binlog epochs."""
+    server and the binlog injector's epochs (`binlog`: the row's Status; None: no such row)."""
     data_nodes = int(status.get("Ndb_number_of_data_nodes", 0))
     ready = int(status.get("Ndb_number_of_ready_data_nodes", 0))
-    epoch = int(status.get("Ndb_last_commit_epoch_server", 0))
     connection = (
         f"cluster_node_id={status.get('Ndb_cluster_node_id', 0)}, "
         f"connected_host={status.get('Ndb_config_from_host', '')}, "
@@ -162,15 +91,18 @@ def ndb_engine_status(status: dict[str, Any], sessions: int) -> list[tuple[str, 
     for name, size in _SIZEOF:
         created, free = pools.get(name, (0, 0))
         rows.append(("ndbcluster", name, f"created={created}, free={free}, sizeof={size}"))
-    rows.append(
-        (
-            "ndbcluster",
-            "binlog",
-            f"latest_epoch={epoch}, latest_trans_epoch={epoch}, latest_received_binlog_epoch=0, "
-            "latest_handled_binlog_epoch=0, latest_applied_binlog_epoch=0",
-        )
-    )
+    if binlog is not None:
+        rows.append(("ndbcluster", "binlog", binlog))
     return rows
+
+
+def idle_binlog(status: dict[str, Any]) -> str:
+    """The `binlog` row of a SQL node whose injector writes no binary log."""
+    epoch = int(status.get("Ndb_last_commit_epoch_server", 0))
+    return (
+        f"latest_epoch={epoch}, latest_trans_epoch={epoch}, latest_received_binlog_epoch=0, "
+        "latest_handled_binlog_epoch=0, latest_applied_binlog_epoch=0"
+    )
 
 
 _PLUGINS = (

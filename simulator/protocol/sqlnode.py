@@ -32,7 +32,10 @@ class SqlNode:
         self.cluster = cluster
         self.catalog = engine.catalog
         self.version = self.catalog.version
-        self.store = sysvars.GlobalStore(sysvars.definitions(self.version, cluster.sql_node_id))
+        self.role = replication_role(cluster)
+        self.store = sysvars.GlobalStore(
+            sysvars.definitions(self.version, cluster.sql_node_id, self.role)
+        )
         self.status = StatusView(self.version)
         self.counters = ServerCounters()
         self.plans: OrderedDict[tuple, Plan] = OrderedDict()
@@ -69,6 +72,14 @@ class SqlNode:
                 if len(self.plans) > _PLAN_CACHE:
                     self.plans.popitem(last=False)
         return plan
+
+
+def replication_role(cluster: Cluster) -> str:
+    """ "source" or "replica" for the SQL nodes of ndbsim --replica, else ""."""
+    link = cluster.replication
+    if link is None:
+        return ""
+    return "source" if link.source is cluster else "replica"
 
 
 def stack_overrun(node: SqlNode, depth: int) -> SqlError:

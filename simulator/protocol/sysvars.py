@@ -60,7 +60,26 @@ def _default(spec: dict, server: tuple[int, ...]) -> Any:
     return value
 
 
-def _server_values(version: NdbVersion, sql_node_id: int) -> dict[str, Any]:
+def server_uuid(sql_node_id: int, role: str = "") -> str:
+    """@@server_uuid of a simulated SQL node (the role tells the two servers of --replica apart)."""
+    return str(uuid.uuid5(uuid.NAMESPACE_DNS, f"ndbsim-{sql_node_id}{role}"))
+
+
+# What the two SQL nodes of `ndbsim --replica` change: the source writes the binary log.
+_ROLE_VALUES: dict[str, dict[str, Any]] = {
+    "source": {
+        "server_id": 1,
+        "log_bin": True,
+        "ndb_log_bin": True,
+        "log_bin_basename": "/var/lib/mysql/binlog",
+        "log_bin_index": "/var/lib/mysql/binlog.index",
+    },
+    # one applier thread: the SQL thread's errors read as a single-threaded replica's
+    "replica": {"server_id": 2, "replica_parallel_workers": 0, "slave_parallel_workers": 0},
+}
+
+
+def _server_values(version: NdbVersion, sql_node_id: int, role: str) -> dict[str, Any]:
     """Values only the running server knows: versions, host, paths, the node id."""
     server = ".".join(str(p) for p in server_version(version))
     return {
@@ -73,7 +92,7 @@ def _server_values(version: NdbVersion, sql_node_id: int) -> dict[str, Any]:
         "license": "GPL",
         "hostname": "ndbsim",
         "port": 3306,
-        "server_uuid": str(uuid.uuid5(uuid.NAMESPACE_DNS, f"ndbsim-{sql_node_id}")),
+        "server_uuid": server_uuid(sql_node_id, role),
         "system_time_zone": "UTC",
         "basedir": "/usr/",
         "datadir": "/var/lib/mysql/",
@@ -99,16 +118,18 @@ def _server_values(version: NdbVersion, sql_node_id: int) -> dict[str, Any]:
     }
 
 
-def definitions(version: NdbVersion, sql_node_id: int) -> dict[str, VarDef]:
+def definitions(version: NdbVersion, sql_node_id: int, role: str = "") -> dict[str, VarDef]:
     """Every system variable of the SQL node's mysqld version (data/mysqld/sysvars.json plus
-    the ndbinfo_* variables of the ground truth)."""
+    the ndbinfo_* variables of the ground truth); `role` is "source" or "replica" for the SQL
+    nodes of ndbsim --replica."""
     server = server_version(version)
-    known = _server_values(version, sql_node_id)
+    known = _server_values(version, sql_node_id, role)
     defs: dict[str, VarDef] = {}
     for name, spec in load_mysqld("sysvars.json")["variables"].items():
         if not present(spec, server):
             continue
         default = known[name] if spec.get("server") else _default(spec, server)
+        default = _ROLE_VALUES.get(role, {}).get(name, default)
         defs[name] = VarDef(
             spec["type"],
             default,

@@ -43,6 +43,8 @@ def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
         (["fault", "data-memory", "2"], "must be >= 0"),
         (["fault", "stop-node", "x"], "not a whole number"),
         (["fault", "explode"], "invalid choice"),
+        (["fault", "replica-behind", "--seconds", "0"], "must be > 0"),
+        (["fault", "reset", "--cluster", "dr"], "invalid choice"),
     ],
 )
 def test_bad_options_exit_2_with_one_line(args, text):
@@ -104,3 +106,31 @@ def test_resource_fault_commands():
         assert bad.returncode == 1 and "not a data node" in bad.stderr
         assert run("fault", *url, "reset").returncode == 0
         assert sim.status()["faults"] == {}
+
+
+def test_replication_fault_commands():
+    with running_ndbsim(replica=True, speed=20) as sim:
+        url = ["--control-url", sim.control_url]
+        assert run("fault", *url, "replica-behind", "--seconds", "400").returncode == 0
+        assert run("fault", *url, "injector-behind", "--gap").returncode == 0
+        assert run("fault", *url, "conflicts").returncode == 0
+        assert sim.status()["faults"] == {
+            "replica-behind": {"seconds": 400.0},
+            "injector-behind": {"gap": True},
+            "conflicts": {},
+        }
+        link = json.loads(run("fault", *url, "replication").stdout)
+        assert link["last_sql_errno"] == 1590
+        stopped = run("fault", *url, "stop-node", "2", "--cluster", "replica")
+        assert json.loads(stopped.stdout)["state"] == "STOPPED"
+        assert run("fault", *url, "reset", "--cluster", "replica").returncode == 0
+        assert run("fault", *url, "reset").returncode == 0
+        assert sim.status()["faults"] == {}
+
+
+def test_replication_faults_need_the_replica():
+    with running_ndbsim(speed=20) as sim:
+        bad = run("fault", "--control-url", sim.control_url, "replica-sql-error")
+        assert bad.returncode == 1 and "start ndbsim with --replica" in bad.stderr
+        bad = run("fault", "--control-url", sim.control_url, "status", "--cluster", "replica")
+        assert bad.returncode == 1 and "no replica cluster" in bad.stderr

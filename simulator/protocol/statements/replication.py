@@ -1,16 +1,31 @@
 """Replication status: SHOW SLAVE/REPLICA STATUS, MASTER/BINARY LOG STATUS, BINARY LOGS and
-SLAVE HOSTS/REPLICAS, with the words each version knows. The SQL node replicates nothing: the
-listings are empty."""
+SLAVE HOSTS/REPLICAS, with the words each version knows, and the rows of the replication tables
+(performance_schema.replication_*, mysql.ndb_apply_status, mysql.ndb_binlog_index).
+
+A plain ndbsim SQL node replicates nothing: the listings are empty. With `ndbsim --replica` the
+source's SQL node writes the binary log and the replica's SQL node applies it (its one channel
+is the default channel '')."""
 
 from __future__ import annotations
 
 import re
+import time
+from typing import TYPE_CHECKING, Any
 
+from ndbsim.engine import infoschema
 from ndbsim.errors import SqlError
 from ndbsim.protocol import replies, sysvars
 from ndbsim.protocol.sqltext import syntax_near
 from ndbsim.protocol.statements.registry import Statement, statement
 from ndbsim.protocol.statements.results import WireResult, plain
+
+if TYPE_CHECKING:
+    from ndbsim.protocol.sqlnode import SqlNode
+
+ZERO_TIME = "0000-00-00 00:00:00.000000"
+REPLICATION_USER = "repl"
+RETRY_SECONDS, RETRY_COUNT = 60, 86400
+IO_THREAD_ID, SQL_THREAD_ID = 46, 47
 
 
 @statement(
@@ -18,22 +33,39 @@ from ndbsim.protocol.statements.results import WireResult, plain
     pattern=re.compile(r"(?i)^SHOW (?P<word>SLAVE|REPLICA) STATUS(?: FOR CHANNEL .+)?$"),
 )
 async def _replica_status(s: Statement) -> WireResult:
+    node = s.session.node
     replica = s.match["word"].upper() == "REPLICA"
-    return plain(replies.replica_status(s.session.node.version, replica), [])
+    columns = replies.replica_status(node.version, replica)
+    rows = []
+    if node.role == "replica":
+        values = replica_status_values(node, node.cluster.replication.snapshot())
+        rows.append(tuple(values.values())[: len(columns)])
+    return plain(columns, rows)
 
 
 @statement("show", pattern=re.compile(r"(?i)^SHOW (?P<word>MASTER|BINARY LOG) STATUS$"))
 async def _binary_log_status(s: Statement) -> WireResult:
+    node = s.session.node
     new_words = s.match["word"].upper().startswith("BINARY")
-    return plain(replies.binary_log_status(s.session.node.version, new_words), [])
+    columns = replies.binary_log_status(node.version, new_words)
+    rows = []
+    if node.role == "source":
+        snap = node.cluster.replication.snapshot()
+        rows.append((snap["binlog_file"], snap["binlog_position"], "", "", ""))
+    return plain(columns, rows)
 
 
 @statement("show", pattern=re.compile(r"(?i)^SHOW (?:BINARY|MASTER) LOGS$"))
 async def _binary_logs(s: Statement) -> WireResult:
-    text = s.text
+    node, text = s.session.node, s.text
     if text.upper().startswith("SHOW MASTER") and _from_84(s):
         raise SqlError(1064, syntax_near(text[5:]))
-    raise SqlError(1381, "You are not using binary logging")
+    if node.role != "source":
+        raise SqlError(1381, "You are not using binary logging")
+    columns = infoschema.replication_columns("statements", "SHOW BINARY LOGS", node.version)
+    files = node.cluster.replication.snapshot()["files"]
+    rows = [(name, size, "No")[: len(columns)] for name, size in files]
+    return plain(columns, rows)
 
 
 @statement("show", pattern=re.compile(r"(?i)^SHOW (?P<word>SLAVE HOSTS|REPLICAS)$"))
@@ -46,3 +78,223 @@ async def _replicas(s: Statement) -> WireResult:
 def _from_84(s: Statement) -> bool:
     """MySQL 8.4 removed the MASTER and SLAVE words."""
     return sysvars.server_version(s.session.node.version) >= (8, 4)
+
+
+def _new_words(node: SqlNode) -> bool:
+    """MySQL 8.0.26 says source and replica in its messages and thread states."""
+    return sysvars.server_version(node.version) >= (8, 0, 26)
+
+
+def binlog_epochs(snap: dict[str, Any]) -> str:
+    """The Status of SHOW ENGINE NDBCLUSTER STATUS's `binlog` row on the binlog server."""
+    return (
+        f"latest_epoch={snap['buffered_epoch']}, latest_trans_epoch={snap['last_commit_epoch']}, "
+        f"latest_received_binlog_epoch={snap['received_epoch']}, "
+        f"latest_handled_binlog_epoch={snap['handled_epoch']}, "
+        f"latest_applied_binlog_epoch={snap['written_epoch']}"
+    )
+
+
+# --- the replica's SQL node ------------------------------------------------------------------
+
+
+def _short_time(unix: float) -> str:
+    """Last_*_Error_Timestamp of SHOW REPLICA STATUS: YYMMDD HH:MM:SS."""
+    return time.strftime("%y%m%d %H:%M:%S", time.gmtime(unix))
+
+
+def _long_time(unix: float) -> str:
+    """performance_schema timestamps: YYYY-MM-DD HH:MM:SS.ffffff."""
+    return time.strftime("%Y-%m-%d %H:%M:%S.000000", time.gmtime(unix))
+
+
+def io_error_message(node: SqlNode, snap: dict[str, Any]) -> str:
+    link = node.cluster.replication
+    where = f"{link.source_host}:{link.source_port}"
+    attempt = snap["io_attempts"]
+    if not _new_words(node):
+        return (
+            f"error connecting to master '{REPLICATION_USER}@{where}' - "
+            f"retry-time: {RETRY_SECONDS}  retries: {attempt}"
+        )
+    return (
+        f"Error connecting to source '{REPLICATION_USER}@{where}'. This was attempt "
+        f"{attempt}/{RETRY_COUNT}, with a delay of {RETRY_SECONDS} seconds between attempts. "
+        f"Message: Can't connect to MySQL server on '{where}' (111)"
+    )
+
+
+def sql_error_message(node: SqlNode, snap: dict[str, Any]) -> str:
+    error = snap["sql_error"]
+    source = "source" if _new_words(node) else "master"
+    if error.errno == 1590:  # ER_REPLICA_INCIDENT; MySQL 5.7 spells it "occured"
+        occurred = "occured" if node.version.is_7x else "occurred"
+        return f"The incident LOST_EVENTS {occurred} on the {source}. Message: cluster disconnect"
+    table = node.cluster.replication.source.dictionary.user_tables[0]
+    applied = snap["applied"]
+    return (
+        f"Could not execute Update_rows event on table {table.database}.{table.name}; "
+        f"Can't find record in '{table.name}', Error_code: 1032; handler error "
+        f"HA_ERR_KEY_NOT_FOUND; the event's {source} log {applied.file}, "
+        f"end_log_pos {applied.position}"
+    )
+
+
+def replica_status_values(node: SqlNode, snap: dict[str, Any]) -> dict[str, Any]:
+    """SHOW SLAVE STATUS of the replica, by the Master/Slave column names in the order of the
+    columns (SHOW REPLICA STATUS renames them in the same order; 5.7 ends at Master_TLS_Version)."""
+    link = node.cluster.replication
+    new = _new_words(node)
+    source, replica = ("source", "Replica") if new else ("master", "Slave")
+    received, applied = snap["received"], snap["applied"]
+    io_error, sql_error = snap["io_error"], snap["sql_error"]
+    io_state = f"Connecting to {source}" if io_error else f"Waiting for {source} to send event"
+    sql_state = (
+        f"{replica} has read all relay log; waiting for more updates" if not sql_error else ""
+    )
+    if snap["seconds_behind"] and not sql_error:
+        sql_state = "Waiting for dependent transaction to commit"
+    relay_pos = applied.position if applied else 4
+    info_file = (
+        "mysql.slave_master_info" if node.version.ndb[0] >= 8 else "/var/lib/mysql/master.info"
+    )
+    values: dict[str, Any] = {
+        "Slave_IO_State": io_state,
+        "Master_Host": link.source_host,
+        "Master_User": REPLICATION_USER,
+        "Master_Port": link.source_port,
+        "Connect_Retry": RETRY_SECONDS,
+        "Master_Log_File": received.file if received else "",
+        "Read_Master_Log_Pos": received.position if received else 4,
+        "Relay_Log_File": "ndbsim-relay-bin.000002",
+        "Relay_Log_Pos": relay_pos,
+        "Relay_Master_Log_File": applied.file if applied else "",
+        "Slave_IO_Running": snap["io_running"],
+        "Slave_SQL_Running": snap["sql_running"],
+        "Replicate_Do_DB": "",
+        "Replicate_Ignore_DB": "",
+        "Replicate_Do_Table": "",
+        "Replicate_Ignore_Table": "",
+        "Replicate_Wild_Do_Table": "",
+        "Replicate_Wild_Ignore_Table": "",
+        "Last_Errno": sql_error.errno if sql_error else 0,
+        "Last_Error": sql_error_message(node, snap) if sql_error else "",
+        "Skip_Counter": 0,
+        "Exec_Master_Log_Pos": applied.position if applied else 4,
+        "Relay_Log_Space": (received.position if received else 4) + 256,
+        "Until_Condition": "None",
+        "Until_Log_File": "",
+        "Until_Log_Pos": 0,
+        "Master_SSL_Allowed": "No",
+        "Master_SSL_CA_File": "",
+        "Master_SSL_CA_Path": "",
+        "Master_SSL_Cert": "",
+        "Master_SSL_Cipher": "",
+        "Master_SSL_Key": "",
+        "Seconds_Behind_Master": snap["seconds_behind"],
+        "Master_SSL_Verify_Server_Cert": "No",
+        "Last_IO_Errno": io_error.errno if io_error else 0,
+        "Last_IO_Error": io_error_message(node, snap) if io_error else "",
+        "Last_SQL_Errno": sql_error.errno if sql_error else 0,
+        "Last_SQL_Error": sql_error_message(node, snap) if sql_error else "",
+        "Replicate_Ignore_Server_Ids": "",
+        "Master_Server_Id": link.source_server_id,
+        "Master_UUID": sysvars.server_uuid(link.source.sql_node_id, "source"),
+        "Master_Info_File": info_file,
+        "SQL_Delay": 0,
+        "SQL_Remaining_Delay": None,
+        "Slave_SQL_Running_State": sql_state,
+        "Master_Retry_Count": RETRY_COUNT,
+        "Master_Bind": "",
+        "Last_IO_Error_Timestamp": _short_time(io_error.since) if io_error else "",
+        "Last_SQL_Error_Timestamp": _short_time(sql_error.since) if sql_error else "",
+        "Master_SSL_Crl": "",
+        "Master_SSL_Crlpath": "",
+        "Retrieved_Gtid_Set": "",
+        "Executed_Gtid_Set": "",
+        "Auto_Position": 0,
+        "Replicate_Rewrite_DB": "",
+        "Channel_Name": "",
+        "Master_TLS_Version": "",
+        "Master_public_key_path": "",
+        "Get_master_public_key": 0,
+        "Network_Namespace": "",
+    }
+    return values
+
+
+def table_rows(node: SqlNode, name: str) -> list[tuple]:
+    """Rows of a replication table on this SQL node (empty where it has no part in the link)."""
+    link = node.cluster.replication
+    if link is None:
+        return []
+    columns = [c for c, _ in infoschema.replication_columns("tables", _KEYS[name], node.version)]
+    snap = link.snapshot()
+    if name == "ndb_binlog_index":
+        if node.role != "source":
+            return []
+        return [
+            (r.position, r.file, r.epoch, r.inserts, r.updates, r.deletes, 0, 0, 0, r.gci,
+             r.next_position, r.next_file)
+            for r in snap["index"]
+        ]  # fmt: skip
+    if node.role != "replica":
+        return []
+    applied = snap["applied"]
+    if name == "ndb_apply_status":
+        if applied is None:
+            return []
+        start = max(link.first_position, applied.position - 1000)
+        return [
+            (link.source_server_id, snap["applied_epoch"], applied.file, start, applied.position)
+        ]
+    values = _thread_values(node, snap, name)
+    return [tuple(values.get(c, ZERO_TIME if c.endswith("TIMESTAMP") else "") for c in columns)]
+
+
+TABLES = _KEYS = {
+    "ndb_binlog_index": "mysql.ndb_binlog_index",
+    "ndb_apply_status": "mysql.ndb_apply_status",
+    "replication_connection_status": "performance_schema.replication_connection_status",
+    "replication_applier_status_by_worker": (
+        "performance_schema.replication_applier_status_by_worker"
+    ),
+}
+
+
+def _thread_values(node: SqlNode, snap: dict[str, Any], name: str) -> dict[str, Any]:
+    link = node.cluster.replication
+    if name == "replication_connection_status":
+        error = snap["io_error"]
+        return {
+            "CHANNEL_NAME": "",
+            "GROUP_NAME": "",
+            "SOURCE_UUID": sysvars.server_uuid(link.source.sql_node_id, "source"),
+            "THREAD_ID": None if error else IO_THREAD_ID,
+            "SERVICE_STATE": "CONNECTING" if error else "ON",
+            "COUNT_RECEIVED_HEARTBEATS": int(link.source.now // 30),
+            "LAST_HEARTBEAT_TIMESTAMP": _long_time(link.source.wall_time()),
+            "RECEIVED_TRANSACTION_SET": "",
+            "LAST_ERROR_NUMBER": error.errno if error else 0,
+            "LAST_ERROR_MESSAGE": io_error_message(node, snap) if error else "",
+            "LAST_ERROR_TIMESTAMP": _long_time(error.since) if error else ZERO_TIME,
+            "LAST_QUEUED_TRANSACTION": "ANONYMOUS",
+            "QUEUEING_TRANSACTION": "",
+        }
+    error = snap["sql_error"]
+    return {
+        "CHANNEL_NAME": "",
+        "WORKER_ID": 0,
+        "THREAD_ID": None if error else SQL_THREAD_ID,
+        "SERVICE_STATE": "OFF" if error else "ON",
+        "LAST_SEEN_TRANSACTION": "ANONYMOUS",
+        "LAST_ERROR_NUMBER": error.errno if error else 0,
+        "LAST_ERROR_MESSAGE": sql_error_message(node, snap) if error else "",
+        "LAST_ERROR_TIMESTAMP": _long_time(error.since) if error else ZERO_TIME,
+        "LAST_APPLIED_TRANSACTION": "ANONYMOUS",
+        "APPLYING_TRANSACTION": "",
+        "LAST_APPLIED_TRANSACTION_RETRIES_COUNT": 0,
+        "LAST_APPLIED_TRANSACTION_LAST_TRANSIENT_ERROR_NUMBER": 0,
+        "APPLYING_TRANSACTION_RETRIES_COUNT": 0,
+        "APPLYING_TRANSACTION_LAST_TRANSIENT_ERROR_NUMBER": 0,
+    }

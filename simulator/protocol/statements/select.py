@@ -12,7 +12,7 @@ from ndbsim.engine import infoschema, model_tables
 from ndbsim.engine.translate import Plan, parse, quote
 from ndbsim.errors import CLUSTER_FAILURE, SqlError
 from ndbsim.protocol.sqltext import syntax_near
-from ndbsim.protocol.statements import live_rows
+from ndbsim.protocol.statements import live_rows, replication
 from ndbsim.protocol.statements.registry import Statement, statement
 from ndbsim.protocol.statements.results import WireResult, duck_error, result_set
 
@@ -80,6 +80,14 @@ def _fill_dynamic(session: SessionState, tables: frozenset[str]) -> None:
         schema, name = target.split(".")
         if name in infoschema.MODEL_FED:
             model_tables.fill_server_table(session.node.cluster, engine, name)
+            continue
+        if name in replication.TABLES:
+            database = "mysql" if schema == infoschema.MYSQL else "performance_schema"
+            table = infoschema.system_tables(
+                database, session.node.version, bool(session.node.role)
+            )[name]
+            rows = replication.table_rows(session.node, name)
+            engine.replace_rows_in(f"{quote(schema)}.{quote(name)}", table, rows)
             continue
         if name == "USER_PRIVILEGES":
             table = infoschema.I_S_TABLES[name]

@@ -52,7 +52,7 @@ async def _tables(s: Statement) -> WireResult:
         objs = session.node.catalog.listed(session.show_hidden())
         rows = [(o.name, "VIEW" if o.kind == "view" else "BASE TABLE") for o in objs]
     else:
-        names = infoschema.system_tables(database, session.node.version)
+        names = infoschema.system_tables(database, session.node.version, bool(session.node.role))
         kind = "SYSTEM VIEW" if database.lower() == "information_schema" else "BASE TABLE"
         rows = [(name, kind) for name in sorted(names)]
     column = f"Tables_in_{database}"

@@ -12,7 +12,7 @@ from ndbsim.engine.translate import quote
 from ndbsim.errors import SqlError
 from ndbsim.protocol import replies
 from ndbsim.protocol.sqltext import literal, syntax_near, unquote
-from ndbsim.protocol.statements import live_rows
+from ndbsim.protocol.statements import live_rows, replication
 from ndbsim.protocol.statements.listing import listing
 from ndbsim.protocol.statements.registry import Statement, statement
 from ndbsim.protocol.statements.results import WireResult, plain
@@ -77,7 +77,13 @@ async def _engine(s: Statement) -> WireResult:
     header = ["Type", "Name", "Status"]
     if name in ("ndbcluster", "ndb"):
         status = node.cluster.global_status()
-        return plain(header, replies.ndb_engine_status(status, len(node.sessions)))
+        if node.role == "source":
+            binlog = replication.binlog_epochs(node.cluster.replication.snapshot())
+        elif node.role == "replica":
+            binlog = None  # no binary log on the replica's SQL node
+        else:
+            binlog = replies.idle_binlog(status)
+        return plain(header, replies.ndb_engine_status(status, len(node.sessions), binlog))
     if name == "innodb":
         return plain(header, [("InnoDB", "", _INNODB_STATUS)])
     if name in ("performance_schema", "ndbinfo", "memory", "myisam", "csv"):

@@ -1,0 +1,320 @@
+"""Asynchronous NDB replication from a source cluster to a replica cluster.
+
+The source cluster's SQL node runs the binlog injector: it receives the cluster's epochs
+(epoch = GCI << 32 | micro GCI) into its event buffer, handles them, and writes those with
+changes into the binary log (files binlog.NNNNNN, rotated at max_binlog_size) and into
+mysql.ndb_binlog_index. The replica cluster's SQL node reads that log (I/O thread) and applies
+it (SQL thread), recording the newest applied epoch in mysql.ndb_apply_status.
+
+The link advances with the source cluster (`observe` runs in each step of its model) and reads
+the link faults from the source cluster's faults.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ndbsim.model.faults import DEFAULT_BEHIND_SECONDS
+from ndbsim.model.workload import writes
+
+if TYPE_CHECKING:
+    from ndbsim.model.cluster import Cluster
+
+SOURCE_SERVER_ID = 1  # @@server_id of the source SQL node (the replica is 2)
+INJECTOR_BEHIND_GCIS = 40  # injector-behind: handled epoch this many GCIs behind the cluster
+MAX_BINLOG_SIZE = 1 << 30  # max_binlog_size default
+BINLOG_BYTES_PER_WRITE = 120  # a row event of the workload's narrow rows
+BINLOG_BYTES_PER_EPOCH = 420  # BEGIN, the ndb_apply_status write, COMMIT
+EVENT_BYTES_PER_WRITE = 160  # bytes the event buffer receives per row change
+INDEX_ROWS = 256  # ndb_binlog_index rows kept (mysqld purges with the binlog files)
+CONFLICTS_PER_SECOND = 3.0
+INCIDENT_BYTES = 40
+
+
+@dataclass
+class BinlogFile:
+    name: str
+    size: int
+
+
+@dataclass(frozen=True)
+class IndexRow:
+    """One mysql.ndb_binlog_index row: an epoch with changes and where it is in the binlog."""
+
+    position: int
+    file: str
+    epoch: int
+    inserts: int
+    updates: int
+    deletes: int
+    next_position: int
+    next_file: str
+
+    @property
+    def gci(self) -> int:
+        return self.epoch >> 32
+
+
+@dataclass(frozen=True)
+class Sample:
+    epoch: int  # newest epoch with changes written
+    file: str
+    position: int  # end of that epoch's transaction
+
+
+@dataclass(frozen=True)
+class ThreadError:
+    errno: int
+    since: float  # unix time
+
+
+class ReplicationLink:
+    """The link between the two clusters of ndbsim --replica; `snapshot` is what both SQL
+    nodes show of it."""
+
+    def __init__(self, source: Cluster, replica: Cluster, first_position: int) -> None:
+        self.source, self.replica = source, replica
+        self.first_position = first_position  # after the format description event
+        self.files = [BinlogFile("binlog.000001", first_position)]
+        self.index: deque[IndexRow] = deque(maxlen=INDEX_ROWS)
+        self.end: Sample | None = None  # the binlog's end at the last step
+        self.written_epoch = 0
+        self.data_events = 0.0
+        self.nondata_events = 0.0
+        self.event_bytes = 0.0
+        self.conflicts = 0.0
+        self.last_conflict_epoch = 0
+        self.incident: Sample | None = None  # LOST_EVENTS written by injector-behind gap=true
+        self.applied: Sample | None = None  # what the replica's SQL thread applied
+        self.received: Sample | None = None  # what its I/O thread read
+        self.applied_writes = 0.0
+        self.applied_epochs = 0
+        self.io_error: ThreadError | None = None
+        self.sql_error: ThreadError | None = None
+        self.io_attempts = 0
+        self.source_server_id = SOURCE_SERVER_ID
+        self.source_host, self.source_port = "127.0.0.1", 3306  # the source SQL node's address
+        source.replication = replica.replication = self
+        source.faults.link = replica.faults.link = True
+
+    # --- the source: the binlog injector ------------------------------------------------------
+
+    def observe(self, dt: float, ops: float) -> None:
+        """The source cluster ran dt more seconds, with `ops` operations."""
+        cp = self.source.checkpoints
+        faults = self.source.faults
+        changed = writes(ops)
+        epochs = max(1, round(dt / cp.epoch_interval))
+        self.data_events += changed
+        self.nondata_events += epochs
+        self.event_bytes += changed * EVENT_BYTES_PER_WRITE
+        handled = self.handled_epoch()
+        if changed > 0:
+            self._write(handled, changed, epochs)
+        if faults.is_active("conflicts"):
+            self.conflicts += CONFLICTS_PER_SECOND * dt
+            self.last_conflict_epoch = cp.epoch
+        self._catch_up()
+
+    def _catch_up(self) -> None:
+        """Bring the binlog's end and the replica's threads to the faults of this moment."""
+        gap = (self.source.faults.get("injector-behind") or {}).get("gap", False)
+        if gap and self.incident is None:
+            self.incident = self._append(INCIDENT_BYTES, self.handled_epoch())
+        elif not gap:
+            self.incident = None
+        self.end = Sample(self.written_epoch, self.files[-1].name, self.position)
+        self._replica_step()
+
+    def _write(self, handled: int, changed: float, epochs: int) -> None:
+        cp = self.source.checkpoints
+        per_gci = max(1, round(cp.gcp_interval / cp.epoch_interval))
+        new = [
+            e for e in _epochs_up_to(handled, min(epochs, 20), per_gci) if e > self.written_epoch
+        ]
+        count = len(new)
+        for epoch in new:
+            rows = changed / count
+            size = int(rows * BINLOG_BYTES_PER_WRITE) + BINLOG_BYTES_PER_EPOCH
+            start_file, start = self.files[-1].name, self.position
+            self._grow(size)
+            inserts, updates = int(rows * 0.3), int(rows * 0.6)
+            self.index.append(
+                IndexRow(
+                    start, start_file, epoch, inserts, updates, max(0, int(rows) - inserts - updates),
+                    self.position, self.files[-1].name,
+                )
+            )  # fmt: skip
+            self.written_epoch = epoch
+
+    def _append(self, size: int, epoch: int) -> Sample:
+        self._grow(size)
+        return Sample(epoch, self.files[-1].name, self.position)
+
+    def _grow(self, size: int) -> None:
+        current = self.files[-1]
+        current.size += size
+        if current.size >= MAX_BINLOG_SIZE:
+            number = int(current.name.rsplit(".", 1)[1]) + 1
+            self.files.append(BinlogFile(f"binlog.{number:06d}", self.first_position))
+
+    @property
+    def position(self) -> int:
+        return self.files[-1].size
+
+    def buffered_epoch(self) -> int:
+        """latest_epoch: the newest epoch complete in the event buffer."""
+        return self.source.checkpoints.epoch if self.source.is_up() else self.handled_epoch()
+
+    def handled_epoch(self) -> int:
+        """latest_handled_binlog_epoch (and latest_received_binlog_epoch)."""
+        epoch = self.source.checkpoints.epoch
+        if self.source.faults.is_active("injector-behind"):
+            epoch -= INJECTOR_BEHIND_GCIS << 32
+        return max(0, epoch)
+
+    # --- the replica: I/O and SQL threads -----------------------------------------------------
+
+    def _replica_step(self) -> None:
+        faults = self.source.faults
+        wall = self.source.wall_time()
+        if faults.is_active("replica-io-disconnect"):
+            if self.io_error is None:
+                self.io_error = ThreadError(2003, wall)
+            self.io_attempts = 1 + int((wall - self.io_error.since) / 60)
+        else:
+            self.io_error = None
+            self.received = self.end
+        sql_errno = 0
+        if faults.is_active("replica-sql-error"):
+            sql_errno = 1032
+        elif self.incident is not None:
+            sql_errno = 1590
+        if sql_errno:
+            if self.sql_error is None or self.sql_error.errno != sql_errno:
+                self.sql_error = ThreadError(sql_errno, wall)
+            return
+        self.sql_error = None
+        target = self.received or self.end
+        if self.applied is None or target.epoch > self.applied.epoch:
+            before = self.applied.epoch if self.applied else target.epoch
+            self.applied_epochs += max(0, (target.epoch >> 32) - (before >> 32))
+            self.applied_writes += sum(
+                r.inserts + r.updates + r.deletes
+                for r in self.index
+                if before < r.epoch <= target.epoch
+            )
+            self.applied = target
+
+    def behind_seconds(self) -> float:
+        params = self.source.faults.get("replica-behind")
+        if params is None:
+            return 0.0
+        return params.get("seconds", DEFAULT_BEHIND_SECONDS)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The link as both SQL nodes show it, at the source cluster's current time."""
+        with self.source.advanced():
+            self._catch_up()
+            cp = self.source.checkpoints
+            applied = self.applied or self.end
+            lag = self.behind_seconds()
+            handled = self.handled_epoch()
+            # an injector put behind has not written what it handled before
+            written = min(self.written_epoch, handled)
+            applied_epoch = min(applied.epoch, written) if applied else 0
+            if lag and applied_epoch:
+                gcis = math.ceil(lag / cp.gcp_interval)
+                applied_epoch = max(0, applied_epoch - (gcis << 32))
+            io_running = "Connecting" if self.io_error else "Yes"
+            sql_running = "No" if self.sql_error else "Yes"
+            seconds: int | None = int(lag)
+            if self.sql_error or self.io_error:
+                seconds = None
+            return {
+                "source_gci": cp.gci,
+                "buffered_epoch": self.buffered_epoch(),
+                "received_epoch": handled,
+                "handled_epoch": handled,
+                "written_epoch": written,
+                "last_commit_epoch": cp.epoch if self.source.spec.ops_per_second > 0 else 0,
+                "binlog_file": self.files[-1].name,
+                "binlog_position": self.position,
+                "files": [(f.name, f.size) for f in self.files],
+                "index": list(self.index),
+                "received": self.received,
+                "applied": applied,
+                "applied_epoch": applied_epoch,
+                "io_running": io_running,
+                "sql_running": sql_running,
+                "io_error": self.io_error,
+                "io_attempts": self.io_attempts,
+                "sql_error": self.sql_error,
+                "incident": self.incident,
+                "seconds_behind": seconds,
+                "data_events": int(self.data_events),
+                "nondata_events": int(self.nondata_events),
+                "event_bytes": int(self.event_bytes),
+                "conflicts": int(self.conflicts),
+                "last_conflict_epoch": self.last_conflict_epoch,
+                "applied_writes": int(self.applied_writes),
+                "applied_epochs": self.applied_epochs,
+            }
+
+    def status_values(self, cluster: Cluster) -> dict[str, int]:
+        """The Ndb_% status variables the link moves on that cluster's SQL node."""
+        s = self.snapshot()
+        if cluster is self.source:
+            conflicts = s["conflicts"]
+            values = {
+                "Ndb_api_event_data_count_injector": s["data_events"],
+                "Ndb_api_event_nondata_count_injector": s["nondata_events"],
+                "Ndb_api_event_bytes_count_injector": s["event_bytes"],
+                "Ndb_api_event_data_count": s["data_events"],
+                "Ndb_api_event_nondata_count": s["nondata_events"],
+                "Ndb_api_event_bytes_count": s["event_bytes"],
+                "Ndb_conflict_fn_epoch2": conflicts,
+                "Ndb_conflict_trans_row_conflict_count": conflicts,
+                "Ndb_conflict_trans_row_reject_count": conflicts * 2,
+                "Ndb_conflict_trans_reject_count": conflicts,
+                "Ndb_conflict_trans_detect_iter_count": conflicts,
+                "Ndb_conflict_trans_conflict_commit_count": conflicts,
+                "Ndb_conflict_last_conflict_epoch": s["last_conflict_epoch"],
+                "Ndb_conflict_last_stable_epoch": s["handled_epoch"] if conflicts else 0,
+            }
+            return values
+        applied, txns = s["applied_writes"], s["applied_epochs"]
+        values = {
+            "Ndb_replica_max_replicated_epoch": s["applied_epoch"],
+            "Ndb_slave_max_replicated_epoch": s["applied_epoch"],
+        }
+        for suffix in ("replica", "slave"):
+            values.update(
+                {
+                    f"Ndb_api_trans_start_count_{suffix}": txns,
+                    f"Ndb_api_trans_commit_count_{suffix}": txns,
+                    f"Ndb_api_trans_close_count_{suffix}": txns,
+                    f"Ndb_api_pk_op_count_{suffix}": applied,
+                    f"Ndb_api_wait_exec_complete_count_{suffix}": txns * 2,
+                    f"Ndb_api_wait_nanos_count_{suffix}": txns * 2_400_000,
+                    f"Ndb_api_bytes_sent_count_{suffix}": applied * 140,
+                    f"Ndb_api_bytes_received_count_{suffix}": txns * 96,
+                }
+            )
+        return values
+
+
+def _epochs_up_to(last: int, count: int, per_gci: int) -> list[int]:
+    """`count` consecutive epochs ending with `last` (micro GCIs 0..per_gci-1 in each GCI)."""
+    gci, micro = last >> 32, last & 0xFFFFFFFF
+    out = []
+    for _ in range(count):
+        out.append((gci << 32) | micro)
+        if micro == 0:
+            gci, micro = gci - 1, per_gci - 1
+        else:
+            micro -= 1
+    return out[::-1]

@@ -1,0 +1,263 @@
+"""ndbsim --replica through a real client: the source's binlog injector and binary log, the
+replica's threads and ndb_apply_status, and each link fault where mysqld shows it, cleared."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pymysql
+import pytest
+from ndbsim.errors import SQLSTATES
+from ndbsim.model.faults import FaultError, Faults
+from ndbsim.testing import running_ndbsim
+from test_statements_fuzz import _FOREIGN as FOREIGN
+from test_statements_fuzz import mutations
+
+
+@pytest.fixture(scope="module")
+def pair():
+    with running_ndbsim(replica=True, speed=10) as sim:
+        yield sim
+
+
+@pytest.fixture
+def healthy(pair):
+    pair.reset()
+    yield pair
+    pair.reset()
+
+
+def _rows(sim, port: int, sql: str) -> list[dict]:
+    conn = pymysql.connect(
+        host=sim.host,
+        port=port,
+        user=sim.user,
+        password=sim.password,
+        cursorclass=pymysql.cursors.DictCursor,
+    )
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            return list(cur.fetchall())
+    finally:
+        conn.close()
+
+
+def source(sim, sql: str) -> list[dict]:
+    return _rows(sim, sim.port, sql)
+
+
+def replica(sim, sql: str) -> list[dict]:
+    return _rows(sim, sim.replica_port, sql)
+
+
+def binlog_row(sim) -> dict[str, int]:
+    rows = source(sim, "SHOW ENGINE NDBCLUSTER STATUS")
+    status = next(r["Status"] for r in rows if r["Name"] == "binlog")
+    return {k: int(v) for k, v in (p.split("=") for p in status.split(", "))}
+
+
+def replica_status(sim) -> dict:
+    return replica(sim, "SHOW REPLICA STATUS")[0]
+
+
+def wait_until(check, timeout: float = 10.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        result = check()
+        if result or time.monotonic() > deadline:
+            return result
+        time.sleep(0.2)
+
+
+def test_the_pair_has_a_binlog_server_and_an_applier(healthy):
+    assert healthy.replica_port and healthy.replica_port != healthy.port
+    assert source(healthy, "SELECT @@server_id AS s, @@log_bin AS b, @@ndb_log_bin AS n") == [
+        {"s": 1, "b": 1, "n": 1}
+    ]
+    assert replica(healthy, "SELECT @@server_id AS s, @@log_bin AS b") == [{"s": 2, "b": 0}]
+    logs = source(healthy, "SHOW BINARY LOGS")
+    assert logs[0]["Log_name"] == "binlog.000001" and logs[0]["File_size"] > 157
+    status = source(healthy, "SHOW BINARY LOG STATUS")[0]
+    assert status["File"] == logs[-1]["Log_name"]
+    replica_engine = replica(healthy, "SHOW ENGINE NDB STATUS")
+    assert "binlog" not in [r["Name"] for r in replica_engine]
+    assert source(healthy, "SHOW REPLICA STATUS") == []
+
+
+def test_epochs_advance_and_the_replica_follows(healthy):
+    first = binlog_row(healthy)
+    assert first["latest_handled_binlog_epoch"] == first["latest_received_binlog_epoch"]
+    assert first["latest_epoch"] >= first["latest_handled_binlog_epoch"]
+    time.sleep(1.5)
+    second = binlog_row(healthy)
+    assert second["latest_applied_binlog_epoch"] >> 32 > first["latest_applied_binlog_epoch"] >> 32
+    applied = replica(healthy, "SELECT server_id, epoch, log_name FROM mysql.ndb_apply_status")
+    assert len(applied) == 1 and applied[0]["server_id"] == 1
+    written_gci = binlog_row(healthy)["latest_applied_binlog_epoch"] >> 32
+    assert written_gci - (applied[0]["epoch"] >> 32) <= 2
+    row = replica_status(healthy)
+    assert (row["Replica_IO_Running"], row["Replica_SQL_Running"]) == ("Yes", "Yes")
+    assert row["Seconds_Behind_Source"] == 0 and row["Source_Server_Id"] == 1
+    assert row["Source_Port"] == healthy.port
+    status = {r["Variable_name"]: int(r["Value"]) for r in replica(
+        healthy, "SHOW GLOBAL STATUS LIKE 'Ndb_replica_max_replicated_epoch'")}  # fmt: skip
+    assert status["Ndb_replica_max_replicated_epoch"] >> 32 >= applied[0]["epoch"] >> 32
+    counters = {r["Variable_name"]: int(r["Value"]) for r in source(
+        healthy, "SHOW GLOBAL STATUS LIKE 'Ndb_api_event_%_injector'")}  # fmt: skip
+    assert counters["Ndb_api_event_data_count_injector"] > 0
+
+
+def test_binlog_index_answers_ordinary_selects(healthy):
+    rows = source(
+        healthy,
+        "SELECT File, COUNT(*) AS n, MAX(epoch) AS top FROM mysql.ndb_binlog_index "
+        "WHERE inserts > 0 GROUP BY File ORDER BY File LIMIT 5",
+    )
+    assert rows and rows[0]["File"] == "binlog.000001" and rows[0]["n"] > 0
+    newest = source(
+        healthy, "SELECT epoch, gci FROM mysql.ndb_binlog_index ORDER BY epoch DESC LIMIT 1"
+    )
+    assert newest[0]["gci"] == newest[0]["epoch"] >> 32
+    assert replica(healthy, "SELECT * FROM mysql.ndb_binlog_index") == []
+    assert source(healthy, "SELECT * FROM mysql.ndb_apply_status") == []
+
+
+def test_replica_sql_error(healthy):
+    healthy.fault("replica-sql-error")
+    row = replica_status(healthy)
+    assert row["Replica_SQL_Running"] == "No" and row["Last_SQL_Errno"] == 1032
+    assert "Can't find record in" in row["Last_SQL_Error"]
+    assert row["Seconds_Behind_Source"] is None
+    worker = replica(
+        healthy, "SELECT SERVICE_STATE, LAST_ERROR_NUMBER FROM "
+        "performance_schema.replication_applier_status_by_worker")  # fmt: skip
+    assert worker == [{"SERVICE_STATE": "OFF", "LAST_ERROR_NUMBER": 1032}]
+    stuck = replica(healthy, "SELECT epoch FROM mysql.ndb_apply_status")[0]["epoch"]
+    time.sleep(1.2)
+    assert replica(healthy, "SELECT epoch FROM mysql.ndb_apply_status")[0]["epoch"] == stuck
+    healthy.clear("replica-sql-error")
+    row = replica_status(healthy)
+    assert row["Replica_SQL_Running"] == "Yes" and row["Last_SQL_Errno"] == 0
+    assert replica(healthy, "SELECT epoch FROM mysql.ndb_apply_status")[0]["epoch"] > stuck
+
+
+def test_replica_io_disconnect(healthy):
+    healthy.fault("replica-io-disconnect")
+    row = replica_status(healthy)
+    assert row["Replica_IO_Running"] == "Connecting" and row["Last_IO_Errno"] == 2003
+    assert row["Last_IO_Error"].startswith(
+        f"Error connecting to source 'repl@127.0.0.1:{healthy.port}'"
+    )
+    assert row["Seconds_Behind_Source"] is None
+    conn = replica(
+        healthy, "SELECT SERVICE_STATE, LAST_ERROR_NUMBER FROM "
+        "performance_schema.replication_connection_status")  # fmt: skip
+    assert conn == [{"SERVICE_STATE": "CONNECTING", "LAST_ERROR_NUMBER": 2003}]
+    healthy.reset()
+    row = replica_status(healthy)
+    assert row["Replica_IO_Running"] == "Yes" and row["Last_IO_Errno"] == 0
+
+
+def test_replica_behind(healthy):
+    healthy.fault("replica-behind")
+    row = replica_status(healthy)
+    assert row["Seconds_Behind_Source"] == 900
+    written = binlog_row(healthy)["latest_applied_binlog_epoch"] >> 32
+    applied = replica(healthy, "SELECT epoch FROM mysql.ndb_apply_status")[0]["epoch"] >> 32
+    assert written - applied > 150
+    healthy.fault("replica-behind", seconds=400)
+    assert replica_status(healthy)["Seconds_Behind_Source"] == 400
+    healthy.clear("replica-behind")
+    assert replica_status(healthy)["Seconds_Behind_Source"] == 0
+
+
+def test_injector_behind(healthy):
+    healthy.fault("injector-behind")
+    row = binlog_row(healthy)
+    cluster_gci = healthy.status()["gci"]
+    assert cluster_gci - (row["latest_handled_binlog_epoch"] >> 32) > 30
+    assert cluster_gci - (row["latest_applied_binlog_epoch"] >> 32) > 30
+    assert (row["latest_epoch"] >> 32) - (row["latest_received_binlog_epoch"] >> 32) > 10
+    assert replica_status(healthy)["Replica_SQL_Running"] == "Yes"
+    healthy.clear("injector-behind")
+    row = binlog_row(healthy)
+    assert healthy.status()["gci"] - (row["latest_handled_binlog_epoch"] >> 32) <= 1
+
+
+def test_injector_gap_stops_the_replica_with_an_incident(healthy):
+    healthy.fault("injector-behind", gap=True)
+    row = replica_status(healthy)
+    assert row["Replica_SQL_Running"] == "No" and row["Last_SQL_Errno"] == 1590
+    assert row["Last_SQL_Error"].startswith("The incident LOST_EVENTS occurred on the source.")
+    healthy.reset()
+    assert wait_until(lambda: replica_status(healthy)["Last_SQL_Errno"] == 0)
+
+
+def test_conflicts_are_counted_on_the_source(healthy):
+    def conflicts() -> dict[str, int]:
+        rows = source(healthy, "SHOW GLOBAL STATUS LIKE 'Ndb_conflict_%'")
+        return {r["Variable_name"]: int(r["Value"]) for r in rows}
+
+    assert conflicts()["Ndb_conflict_fn_epoch2"] == 0
+    healthy.fault("conflicts")
+    assert wait_until(lambda: conflicts()["Ndb_conflict_fn_epoch2"] > 0)
+    values = conflicts()
+    assert values["Ndb_conflict_trans_row_conflict_count"] > 0
+    assert values["Ndb_conflict_last_conflict_epoch"] > 0
+    healthy.clear("conflicts")
+    settled = conflicts()["Ndb_conflict_fn_epoch2"]
+    time.sleep(0.5)
+    assert conflicts()["Ndb_conflict_fn_epoch2"] == settled
+
+
+def test_the_control_api_acts_on_either_cluster(healthy):
+    assert healthy.stop_node(2, cluster="replica")["state"] == "STOPPED"
+    assert [n["state"] for n in healthy.status()["nodes"] if n["node_id"] == 2] == ["STARTED"]
+    healthy.reset(cluster="replica")
+    link = healthy.replication()
+    assert link["io_running"] == "Yes" and link["applied_epoch"] > 0
+
+
+def test_link_faults_need_the_replica():
+    with pytest.raises(FaultError, match="start ndbsim with --replica"):
+        Faults().set("replica-behind")
+
+
+REPLICATION_CORPUS = [
+    "SHOW REPLICA STATUS",
+    "SHOW SLAVE STATUS FOR CHANNEL ''",
+    "SHOW BINARY LOGS",
+    "SHOW MASTER LOGS",
+    "SHOW BINARY LOG STATUS",
+    "SHOW ENGINE NDB STATUS",
+    "SELECT server_id, epoch >> 32 AS gci FROM mysql.ndb_apply_status WHERE server_id = 1",
+    "SELECT File, MAX(epoch) FROM mysql.ndb_binlog_index GROUP BY File ORDER BY 2 DESC LIMIT 1",
+    "SELECT SERVICE_STATE, LAST_ERROR_NUMBER FROM performance_schema.replication_connection_status",
+    "SELECT * FROM performance_schema.replication_applier_status_by_worker WHERE WORKER_ID = 0",
+]
+
+
+def test_replication_statements_and_their_mutations_get_mysqld_replies(healthy):
+    """Every reply is a result or a mysqld error (code and SQLSTATE), on both SQL nodes."""
+    rnd = random.Random(23)
+    statements = list(REPLICATION_CORPUS)
+    for sql in REPLICATION_CORPUS:
+        statements += mutations(sql, rnd)
+    for port in (healthy.port, healthy.replica_port):
+        conn = pymysql.connect(
+            host=healthy.host, port=port, user=healthy.user, password=healthy.password
+        )
+        try:
+            for sql in statements:
+                try:
+                    with conn.cursor() as cur:
+                        cur.execute(sql)
+                        cur.fetchall()
+                except pymysql.err.MySQLError as e:
+                    code, message = e.args[0], str(e.args[1])
+                    assert code in SQLSTATES and code != 1105, (sql, code, message)
+                    assert not FOREIGN.search(message), (sql, message)
+        finally:
+            conn.close()

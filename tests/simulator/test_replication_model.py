@@ -1,0 +1,122 @@
+"""The replication link over cluster time: the injector's epochs, the binlog files and index,
+the replica's threads, and each link fault's effect and return to healthy."""
+
+from __future__ import annotations
+
+import pytest
+from ndbsim.model import replication
+from ndbsim.model.cluster import Cluster, ClusterSpec
+from ndbsim.model.replication import INDEX_ROWS, INJECTOR_BEHIND_GCIS, ReplicationLink
+from ndbsim.versions import parse_version
+
+
+class Pair:
+    def __init__(self) -> None:
+        self.now = 1000.0
+        version = parse_version("8.4")
+        self.source = Cluster(ClusterSpec(tables=4), version, clock=lambda: self.now)
+        self.replica = Cluster(ClusterSpec(tables=4, seed=2), version, clock=lambda: self.now)
+        self.link = ReplicationLink(self.source, self.replica, 157)
+
+    def tick(self, seconds: float) -> dict:
+        self.now += seconds
+        return self.link.snapshot()
+
+
+@pytest.fixture
+def pair() -> Pair:
+    return Pair()
+
+
+def gci(epoch: int) -> int:
+    return epoch >> 32
+
+
+def test_the_binlog_grows_and_the_replica_follows(pair):
+    first = pair.tick(5)
+    later = pair.tick(20)
+    assert later["binlog_position"] > first["binlog_position"] > 157
+    assert gci(later["written_epoch"]) > gci(first["written_epoch"])
+    assert later["handled_epoch"] == later["received_epoch"] <= later["buffered_epoch"]
+    assert later["applied_epoch"] == later["written_epoch"]
+    assert later["seconds_behind"] == 0
+    assert later["applied_writes"] > 0 and later["data_events"] > 0
+    values = pair.replica.global_status()
+    assert values["Ndb_replica_max_replicated_epoch"] == later["applied_epoch"]
+    assert values["Ndb_api_pk_op_count_replica"] > 0
+
+
+def test_the_index_is_bounded_and_files_rotate(pair, monkeypatch):
+    monkeypatch.setattr(replication, "MAX_BINLOG_SIZE", 200_000)
+    for _ in range(60):
+        snap = pair.tick(2)
+    assert len(snap["index"]) == INDEX_ROWS
+    assert [name for name, _ in snap["files"]][:2] == ["binlog.000001", "binlog.000002"]
+    assert all(size >= 200_000 for _, size in snap["files"][:-1])
+    epochs = [r.epoch for r in snap["index"]]
+    assert epochs == sorted(epochs) and len(set(epochs)) == len(epochs)
+
+
+def test_replica_behind_lags_at_once_and_recovers(pair):
+    pair.tick(5)
+    pair.source.faults.set("replica-behind")
+    snap = pair.tick(1)
+    assert snap["seconds_behind"] == 900
+    assert gci(snap["written_epoch"]) - gci(snap["applied_epoch"]) > 150
+    pair.source.faults.clear("replica-behind")
+    snap = pair.tick(1)
+    assert snap["seconds_behind"] == 0 and snap["applied_epoch"] == snap["written_epoch"]
+
+
+def test_a_stopped_sql_thread_keeps_its_epoch(pair):
+    pair.tick(5)
+    pair.source.faults.set("replica-sql-error")
+    stopped = pair.tick(1)
+    later = pair.tick(10)
+    assert later["sql_running"] == "No" and later["sql_error"].errno == 1032
+    assert later["applied_epoch"] == stopped["applied_epoch"] < later["written_epoch"]
+    assert later["seconds_behind"] is None
+    pair.source.reset()
+    caught_up = pair.tick(1)
+    assert caught_up["sql_running"] == "Yes"
+    assert caught_up["applied_epoch"] == caught_up["written_epoch"]
+
+
+def test_injector_behind_and_its_gap(pair):
+    pair.tick(5)
+    pair.source.faults.set("injector-behind")
+    snap = pair.tick(1)
+    assert snap["source_gci"] - gci(snap["handled_epoch"]) == INJECTOR_BEHIND_GCIS
+    assert snap["source_gci"] - gci(snap["written_epoch"]) >= INJECTOR_BEHIND_GCIS
+    assert gci(snap["buffered_epoch"]) - gci(snap["received_epoch"]) > 10
+    assert snap["sql_running"] == "Yes" and snap["applied_epoch"] <= snap["written_epoch"]
+    pair.source.faults.set("injector-behind", gap="true")
+    snap = pair.tick(1)
+    assert snap["incident"] is not None and snap["sql_error"].errno == 1590
+    pair.source.faults.clear("injector-behind")
+    snap = pair.tick(1)
+    assert snap["incident"] is None and snap["sql_running"] == "Yes"
+    assert snap["source_gci"] - gci(snap["handled_epoch"]) <= 1
+
+
+def test_io_disconnect_counts_its_attempts(pair):
+    pair.tick(5)
+    pair.source.faults.set("replica-io-disconnect")
+    snap = pair.tick(130)
+    assert snap["io_running"] == "Connecting" and snap["io_error"].errno == 2003
+    assert snap["io_attempts"] == 3
+    assert snap["received"].position < snap["binlog_position"]
+    pair.source.faults.clear("replica-io-disconnect")
+    snap = pair.tick(1)
+    assert snap["io_running"] == "Yes" and snap["received"].position == snap["binlog_position"]
+
+
+def test_conflicts_move_the_source_counters(pair):
+    pair.source.faults.set("conflicts")
+    pair.tick(10)
+    values = pair.source.global_status()
+    assert values["Ndb_conflict_fn_epoch2"] == 30
+    assert values["Ndb_conflict_last_conflict_epoch"] > 0
+    pair.source.faults.clear("conflicts")
+    pair.tick(10)
+    assert pair.source.global_status()["Ndb_conflict_fn_epoch2"] == 30

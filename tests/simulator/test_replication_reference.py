@@ -1,0 +1,107 @@
+"""ndbsim's replication statements and tables have, on every version, the columns mysqld has
+(simulator/data/mysqld/replication.json, with the manual page each list comes from), and the
+forms a version lacks fail as mysqld fails them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pymysql
+import pytest
+from ndbsim import versions
+from ndbsim.testing import running_ndbsim
+
+REFERENCE = json.loads(
+    (Path(__file__).parents[2] / "simulator" / "data" / "mysqld" / "replication.json").read_text()
+)
+
+
+def _server(series: str) -> tuple[int, ...]:
+    text = versions.parse_version(series).version_string.split("-")[0]
+    return tuple(int(p) for p in text.split("."))
+
+
+def expected(kind: str, name: str, server: tuple[int, ...]) -> list | None:
+    for entry in REFERENCE[kind][name]:
+        since = tuple(int(p) for p in entry["since"].split("."))
+        until = entry["until"] and tuple(int(p) for p in entry["until"].split("."))
+        if since <= server and (not until or server < until):
+            return entry["columns"]
+    return None
+
+
+def test_every_entry_names_its_source():
+    for kind in ("statements", "tables"):
+        for name, entries in REFERENCE[kind].items():
+            assert entries, name
+            for entry in entries:
+                assert entry["source"] and entry["columns"], name
+
+
+@pytest.fixture(scope="module", params=versions.SUPPORTED)
+def pair(request):
+    with running_ndbsim(replica=True, speed=5, ndb_version=request.param) as sim:
+        yield request.param, sim
+
+
+def _run(sim, port: int, sql: str):
+    conn = pymysql.connect(host=sim.host, port=port, user=sim.user, password=sim.password)
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            return [d[0] for d in cur.description], list(cur.fetchall())
+    finally:
+        conn.close()
+
+
+STATEMENTS = {
+    "SHOW SLAVE STATUS": "replica",
+    "SHOW REPLICA STATUS": "replica",
+    "SHOW BINARY LOGS": "source",
+    "SHOW MASTER STATUS": "source",
+    "SHOW BINARY LOG STATUS": "source",
+    "SHOW ENGINE NDBCLUSTER STATUS": "source",
+}
+
+
+@pytest.mark.parametrize("statement", STATEMENTS)
+def test_statement_columns(pair, statement):
+    series, sim = pair
+    port = sim.replica_port if STATEMENTS[statement] == "replica" else sim.port
+    columns = expected("statements", statement, _server(series))
+    if columns is None:
+        with pytest.raises(pymysql.err.ProgrammingError) as error:
+            _run(sim, port, statement)
+        assert error.value.args[0] == 1064
+        return
+    names, rows = _run(sim, port, statement)
+    assert names == columns
+    assert len(rows) >= 1
+
+
+@pytest.mark.parametrize("table", REFERENCE["tables"])
+def test_table_columns(pair, table):
+    series, sim = pair
+    port = sim.port if table.endswith("ndb_binlog_index") else sim.replica_port
+    names, rows = _run(sim, port, f"SELECT * FROM {table}")
+    assert names == [name for name, _ in expected("tables", table, _server(series))]
+    assert len(rows) >= 1
+
+
+def test_messages_use_the_words_of_the_version(pair):
+    series, sim = pair
+    sim.fault("replica-io-disconnect")
+    try:
+        statement = "SHOW SLAVE STATUS" if _server(series) < (8, 0, 22) else "SHOW REPLICA STATUS"
+        names, rows = _run(sim, sim.replica_port, statement)
+        row = dict(zip(names, rows[0], strict=True))
+        io_error = row["Last_IO_Error"]
+        if _server(series) >= (8, 0, 26):
+            assert io_error.startswith("Error connecting to source 'repl@")
+            assert row[names[0]] == "Connecting to source"
+        else:
+            assert io_error.startswith("error connecting to master 'repl@")
+            assert row[names[0]] == "Connecting to master"
+    finally:
+        sim.reset()

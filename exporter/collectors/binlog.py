@@ -2,7 +2,10 @@
 written to the binary log, from the ``binlog`` row of SHOW ENGINE NDBCLUSTER STATUS
 ("latest_epoch=N, latest_trans_epoch=N, latest_received_binlog_epoch=N, ...").
 
-A SQL node that writes no binary log has no such row, and no series. mysqld reports the
+The row is there on every SQL node whose binlog thread runs, which is also the thread that
+distributes schema changes: on a SQL node that writes no binary log, latest_epoch advances
+and the three binlog epochs stay 0 (the manual's example). Such a node exports no series, as
+one without the row, so that no rule reads its zeros as a lag. mysqld reports the
 event buffer's bytes only in the cluster log; through SQL the buffer shows in epochs:
 buffered - received. The families carry this SQL node's @@server_id, the id the replicas'
 mysql.ndb_apply_status rows name it by."""
@@ -72,6 +75,8 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
     if binlog is None:
         return
     pairs = status_pairs(text(binlog["Status"]))
+    if not any(gci(pairs.get(name)) for _, name in EPOCHS[1:]):
+        return
     server_id = "" if ctx.target.server_id is None else str(ctx.target.server_id)
     for spec, name in EPOCHS:
         value = gci(pairs.get(name))

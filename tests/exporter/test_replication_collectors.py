@@ -63,11 +63,20 @@ def test_binlog_status_text_becomes_pairs():
 
 
 def test_binlog_labels_with_the_server_id_of_the_target():
-    rows = [{"Type": "ndbcluster", "Name": "binlog", "Status": f"latest_epoch={9 << 32}"}]
+    status = f"latest_epoch={9 << 32}, latest_handled_binlog_epoch={8 << 32}"
+    rows = [{"Type": "ndbcluster", "Name": "binlog", "Status": status}]
     context = Context(target=target("8.4.3-cluster", server_id=21))
-    (family,) = binlog.collect(rows, context)
-    assert family.name == "ndb_binlog_buffered_gci"
-    assert [(s.labels, s.value) for s in family.samples] == [({"server_id": "21"}, 9.0)]
+    buffered, handled = binlog.collect(rows, context)
+    assert [(s.labels, s.value) for s in buffered.samples] == [({"server_id": "21"}, 9.0)]
+    assert [(s.labels, s.value) for s in handled.samples] == [({"server_id": "21"}, 8.0)]
+
+
+def test_a_sql_node_writing_no_binlog_exports_no_epochs():
+    """Its binlog thread runs for schema distribution: latest_epoch moves, the rest is 0."""
+    status = f"latest_epoch={9 << 32}, latest_received_binlog_epoch=0,"
+    status += " latest_handled_binlog_epoch=0, latest_applied_binlog_epoch=0"
+    rows = [{"Type": "ndbcluster", "Name": "binlog", "Status": status}]
+    assert list(binlog.collect(rows, Context(target=target("8.4.3-cluster")))) == []
 
 
 def test_an_epoch_that_is_no_number_skips_its_row_only():

@@ -129,10 +129,11 @@ def test_every_severity_of_an_alert_fires_in_a_promtool_case():
 
 
 def test_every_alert_has_an_end_to_end_case():
-    """Each alert is made true by an ndbsim fault in test_e2e_alerts.py, or, for a SQL node
-    without NDB (which ndbsim does not simulate), by a MariaDB server in test_e2e_engine.py."""
+    """Each alert is made true by an ndbsim fault in test_e2e_alerts.py (a replication link
+    fault of ndbsim --replica in test_e2e_replication.py), or, for a SQL node without NDB,
+    by a MariaDB server in test_e2e_engine.py."""
     source = "".join(
         (Path(__file__).parent / name).read_text()
-        for name in ("test_e2e_alerts.py", "test_e2e_engine.py")
+        for name in ("test_e2e_alerts.py", "test_e2e_engine.py", "test_e2e_replication.py")
     )
     assert [name for name in alert_names() if f'"{name}"' not in source] == []

@@ -27,6 +27,10 @@ from compose_model import (
     published_ports,
 )
 from ndb_config import nodes, parse
+from prometheus_model import CONFIG as PROMETHEUS_CONFIG
+from prometheus_model import config as prometheus_config
+from prometheus_model import jobs as prometheus_jobs
+from prometheus_model import targets as scrape_targets
 
 COMPOSE = load()
 SERVICES = COMPOSE["services"]
@@ -37,8 +41,11 @@ PROFILE_SETS = {
     "four-data-nodes": {"four-data-nodes"},
     "ndb + four-data-nodes": {"ndb", "four-data-nodes"},
     "sim": {"sim"},
+    "replica": {"replica"},
+    "sim + replica": {"sim", "replica"},
     "ndb + load": {"ndb", "load"},
     "sim + load": {"sim", "load"},
+    "replica + load": {"replica", "load"},
 }
 NDB_IMAGE_PREFIX = "container-registry.oracle.com/mysql/community-cluster:"
 EXPORTER_PORT = 9645
@@ -97,7 +104,7 @@ def test_dotenv_makes_the_real_cluster_the_default():
 
 def test_profiles_are_the_documented_ones():
     used = {p for s in SERVICES.values() for p in s.get("profiles", [])}
-    assert used == {"ndb", "four-data-nodes", "sim", "load"}
+    assert used == {"ndb", "four-data-nodes", "sim", "replica", "load"}
     docs = (ROOT / "docs" / "stack.md").read_text()
     for profile in used:
         assert f"--profile {profile}" in docs or f"`{profile}`" in docs, profile
@@ -133,47 +140,81 @@ def test_network_names_are_unambiguous(label):
     assert [name for name, n in names.items() if n > 1] == []
 
 
-def _prometheus_targets() -> list[str]:
-    config = yaml.safe_load((ROOT / "provisioning/prometheus/prometheus.yml").read_text())
-    targets = []
-    for job in config["scrape_configs"]:
-        for static in job.get("static_configs", []):
-            targets += static["targets"]
-    for am in config["alerting"]["alertmanagers"]:
+def _exporters(services: dict[str, dict]) -> dict[str, dict]:
+    """The services that run an exporter, by name."""
+    return {n: s for n, s in services.items() if option(_command(s), "--mysqld.address")}
+
+
+def _sql_address(service: dict) -> tuple[str, str]:
+    host, port = option(_command(service), "--mysqld.address").rsplit(":", 1)
+    return host, port
+
+
+def _sql_ports(service: dict) -> set[str]:
+    """The MySQL ports of a SQL node: 3306, or ndbsim's --port and --replica-port."""
+    if service.get("entrypoint") != ["ndbsim"]:
+        return {"3306"}
+    command = _command(service)
+    return {option(command, "--port"), option(command, "--replica-port")} - {None}
+
+
+def _static_hosts() -> list[str]:
+    """Hosts Prometheus scrapes or alerts whatever runs: static targets and Alertmanagers."""
+    jobs = prometheus_jobs().values()
+    hosts = [t.host for job in jobs for t in scrape_targets(job) if not t.discovered]
+    for am in prometheus_config()["alerting"]["alertmanagers"]:
         for static in am["static_configs"]:
-            targets += static["targets"]
-    return targets
+            hosts += [target.rsplit(":", 1)[0] for target in static["targets"]]
+    return hosts
 
 
-@pytest.mark.parametrize("label", ["default (ndb)", "ndb + four-data-nodes", "sim"])
-def test_every_prometheus_target_is_a_service_of_the_stack(label):
+@pytest.mark.parametrize("label", PROFILE_SETS)
+def test_every_static_prometheus_target_is_a_service_of_the_stack(label):
+    """A static target whose service does not run would be a target down."""
     names = set(network_names(active_services(COMPOSE, PROFILE_SETS[label])))
-    for target in _prometheus_targets():
-        host = target.rsplit(":", 1)[0]
-        assert host == "localhost" or host in names, f"{target} is not a service in {label}"
+    for host in _static_hosts():
+        assert host == "localhost" or host in names, f"{host} is not a service in {label}"
 
 
-@pytest.mark.parametrize("label", ["default (ndb)", "sim"])
-def test_exporters_reach_a_sql_node(label):
+def test_the_exporters_of_a_profile_are_discovered_by_dns():
+    """An exporter that runs only in a profile is found by its DNS name, which resolves only
+    while its container runs: without the profile there is no target, not a target down."""
+    jobs = prometheus_jobs().values()
+    discovered = {t.host for job in jobs for t in scrape_targets(job) if t.discovered}
+    optional = {name for name, s in _exporters(SERVICES).items() if s.get("profiles")}
+    assert discovered == optional == {"exporter-dr"}
+
+
+@pytest.mark.parametrize("label,count", [("default (ndb)", 2), ("sim", 2), ("replica", 3)])
+def test_exporters_reach_a_sql_node(label, count):
     active = active_services(COMPOSE, PROFILE_SETS[label])
-    names = set(network_names(active))
-    exporters = {n: s for n, s in active.items() if option(_command(s), "--mysqld.address")}
-    assert len(exporters) == 2
+    exporters = _exporters(active)
+    assert len(exporters) == count
     for name, service in exporters.items():
-        host, port = option(_command(service), "--mysqld.address").rsplit(":", 1)
-        assert host in names and port == "3306", name
+        host, port = _sql_address(service)
+        answering = [s for n, s in active.items() if host in network_names({n: s})]
+        assert len(answering) == 1, f"{name}: {host} is not a service in {label}"
+        assert port in _sql_ports(answering[0]), name
 
 
-def test_every_exporter_is_scraped_with_a_cluster_label():
-    config = yaml.safe_load((ROOT / "provisioning/prometheus/prometheus.yml").read_text())
-    job = next(j for j in config["scrape_configs"] if j["job_name"] == "ndb")
-    scraped = {t.split(":")[0]: s["labels"] for s in job["static_configs"] for t in s["targets"]}
-    exporters = {n for n, s in SERVICES.items() if option(_command(s), "--mysqld.address")}
-    assert set(scraped) == exporters
-    for name, labels in scraped.items():
-        assert labels.get("cluster"), name
-    for target in (t for s in job["static_configs"] for t in s["targets"]):
-        assert target.endswith(f":{EXPORTER_PORT}")
+def test_the_replica_exporter_reads_the_replica_cluster_of_ndbsim():
+    ndbsim = _command(SERVICES["ndbsim"])
+    assert "--replica" in ndbsim
+    host, port = _sql_address(SERVICES["exporter-dr"])
+    assert host in network_names({"ndbsim": SERVICES["ndbsim"]})
+    assert port == option(ndbsim, "--replica-port") != option(ndbsim, "--port")
+    for source in ("exporter1", "exporter2"):
+        assert _sql_address(SERVICES[source])[1] == option(ndbsim, "--port")
+
+
+def test_every_exporter_is_scraped_with_its_cluster_label():
+    targets = scrape_targets(prometheus_jobs()["ndb"])
+    assert {t.host for t in targets} == set(_exporters(SERVICES))
+    assert all(t.port == EXPORTER_PORT for t in targets)
+    clusters = {t.host: t.labels.get("cluster") for t in targets}
+    assert clusters == {"exporter1": "demo", "exporter2": "demo", "exporter-dr": "dr"}
+    for target in targets:  # instance names the SQL node the exporter reads
+        assert target.labels["instance"] == _sql_address(SERVICES[target.host])[0]
 
 
 def test_loadgen_runs_against_a_sql_node():
@@ -185,12 +226,15 @@ def test_loadgen_runs_against_a_sql_node():
     assert service["entrypoint"] == ["ndb-loadgen"]
 
 
-def test_sim_profile_publishes_the_control_api():
+def test_sim_profile_publishes_the_control_api_and_both_sql_nodes():
     ndbsim = SERVICES["ndbsim"]
-    control = int(option(_command(ndbsim), "--control-port"))
-    assert control in {p.container_port for p in published_ports(ndbsim)}
+    published = {p.container_port for p in published_ports(ndbsim)}
+    for port in ("--control-port", "--port", "--replica-port"):
+        assert int(option(_command(ndbsim), port)) in published, port
     assert option(_command(ndbsim), "--host") == "0.0.0.0"
-    assert not _ndb_services({"sim"}), "the sim profile must not start NDB containers"
+    assert set(ndbsim["profiles"]) == {"sim", "replica"}
+    for profile in ndbsim["profiles"]:
+        assert not _ndb_services({profile}), f"the {profile} profile starts NDB containers"
 
 
 # --- files, images ------------------------------------------------------------------
@@ -400,7 +444,7 @@ def test_sql_nodes_mount_the_init_scripts_and_get_the_passwords():
         assert {"MYSQL_ROOT_PASSWORD", "NDB_EXPORTER_PASSWORD", "NDB_LOADGEN_PASSWORD"} <= set(env)
     exporter_pw = {
         SERVICES[n]["environment"]["NDB_EXPORTER_PASSWORD"]
-        for n in ("exporter1", "exporter2", "mysqld1")
+        for n in (*_exporters(SERVICES), "mysqld1")
     }
     assert len(exporter_pw) == 1
     assert SERVICES["ndbsim"]["environment"]["NDBSIM_PASSWORD"] in exporter_pw
@@ -420,7 +464,7 @@ def test_prometheus_config_is_valid():
             "check",
             "config",
             "--syntax-only",
-            str(ROOT / "provisioning/prometheus/prometheus.yml"),
+            str(PROMETHEUS_CONFIG),
         ],
         capture_output=True,
         text=True,
@@ -430,7 +474,7 @@ def test_prometheus_config_is_valid():
 
 
 def test_rule_files_load_the_mounted_rules_but_not_their_tests():
-    config = yaml.safe_load((ROOT / "provisioning/prometheus/prometheus.yml").read_text())
+    config = prometheus_config()
     rules_dir = ROOT / "provisioning/prometheus/rules"
     loaded = set()
     for pattern in config["rule_files"]:
@@ -443,7 +487,7 @@ def test_rule_files_load_the_mounted_rules_but_not_their_tests():
 
 
 def test_grafana_time_interval_equals_the_scrape_interval():
-    config = yaml.safe_load((ROOT / "provisioning/prometheus/prometheus.yml").read_text())
+    config = prometheus_config()
     interval = config["global"]["scrape_interval"]
     for ds in _datasources():
         if ds["type"] == "prometheus":
@@ -453,7 +497,7 @@ def test_grafana_time_interval_equals_the_scrape_interval():
 # --- the commands of the project's own programs --------------------------------------
 
 
-@pytest.mark.parametrize("name", ["exporter1", "exporter2"])
+@pytest.mark.parametrize("name", sorted(_exporters(SERVICES)))
 def test_exporter_command_is_accepted_by_the_exporter(name, monkeypatch):
     from ndbinfo_exporter.collectors.registry import all_collectors
     from ndbinfo_exporter.settings import parse as parse_exporter
@@ -474,6 +518,7 @@ def test_ndbsim_command_is_accepted_by_ndbsim():
         8081,
         "ndbexporter",
     )
+    assert (args.replica, args.replica_port) == (True, 3307)
     assert args.data_nodes % args.replicas == 0
 
 

@@ -18,8 +18,10 @@ from ndbsim.model.cluster import ClusterSpec, build_config
 from ndbsim.model.config_params import parse_override
 from ndbsim.model.faults import (
     DEFAULT_BEHIND_SECONDS,
+    DEFAULT_GROWTH_SHARE,
     DEFAULT_SEND_BUFFER_SHARE,
     DEFAULT_STUCK_PHASE,
+    GROWTH,
     LINK_FAULTS,
     START_PHASES,
 )
@@ -230,6 +232,20 @@ def fault_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("certificate-expiring", help="bring a TLS certificate close to expiry")
     s.add_argument("days", type=_float_range(0, 3650), help="days until it expires")
     s.add_argument("--node", type=_positive_int(1, 255), help="only this node's certificate")
+    for name, what in GROWTH.items():
+        s = sub.add_parser(name, help=f"{what} grows steadily over cluster time")
+        s.add_argument(
+            "rate", type=_float_range(0, 1, low_open=True), help="share of the total per hour"
+        )
+        s.add_argument(
+            "--share",
+            type=_float_range(0, 1),
+            help=f"lowest level when it starts (default {DEFAULT_GROWTH_SHARE})",
+        )
+    sub.add_parser("backups-stopped", help="scheduled backups stop: the backup id stays")
+    for name, what in (("old-version", "NDB release"), ("old-config-generation", "configuration")):
+        s = sub.add_parser(name, help=f"a data node still runs the previous {what}")
+        s.add_argument("node", type=_positive_int(1, 255), help="data node id")
     s = sub.add_parser("metadata-excluded", help="exclude user tables from metadata sync")
     s.add_argument("tables", type=_positive_int(1, 1000), help="number of tables")
     sub.add_parser("replica-sql-error", help="the replica's SQL thread stops on error 1032")

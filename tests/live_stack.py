@@ -149,9 +149,11 @@ def running_prometheus(
     workdir: Path,
     scrape_interval: str,
     build: PrometheusBuild,
+    rule_files: tuple[Path, ...] = RULE_FILES,
 ) -> Iterator[Prometheus]:
     """Prometheus of `build` scraping `targets` (host:port -> extra labels) in job "ndb", with
-    the NDB rules evaluated every second; its files are in `workdir`."""
+    the rules of `rule_files` (the NDB rules) evaluated every second; its files are in
+    `workdir`."""
     build.require()
     workdir.mkdir(parents=True, exist_ok=True)
     config = {
@@ -160,7 +162,7 @@ def running_prometheus(
             "scrape_timeout": scrape_interval,
             "evaluation_interval": "1s",
         },
-        "rule_files": [str(path) for path in RULE_FILES],
+        "rule_files": [str(path) for path in rule_files],
         "scrape_configs": [
             {
                 "job_name": "ndb",
@@ -249,11 +251,14 @@ def shared_scrapes(exporter: str, max_age: float) -> Iterator[str]:
 
 @contextmanager
 def running_prometheus_builds(
-    targets: dict[str, dict[str, str]], workdir: Path, scrape_interval: str
+    targets: dict[str, dict[str, str]],
+    workdir: Path,
+    scrape_interval: str,
+    rule_files: tuple[Path, ...] = RULE_FILES,
 ) -> Iterator[dict[str, Prometheus]]:
     """One Prometheus server of every present build, all scraping the same `targets`
     (host:port -> extra labels) through shared_scrapes fronts, with `instance` still the
-    target's host:port. The simulated clusters and exporters are shared instead of started
+    target's host:port, and evaluating `rule_files`. The simulated clusters and exporters are shared instead of started
     once per build."""
     present = [build for build in PROMETHEUS_BUILDS if not build.missing]
     if not present:
@@ -266,7 +271,7 @@ def running_prometheus_builds(
         }
         yield {
             build.name: running.enter_context(
-                running_prometheus(fronts, workdir / build.name, scrape_interval, build)
+                running_prometheus(fronts, workdir / build.name, scrape_interval, build, rule_files)
             )
             for build in present
         }

@@ -32,6 +32,7 @@ SYSTEM_NAME = "MC_20240115093012"
 # An overloaded link enters overload every 2 and slowdown every cluster second.
 OVERLOADS_PER_SECOND = 0.5
 SLOWDOWNS_PER_SECOND = 1.0
+BACKUP_INTERVAL = 4 * 3600.0  # cluster seconds between the scheduled backups
 
 
 class NodeError(LookupError):
@@ -110,6 +111,7 @@ class Cluster:
         self.config = build_config(spec, version)
         self.faults = Faults(self.topology)
         self.faults.before_change = self.advance
+        self.faults.cluster_time = lambda: self.now
         self.workload = Workload(
             spec.ops_per_second, spec.pruned_scan_share, spec.batching, spec.seed
         )
@@ -143,6 +145,7 @@ class Cluster:
         self.latency = Latency()
         self.activity = Activity()
         self.backup_id = rnd.randint(5, 40)
+        self.next_backup = BACKUP_INTERVAL  # cluster time of the next scheduled backup
         self._start = clock()
         self.epoch = wall()  # unix time at cluster time 0 (the hosts' clocks)
         self.now = 0.0
@@ -198,6 +201,16 @@ class Cluster:
         self.checkpoints.advance(dt, self.faults.is_active("lcp-stall"))
         if self.replication is not None and self.replication.source is self:
             self.replication.observe(dt, ops)
+        self._run_backups(self.now + dt)
+
+    def _run_backups(self, until: float) -> None:
+        """Start the backups scheduled up to cluster time `until`; none while backups-stopped
+        is set (those are missed, not caught up)."""
+        stopped = self.faults.is_active("backups-stopped")
+        while self.next_backup <= until:
+            if not stopped:
+                self.backup_id += 1
+            self.next_backup += BACKUP_INTERVAL
 
     def _can_finish_start(self) -> bool:
         groups = self.topology.nodegroups.values()
@@ -491,12 +504,18 @@ class Cluster:
         share = self.faults.share("data-memory")
         if share is not None:
             return int(total * share), total
+        grown = self.faults.grown_share("data-memory-growth", self.now)
+        if grown is not None:
+            return max(self._healthy_data_memory_pages(node_id, total), int(total * grown)), total
+        return self._healthy_data_memory_pages(node_id, total), total
+
+    def _healthy_data_memory_pages(self, node_id: int, total: int) -> int:
         # replicas of a node group hold the same rows, but free space in pages differs
         slack = 1 + random.Random(self.spec.seed * 613 + node_id).uniform(0.005, 0.03)
         base = int(self.node_bytes[node_id] * slack) // PAGE + 96
         growth_pages = writes(self.nodes[node_id].ops) * 24 / PAGE
         used = base + int(growth_pages)
-        return min(used, int(total * 0.97)), total
+        return min(used, int(total * 0.97))
 
     def redo_part_bytes(self, node_id: int) -> int:
         cfg = self.config[node_id]
@@ -511,7 +530,28 @@ class Cluster:
         rate = writes(self.workload.rate(self.now)) / max(1, len(self.started_ids()))
         span = max(0.0, self.checkpoints.up_time - self.checkpoints.release_uptime)
         used = rate * REDO_BYTES_PER_WRITE * span / parts * (0.9 + 0.05 * (part % 4))
-        return min(int(used) + 4 * 1024 * 1024, int(total * 0.98))
+        healthy = min(int(used) + 4 * 1024 * 1024, int(total * 0.98))
+        grown = self.faults.grown_share("redo-log-growth", self.now)
+        if grown is None:
+            return healthy
+        return min(total, int(total * grown) + healthy)
+
+    def config_generation(self, node_id: int) -> int:
+        """The configuration generation a data node runs (ndbinfo.nodes)."""
+        params = self.faults.get("old-config-generation")
+        if params is None:
+            return 1
+        return 1 if params["node"] == node_id else 2
+
+    def ndb_version_text(self, node_id: int) -> str:
+        """The NDB release a data or management node runs: the cluster's, or the previous
+        one for the node old-version names."""
+        params = self.faults.get("old-version")
+        if params is None or params["node"] != node_id:
+            return self.version.ndb_text
+        major, minor, build = self.version.ndb
+        previous = (major, minor, build - 1) if build else (major, minor - 1, 0)
+        return ".".join(str(p) for p in previous)
 
 
 def build_config(spec: ClusterSpec, version: NdbVersion) -> dict[int, dict[str, str]]:

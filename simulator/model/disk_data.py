@@ -20,21 +20,30 @@ GROWTH_BYTES_PER_OP = 0.02  # data file bytes taken per operation handled
 
 
 def tablespace_used_share(c: Cluster) -> float:
-    """Share of the tablespace's extents in use: the fault's share, else the healthy use
-    growing slowly with the cluster's writes (capped below full)."""
+    """Share of the tablespace's extents in use: the tablespace-full fault's share, else the
+    healthy use growing slowly with the cluster's writes (capped below full), or the level
+    tablespace-growth has brought it to when that is higher."""
     share = c.faults.share("tablespace-full")
     if share is not None:
         return share
-    grown = c.ops_total * GROWTH_BYTES_PER_OP / DATA_FILE_BYTES
-    return min(0.6, HEALTHY_USE + grown)
+    healthy = min(0.6, HEALTHY_USE + c.ops_total * GROWTH_BYTES_PER_OP / DATA_FILE_BYTES)
+    grown = c.faults.grown_share("tablespace-growth", c.now)
+    return healthy if grown is None else max(healthy, grown)
+
+
+def node_undo_used_bytes(c: Cluster, node_id: int) -> int:
+    """Undo log bytes a data node uses: a sawtooth that follows its writes, on top of the
+    level undo-log-growth has brought the log to."""
+    healthy = 2 * 1024 * 1024 + int(c.nodes[node_id].ops * 3) % (UNDO_FILE_BYTES // 4)
+    grown = c.faults.grown_share("undo-log-growth", c.now)
+    if grown is None:
+        return healthy
+    return min(UNDO_FILE_BYTES, int(UNDO_FILE_BYTES * grown) + healthy)
 
 
 def undo_used_bytes(c: Cluster) -> int:
     """Undo log bytes in use: the most any running data node uses (ndbinfo.logspaces)."""
-    started = c.started_ids()
-    if not started:
-        return 0
-    return max(2 * 1024 * 1024 + int(c.nodes[n].ops * 3) % (UNDO_FILE_BYTES // 4) for n in started)
+    return max((node_undo_used_bytes(c, n) for n in c.started_ids()), default=0)
 
 
 def files(c: Cluster) -> list[dict]:

@@ -23,6 +23,15 @@ LINK_FAULTS = (
     "conflicts",
 )
 
+# Faults that make a resource fill up over cluster time, and what they fill.
+GROWTH = {
+    "data-memory-growth": "Data memory of every data node",
+    "redo-log-growth": "every REDO log part",
+    "undo-log-growth": "the disk data undo log",
+    "tablespace-growth": "the disk data tablespace",
+}
+DEFAULT_GROWTH_SHARE = 0.5  # a growth fault starts at half full
+
 
 @dataclass(frozen=True)
 class FaultSpec:
@@ -103,6 +112,25 @@ FAULTS: dict[str, FaultSpec] = {
             "a node's TLS certificate (or every node's) expires in a number of days",
             {"days": (float, True), "node": (int, False)},
         ),
+        *(
+            FaultSpec(
+                name,
+                f"{what} grows steadily: its lowest level rises from a share by a rate per hour",
+                {"rate": (float, True), "share": (float, False)},
+            )
+            for name, what in GROWTH.items()
+        ),
+        FaultSpec("backups-stopped", "scheduled backups stop: the backup id stays", {}),
+        FaultSpec(
+            "old-version",
+            "a data node still runs the previous NDB release (a rolling upgrade left half done)",
+            {"node": (int, True)},
+        ),
+        FaultSpec(
+            "old-config-generation",
+            "the configuration changed and a data node still runs the previous generation",
+            {"node": (int, True)},
+        ),
         FaultSpec(
             "replica-sql-error",
             "the replica's SQL thread stops on an NDB applier error (1032)",
@@ -164,6 +192,10 @@ def validate(name: str, params: dict[str, Any], topology: Topology | None = None
         raise FaultError(f"{name}: tables must be 1..1000, got {clean['tables']}")
     if name == "send-buffer-pressure":
         clean.setdefault("share", DEFAULT_SEND_BUFFER_SHARE)
+    if name in GROWTH:
+        clean.setdefault("share", DEFAULT_GROWTH_SHARE)
+        if not 0.0 < clean["rate"] <= 1.0:
+            raise FaultError(f"{name}: rate must be > 0 and <= 1 per hour, got {clean['rate']}")
     if name == "replica-behind":
         clean.setdefault("seconds", DEFAULT_BEHIND_SECONDS)
         if not 0.0 < clean["seconds"] <= 86400.0:
@@ -240,12 +272,15 @@ class Faults:
         self._lock = threading.Lock()
         self.before_change: Callable[[], None] = lambda: None
         self.link = False  # a replication link runs (ndbsim --replica): link faults apply
+        self.cluster_time: Callable[[], float] = lambda: 0.0  # the model's current time
 
     def set(self, name: str, **params: Any) -> dict[str, Any]:
         clean = validate(name, params, self.topology)
         if name in LINK_FAULTS and not self.link:
             raise FaultError(f"{name}: no replication link; start ndbsim with --replica")
         self.before_change()
+        if name in GROWTH:
+            clean["since"] = self.cluster_time()
         with self._lock:
             self._active[name] = clean
         return clean
@@ -279,6 +314,15 @@ class Faults:
     def share(self, name: str) -> float | None:
         params = self.get(name)
         return None if params is None else params["share"]
+
+    def grown_share(self, name: str, now: float) -> float | None:
+        """The lowest level a growth fault has brought its resource to at cluster time `now`
+        (share of the total, at most 1), or None when the fault is not set."""
+        params = self.get(name)
+        if params is None:
+            return None
+        hours = max(0.0, now - params["since"]) / 3600.0
+        return min(1.0, params["share"] + params["rate"] * hours)
 
     def ndbinfo_latency(self, objects: Iterable[str]) -> float:
         """Seconds to wait before answering a query over these ndbinfo objects."""

@@ -264,13 +264,12 @@ def test_every_build_evaluates_every_rule_without_error(
 
 
 # Alerts that need hours of Prometheus time (a trend over 2 or 6 hours, a backup 26 hours
-# old, a start phase unchanged for 20 minutes, versions or configuration generations that
-# differ for 2 hours) or a fault ndbsim does not have (a growing undo log, nodes on other
-# versions or configuration generations, a backup id that stops increasing): the promtool
-# tests in provisioning/prometheus/rules/tests/ make them fire. End to end, the series each
-# one reads come from the live exporter (with the target's own labels, `sim` included) on
-# every build, and the healthy-cluster test above keeps them quiet, also after the
-# data-memory, redo-log and tablespace-full faults of the scenarios (a spike predicts nothing).
+# old, a start phase unchanged for 15 minutes): test_e2e_slow_alerts.py makes each one true
+# from its ndbsim fault, on a cluster and rules whose clock runs faster. Here, on this module's
+# clock, the series each one reads come from the live exporter (with the target's own labels,
+# `sim` included) on every build, and the healthy-cluster test above keeps them quiet, also
+# after the data-memory, redo-log and tablespace-full faults of the scenarios (a spike
+# predicts nothing).
 SLOW_ALERTS = {
     "NdbDataMemoryExhaustionPredicted": "node:ndb_data_memory_used:ratio_min1h",
     "NdbRedoLogExhaustionPredicted": "log:ndb_redo_log_used:ratio_max1h",

@@ -102,6 +102,19 @@ def test_resource_fault_commands():
             "certificate-expiring": {"days": 2.0, "node": 49},
             "metadata-excluded": {"tables": 2},
         }
+        assert run("fault", *url, "reset").returncode == 0
+        assert run("fault", *url, "undo-log-growth", "0.2", "--share", "0.6").returncode == 0
+        assert run("fault", *url, "backups-stopped").returncode == 0
+        assert run("fault", *url, "old-version", "2").returncode == 0
+        assert run("fault", *url, "old-config-generation", "1").returncode == 0
+        faults = sim.status()["faults"]
+        assert faults.pop("undo-log-growth").keys() == {"rate", "share", "since"}
+        assert faults == {
+            "backups-stopped": {},
+            "old-version": {"node": 2},
+            "old-config-generation": {"node": 1},
+        }
+        assert run("fault", *url, "redo-log-growth", "0").returncode == 2
         bad = run("fault", *url, "send-buffer-pressure", "50")
         assert bad.returncode == 1 and "not a data node" in bad.stderr
         assert run("fault", *url, "reset").returncode == 0

@@ -206,6 +206,81 @@ def test_redo_log(sim):
     assert sim.one("SELECT max(used / total) FROM ndbinfo.logspaces WHERE log_type = 'REDO'") < 0.1
 
 
+GROWTH_LEVEL_SQL = {
+    "data-memory-growth": "SELECT min(used_pages / total_pages) FROM ndbinfo.memoryusage "
+    "WHERE memory_type = 'Data memory'",
+    "redo-log-growth": "SELECT min(used / total) FROM ndbinfo.logspaces WHERE log_type = 'REDO'",
+    "undo-log-growth": "SELECT min(used / total) FROM ndbinfo.logspaces WHERE log_type = 'DD-UNDO'",
+    "tablespace-growth": "SELECT 1 - free_extents / total_extents FROM ndbinfo.files "
+    "WHERE type = 'Data file'",
+}
+
+
+@pytest.mark.parametrize("fault", GROWTH_LEVEL_SQL)
+def test_growth_raises_the_lowest_level_at_its_rate(fault):
+    # few writes, so that the healthy DataMemory does not grow much over the hours ticked
+    sim = Sim(data_nodes=4, replicas=2, tables=12, ops_per_second=50)
+    level_sql = GROWTH_LEVEL_SQL[fault]
+    assert sim.one(level_sql) < 0.5
+    assert sim.cluster.faults.set(fault, rate=0.1, share=0.55)["since"] == sim.cluster.now
+    for hours in (0, 1, 2):
+        # the lowest of an hour's samples: the logs keep their sawtooth above the troughs
+        low = min(sim.one(level_sql) for _ in range(6) if sim.tick(600) is None)
+        assert 0.55 + 0.1 * hours <= low < 0.55 + 0.1 * hours + 0.05, (hours, low)
+    sim.cluster.faults.set(fault, rate=1.0)
+    sim.tick(2 * 3600)
+    assert 0.99 < sim.one(level_sql) <= 1.0
+    sim.cluster.faults.clear(fault)
+    assert sim.one(level_sql) < 0.5
+    healthy(sim)
+
+
+def test_backups_stop_and_resume(sim):
+    def backup_id() -> int:
+        return sim.one("SELECT max(id) FROM ndbinfo.backup_id")
+
+    first = backup_id()
+    sim.tick(4 * 3600)
+    assert backup_id() == first + 1
+    sim.cluster.faults.set("backups-stopped")
+    sim.tick(12 * 3600)
+    assert backup_id() == first + 1
+    sim.cluster.faults.clear("backups-stopped")
+    sim.tick(4 * 3600)
+    assert backup_id() == first + 2
+    healthy(sim)
+
+
+def data_node_versions(sim: Sim) -> dict[int, str]:
+    return dict(
+        sim.q("SELECT DISTINCT node_id, node_version FROM ndbinfo.processes WHERE node_id < 49")
+    )
+
+
+def test_old_version(sim):
+    sim.cluster.faults.set("old-version", node=3)
+    assert data_node_versions(sim) == {1: "8.4.3", 2: "8.4.3", 3: "8.4.2", 4: "8.4.3"}
+    assert sim.one("SELECT node_version FROM ndbinfo.processes WHERE node_id = 49") == "8.4.3"
+    sim.cluster.faults.clear("old-version")
+    assert set(data_node_versions(sim).values()) == {"8.4.3"}
+    healthy(sim)
+
+
+def test_old_version_of_a_first_release_is_the_previous_minor():
+    cluster = Cluster(ClusterSpec(data_nodes=2, tables=2), parse_version("9.7"))
+    cluster.faults.set("old-version", node=1)
+    assert (cluster.ndb_version_text(1), cluster.ndb_version_text(2)) == ("9.6.0", "9.7.0")
+
+
+def test_old_config_generation(sim):
+    sim.cluster.faults.set("old-config-generation", node=2)
+    generations = "SELECT node_id, config_generation FROM ndbinfo.nodes ORDER BY 1"
+    assert sim.q(generations) == [(1, 2), (2, 1), (3, 2), (4, 2)]
+    sim.cluster.faults.clear("old-config-generation")
+    assert sim.q(generations) == [(n, 1) for n in (1, 2, 3, 4)]
+    healthy(sim)
+
+
 def test_arbitrator_lost(sim):
     sim.cluster.faults.set("arbitrator-lost")
     rows = sim.q(
@@ -264,6 +339,10 @@ def test_connection_and_latency_faults(sim):
         ("data-memory", {"share": "x"}, "must be a float"),
         ("lcp-stall", {"share": 0.5}, "unknown parameter"),
         ("slow-ndbinfo", {"seconds": -1}, "between 0 and 600"),
+        ("redo-log-growth", {}, "required"),
+        ("undo-log-growth", {"rate": 0}, "rate must be > 0 and <= 1"),
+        ("tablespace-growth", {"rate": 0.1, "share": 2}, "between 0 and 1"),
+        ("old-version", {"node": 1}, "not a data node"),
     ],
 )
 def test_bad_fault_requests(name, params, message):

@@ -33,7 +33,7 @@ def nodes(c: Cluster) -> list[dict]:
                     "uptime": int(node_uptime(c, n)),
                     "status": 3,
                     "start_phase": 0,
-                    "config_generation": 1,
+                    "config_generation": c.config_generation(n),
                 }
             )
         else:
@@ -43,7 +43,7 @@ def nodes(c: Cluster) -> list[dict]:
                     "uptime": int(c.now - s.restart_begin),
                     "status": 2,
                     "start_phase": start_phase(c, n),
-                    "config_generation": 1,
+                    "config_generation": c.config_generation(n),
                 }
             )
     return out
@@ -93,12 +93,11 @@ def membership(c: Cluster) -> list[dict]:
     return out
 
 
-def _node_version(c: Cluster, node_type: int) -> str:
-    ndb = c.version.ndb_text
+def _node_version(c: Cluster, node_id: int, node_type: int) -> str:
     if node_type == API:
         server = c.version.version_string.split("-")[0]
-        return f"mysql-{server} ndb-{ndb}"
-    return ndb
+        return f"mysql-{server} ndb-{c.version.ndb_text}"
+    return c.ndb_version_text(node_id)
 
 
 def _connected_nodes(c: Cluster) -> list[int]:
@@ -131,7 +130,7 @@ def processes(c: Cluster) -> list[dict]:
                     "reporting_node_id": reporter,
                     "node_id": node_id,
                     "node_type": node.node_type,
-                    "node_version": _node_version(c, node.node_type),
+                    "node_version": _node_version(c, node_id, node.node_type),
                     "process_id": pid,
                     "angel_process_id": angel,
                     "process_name": node.process_name,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ndbsim.model import links
+from ndbsim.model.disk_data import UNDO_FILE_BYTES, node_undo_used_bytes
 from ndbsim.model.rows.blocks import CMVMI
 from ndbsim.model.rows.membership import send_buffer_allocated
 from ndbsim.model.rows.threads_cpu import thread_util
@@ -115,9 +116,8 @@ def logspaces(c: Cluster) -> list[dict]:
             used = c.redo_used(n, part)
             out.append(_log_row(n, 0, 0, part, total, used, min(total, int(used * 1.15))))
         if lg is not None:
-            undo_total = 134217728
-            undo_used = 2 * 1024 * 1024 + int(c.nodes[n].ops * 3) % (undo_total // 4)
-            out.append(_log_row(n, 1, lg, 0, undo_total, undo_used, undo_used))
+            undo_used = node_undo_used_bytes(c, n)
+            out.append(_log_row(n, 1, lg, 0, UNDO_FILE_BYTES, undo_used, undo_used))
     return out
 
 

@@ -1,0 +1,287 @@
+"""End to end on a compressed clock: the alerts that need hours of Prometheus time, made true by
+ndbsim faults as Prometheus evaluates them over the scraped series.
+
+ndbsim runs SPEED times faster than wall time, and the Prometheus servers (one of each build,
+as in test_e2e_alerts.py) evaluate a copy of the rules whose durations are divided by SPEED
+(`compress_rules`): an hour of the rules is an hour of the simulated cluster, while the
+expressions and thresholds are those of the rule files. The `for` durations are covered by
+the promtool tests; here each alert's expression is checked, as test_e2e_alerts.py does: quiet
+on a healthy cluster, true under its fault, quiet again after a reset.
+
+To keep the module short, every fault is set at once on one simulated cluster and each alert
+is checked for the labels its own fault gives: the four growth faults, backups-stopped,
+old-version on data node 3, old-config-generation on data node 2 and a start of data node 4
+held in a start phase by stuck-start. The growth faults start at 55% and rise by 10% a
+cluster hour, so that the alerts' "at least half used" holds at once and the rise of the
+troughs shows after the hour of their lower envelope. The longest is NdbBackupTooOld, 26
+cluster hours after the last backup. Every alert clears after the reset: the resources are
+back below half, the stuck node starts, the nodes agree again, and the next scheduled backup
+(within 4 cluster hours) makes the backup young.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+from live_stack import (
+    RULE_FILES,
+    Prometheus,
+    running_exporter,
+    running_prometheus_builds,
+    wait_until,
+)
+from ndbinfo_exporter.collectors.registry import all_collectors
+from ndbsim.testing import NdbsimHandle, running_ndbsim
+
+CLUSTER = "slow"
+# A scrape of ndbsim takes one to two seconds on a busy 2-core machine (ndbsim answers one
+# statement at a time); at 900 cluster seconds per wall second an hour of the rules' windows is
+# 4 s, more than a scrape interval, and the 26 hours of NdbBackupTooOld are 104 s.
+SPEED = 900
+SCRAPE_INTERVAL = "3s"
+# 8 tables: one of them is a disk data table (tablespace ts_1, an undo log); few writes, so
+# that the healthy DataMemory hardly grows over the cluster hours of the test.
+SIM_ARGS = ("--data-nodes", "4", "--tables", "8", "--ops-per-second", "50")
+COLLECTORS = ("memoryusage", "logspaces", "disk_data", "backup", "nodes", "processes")
+GROWTH_RATE = 0.1  # share per cluster hour: from 55% to 95% in 4 hours
+GROWTH_START = 0.55
+BACKUP_AGE_HOURS = 26  # the threshold of NdbBackupTooOld
+CLUSTER_HOUR = 3600 / SPEED  # wall seconds
+STARTUP_SECONDS = 60.0
+MARGIN_SECONDS = 60.0  # scrapes and evaluations on a busy machine
+
+STUCK_NODE = 4  # stuck-start holds a start that begins while it is set: stop, set, start
+GROWTH = {"rate": GROWTH_RATE, "share": GROWTH_START}
+
+
+@dataclass(frozen=True)
+class Case:
+    fault: str
+    params: dict[str, float]
+    labels: dict[str, str]  # labels the fault gives the alert
+
+
+# Each alert and the fault that makes it true.
+SCENARIO: dict[str, Case] = {
+    "NdbDataMemoryExhaustionPredicted": Case("data-memory-growth", GROWTH, {}),
+    "NdbRedoLogExhaustionPredicted": Case("redo-log-growth", GROWTH, {}),
+    "NdbUndoLogExhaustionPredicted": Case("undo-log-growth", GROWTH, {}),
+    "NdbTablespaceExhaustionPredicted": Case("tablespace-growth", GROWTH, {"filegroup": "ts_1"}),
+    "NdbBackupTooOld": Case("backups-stopped", {}, {"cluster": CLUSTER}),
+    "NdbRestartPhaseStuck": Case("stuck-start", {"node": STUCK_NODE}, {"node_id": str(STUCK_NODE)}),
+    "NdbVersionSkew": Case("old-version", {"node": 3}, {"cluster": CLUSTER}),
+    "NdbConfigGenerationSkew": Case("old-config-generation", {"node": 2}, {"node_id": "2"}),
+}
+
+_DURATION = re.compile(r"(\d+)(ms|s|m|h|d|w|y)")
+_UNIT_SECONDS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
+_RANGE = re.compile(r"\[((?:\d+(?:ms|[smhdwy]))+)(?::((?:\d+(?:ms|[smhdwy]))+))?\]")
+_OFFSET = re.compile(r"\boffset\s+((?:\d+(?:ms|[smhdwy]))+)")
+_TIME_UNIT = re.compile(r'(?<![\w."])(3600|86400)(?![\w."])')
+
+
+def _seconds(duration: str) -> float:
+    return sum(int(n) * _UNIT_SECONDS[unit] for n, unit in _DURATION.findall(duration))
+
+
+def _compressed(duration: str, factor: float) -> str:
+    return f"{max(1, round(_seconds(duration) * 1000 / factor))}ms"
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if value == int(value) else repr(value)
+
+
+def compress_expr(expr: str, factor: float) -> str:
+    """`expr` on a clock `factor` times faster. Rewrites, and nothing else:
+    - every range `[d]` and subquery range `[d:s]`: d (and s) divided by `factor`;
+    - every `offset d`: d divided by `factor`;
+    - the literals 3600 and 86400 (not part of a name, number or string): the seconds of an
+      hour and of a day by which the rules turn Prometheus time (time(), per-second slopes)
+      into hours or days, divided by `factor`, so that the values compared with the hour
+      thresholds (26 h since the last backup, 24 h or 4 h to full) are cluster hours.
+    Every other number stays: thresholds in hours (26, 24, 4), shares, and the amounts the
+    cluster itself reports in cluster time (GCIs, seconds of uptime or of idle time).
+    Durations become whole milliseconds (at least 1)."""
+    expr = _RANGE.sub(
+        lambda m: (
+            "["
+            + _compressed(m[1], factor)
+            + (":" + _compressed(m[2], factor) if m[2] else "")
+            + "]"
+        ),
+        expr,
+    )
+    expr = _OFFSET.sub(lambda m: "offset " + _compressed(m[1], factor), expr)
+    return _TIME_UNIT.sub(lambda m: _number(int(m[1]) / factor), expr)
+
+
+def compress_rules(rule_files: tuple[Path, ...], factor: float, into: Path) -> tuple[Path, ...]:
+    """Copies of `rule_files` in directory `into` on a clock `factor` times faster: each rule's
+    `expr` through compress_expr and its `for` divided by `factor`; names, labels and
+    annotations unchanged."""
+    into.mkdir(parents=True, exist_ok=True)
+    copies = []
+    for path in rule_files:
+        document = yaml.safe_load(path.read_text())
+        for group in document["groups"]:
+            for rule in group["rules"]:
+                rule["expr"] = compress_expr(rule["expr"], factor)
+                if "for" in rule:
+                    rule["for"] = _compressed(rule["for"], factor)
+        copy = into / path.name
+        copy.write_text(yaml.safe_dump(document, sort_keys=False))
+        copies.append(copy)
+    return tuple(copies)
+
+
+def test_compress_expr_rewrites_ranges_offsets_and_time_units_only():
+    sample = (
+        "(1 - x:ratio_max1h) / (deriv(x:ratio_min1h[6h]) * 3600 > 0) and y > y offset 1h30m\n"
+        'and changes(z[15m]) == 0 and max_over_time(w[1h:5m]) > 300 and u{le="3600"} < 86400\n'
+        "and (time() - t) / 3600 > 26 and rate(ndb_x_total[5m]) > 0.5 and v36000 > 13600"
+    )
+    assert compress_expr(sample, 1200) == (
+        "(1 - x:ratio_max1h) / (deriv(x:ratio_min1h[18000ms]) * 3 > 0) and y > y offset 4500ms\n"
+        'and changes(z[750ms]) == 0 and max_over_time(w[3000ms:250ms]) > 300 and u{le="3600"} '
+        "< 72\nand (time() - t) / 3 > 26 and rate(ndb_x_total[250ms]) > 0.5 and v36000 > 13600"
+    )
+    assert compress_expr("a[1w] / 3600", 7) == "a[86400000ms] / 514.2857142857143"
+
+
+def test_compress_rules_keeps_everything_but_the_clock(tmp_path):
+    (copy,) = compress_rules((RULE_FILES[0],), 60, tmp_path)
+    original, compressed = (yaml.safe_load(p.read_text()) for p in (RULE_FILES[0], copy))
+    pairs = [
+        (rule, twin)
+        for group, twin_group in zip(original["groups"], compressed["groups"], strict=True)
+        for rule, twin in zip(group["rules"], twin_group["rules"], strict=True)
+    ]
+    for rule, twin in pairs:
+        assert twin["expr"] == compress_expr(rule["expr"], 60)
+        assert {k: v for k, v in twin.items() if k not in ("expr", "for")} == {
+            k: v for k, v in rule.items() if k not in ("expr", "for")
+        }
+        if "for" in rule:
+            assert _seconds(twin["for"]) == pytest.approx(_seconds(rule["for"]) / 60, abs=0.001)
+
+
+def alert_expressions(rule_files: tuple[Path, ...]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for path in rule_files:
+        for group in yaml.safe_load(path.read_text())["groups"]:
+            for rule in group["rules"]:
+                if "alert" in rule:
+                    found.setdefault(rule["alert"], []).append(rule["expr"])
+    return found
+
+
+@dataclass
+class Stack:
+    servers: dict[str, Prometheus]
+    sim: NdbsimHandle
+    expressions: dict[str, list[str]]
+
+    def matches_on(self, prometheus: Prometheus, alert: str, **labels: str) -> list[dict]:
+        """Series for which one of the alert's (compressed) expressions is true with
+        `labels`."""
+        return [
+            sample["metric"]
+            for expr in self.expressions[alert]
+            for sample in prometheus.query(expr)
+            if all(sample["metric"].get(k) == v for k, v in labels.items())
+        ]
+
+    def true_alerts(self) -> set[str]:
+        """The alerts of SCENARIO with a true expression on any server."""
+        return {
+            alert
+            for alert in SCENARIO
+            for prometheus in self.servers.values()
+            if any(prometheus.query(expr) for expr in self.expressions[alert])
+        }
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory) -> Iterator[Stack]:
+    workdir = tmp_path_factory.mktemp("e2e-slow-alerts")
+    rule_files = compress_rules(RULE_FILES, SPEED, workdir / "rules")
+    disabled = [f"--no-collector.{c.name}" for c in all_collectors() if c.name not in COLLECTORS]
+    with ExitStack() as running:
+        sim = running.enter_context(running_ndbsim(*SIM_ARGS, speed=SPEED))
+        exporter = running.enter_context(
+            running_exporter(sim.port, sim.user, sim.password, workdir, *disabled)
+        )
+        servers = running.enter_context(
+            running_prometheus_builds(
+                {exporter.address: {"cluster": CLUSTER}}, workdir, SCRAPE_INTERVAL, rule_files
+            )
+        )
+        yield Stack(servers, sim, alert_expressions(rule_files))
+
+
+@pytest.mark.integration
+def test_healthy_cluster_leaves_slow_alerts_quiet(stack: Stack):
+    """After a few cluster hours and a scheduled backup seen by every server, with the 1- and
+    2-hour windows of the trends filled."""
+    for name, prometheus in stack.servers.items():
+        wait_until(
+            lambda p=prometheus: p.query("changes(ndb_backup_last_id[1m]) > 0"),
+            STARTUP_SECONDS,
+            f"a scheduled backup seen by {name}",
+        )
+    stack.sim.wait_for(lambda s: s["cluster_time"] > 3 * 3600, timeout=STARTUP_SECONDS)
+    for _ in range(3):
+        assert stack.true_alerts() == set()
+        time.sleep(CLUSTER_HOUR / 2)
+
+
+@pytest.mark.integration
+def test_faults_make_slow_alerts_true_and_reset_clears_them(stack: Stack):
+    """The expression of each alert becomes true for the labels of its fault, within the
+    cluster hours its rules need (about one hour for the trends, at most 26 hours and a
+    backup interval for the backup age), then is quiet again after a reset, within the 4
+    cluster hours to the next scheduled backup."""
+    sim = stack.sim
+    begin = time.monotonic()
+    sim.stop_node(STUCK_NODE)
+    for case in SCENARIO.values():
+        sim.fault(case.fault, **case.params)
+    sim.start_node(STUCK_NODE)
+    # (alert, server) -> wall seconds after the faults when the expression was first true.
+    # Each server is looked at on its own: NdbRestartPhaseStuck's 15-minute windows are one
+    # second long here, and hold a sample of the 3-second scrapes only now and then.
+    seen: dict[tuple[str, str], float] = {}
+
+    def all_true() -> bool:
+        for (alert, case), (name, prometheus) in itertools.product(
+            SCENARIO.items(), stack.servers.items()
+        ):
+            if (alert, name) not in seen and stack.matches_on(prometheus, alert, **case.labels):
+                seen[alert, name] = time.monotonic() - begin
+        return len(seen) == len(SCENARIO) * len(stack.servers)
+
+    timeout = (BACKUP_AGE_HOURS + 4) * CLUSTER_HOUR + MARGIN_SECONDS
+    try:
+        wait_until(all_true, timeout, "every slow alert to be true", interval=0.5)
+    finally:
+        print("true after (wall s, cluster h):")
+        for (alert, name), after in sorted(seen.items()):
+            print(f"  {alert} on {name}: {after:.1f} s, {after / CLUSTER_HOUR:.1f} h")
+    sim.reset()
+    cleared = time.monotonic()
+    wait_until(
+        lambda: not stack.true_alerts(),
+        4 * CLUSTER_HOUR + MARGIN_SECONDS,
+        "every slow alert to be quiet after the reset",
+        interval=0.5,
+    )
+    print(f"quiet {time.monotonic() - cleared:.1f} s after the reset")

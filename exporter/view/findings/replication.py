@@ -28,7 +28,7 @@ NO_BINLOG = "This SQL node writes no binary log of NDB changes: it is no binlog 
 
 
 def channel_name(channel: ReplicaChannel) -> str:
-    return f"channel '{channel.channel}'" if channel.channel else "default channel"
+    return f"channel '{channel.channel}'" if channel.channel else "the default channel"
 
 
 def _error(number: int | None) -> str:

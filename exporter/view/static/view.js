@@ -290,7 +290,7 @@ function replicaChannels(r) {
       errorCell(c.last_sql_error_number, `sql-error-${id}`),
       h("td", { class: "num", "data-testid": `behind-${id}`, "data-value": c.seconds_behind_source },
         c.seconds_behind_source === null ? "n/a (applier stopped)" : fmt.seconds(c.seconds_behind_source)),
-      h("td", { class: "num" }, code(c.source_server_id)));
+      h("td", { class: "num", "data-testid": `source-server-id-${id}` }, code(c.source_server_id)));
   });
   const applied = r.applied.map((a) => [`Applied GCI from server_id ${a.server_id}`, fmt.int(a.applied_gci), `applied-${a.server_id}`, a.applied_gci]);
   return [

@@ -521,9 +521,10 @@ def test_binlog_server_card_and_injector_findings():
     assert found["replication_stopped"].summary.endswith("it is not a replica.")
     unknown_id = replication(cluster(), binlog=gcis, server_id="")
     assert view_of(unknown_id).replication.binlog.server_id is None
-    calm = {"buffered": 5030, "received": 5025, "handled": 5025, "written": 5024}
+    calm = {"buffered": 5030, "received": 5029, "handled": 5025, "written": 5024}
     quiet = evaluate(replication(cluster(current_gci=5031), binlog=calm))
     assert {quiet[k].status for k in REPLICATION_CHECKS} == {"ok"}
+    assert quiet["event_buffer_backlog"].summary == "The event buffer is 1 GCI (threshold 10)."
 
 
 def test_not_replicating_is_quiet_and_unread_collectors_are_unknown():

@@ -6,9 +6,11 @@ fault-only queries (a per-node config override at start, node restarts and ndbsi
 run time). Each query must return data in the healthy cluster, or, if declared fault-only,
 return nothing there and data in the faulty one, on every Prometheus build.
 
-Queries declared with the REPLICATION condition need a source and a replica cluster
-(ndbsim --replica), which this stack does not run: they must return nothing in the healthy
-cluster, and the test that would run them under replication is skipped, naming them.
+Queries declared with the REPLICATION condition need a source and a replica cluster: they
+must return nothing in the healthy cluster, and data in a replication pair (ndbsim --replica)
+scraped by the same servers, its source's SQL node labelled cluster="primary" and its
+replica's cluster="dr" (both selected in the cluster variable). Under each fault of the link,
+the panels that show it must show it.
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 
 import httpx
 import pytest
 from dashboard_queries import load_dashboards, queries
 from live_stack import (
+    PROMETHEUS_BUILDS,
     Prometheus,
     PrometheusBuild,
     every_prometheus_build,
@@ -30,6 +34,9 @@ from live_stack import (
 )
 from ndb_dashboards import build
 from ndb_dashboards.common import REPLICATION
+from ndb_dashboards.replication import UID as REPLICATION_UID
+from ndbinfo_exporter.collectors.registry import all_collectors
+from ndbsim.testing import NdbsimHandle, running_ndbsim
 
 pytestmark = pytest.mark.integration
 
@@ -43,15 +50,70 @@ EXPORTER_FLAGS = (
     # Prometheus scrapes every second here: leave the collectors most of that second.
     "--exporter.scrape-timeout-offset=0.1",
 )
+# The replication pair: its source's SQL node (the binlog server) and its replica's, each
+# scraped with the collectors of the Replication dashboard alone.
+SOURCE, REPLICA = "primary", "dr"
+PAIR = f"{SOURCE}|{REPLICA}"
+PAIR_COLLECTORS = ("status", "binlog", "replica_status", "apply_status")
+PAIR_FLAGS = EXPORTER_FLAGS[-1:] + tuple(
+    f"--no-collector.{c.name}" for c in all_collectors() if c.name not in PAIR_COLLECTORS
+)
+FAULT_TIMEOUT = 30.0
+# What the Replication dashboard's panels show of the pair: (panel, refId) -> a comparison
+# its values must pass (PromQL keeps the series that pass it). Healthy: both threads run.
+HEALTHY_PAIR = {
+    ("I/O thread", "A"): "== 2",
+    ("SQL thread", "A"): "== 1",
+    ("Last error numbers", "A"): "== 0",
+    ("Last error numbers", "B"): "== 0",
+}
+# Under each fault of the link (an ndbsim fault name[:k=v,...]), the panels that show it.
+FAULT_PANELS = {
+    "replica-behind": {
+        ("Seconds behind source", "A"): "> 300",
+        ("Epoch lag per source server_id", "A"): "> 150",
+        ("Channels", "B"): "> 300",
+    },
+    "replica-sql-error": {
+        ("SQL thread", "A"): "== 0",
+        ("Last error numbers", "B"): "== 1032",
+        ("Channels", "D"): "== 1032",
+    },
+    "replica-io-disconnect": {
+        ("I/O thread", "A"): "== 1",
+        ("Last error numbers", "A"): "== 2003",
+        ("Channels", "C"): "== 2003",
+    },
+    "injector-behind": {
+        ("Binlog injector lag", "A"): "> 30",
+        ("Event buffer", "A"): "> 10",
+    },
+    # the event buffer overflowed: a LOST_EVENTS incident stops the replica's SQL thread
+    "injector-behind:gap=true": {
+        ("SQL thread", "A"): "== 0",
+        ("Last error numbers", "B"): "== 1590",
+    },
+}
 
 
 @contextmanager
-def _exporter(sim, workdir) -> Iterator[str]:
-    """The exporter for ``sim``, once it reports the node up; yields its address."""
-    with running_exporter(sim.port, sim.user, sim.password, workdir, *EXPORTER_FLAGS) as exporter:
+def _exporter(
+    sim, workdir, port: int | None = None, flags: tuple[str, ...] = EXPORTER_FLAGS
+) -> Iterator[str]:
+    """The exporter for ``sim``'s SQL node on ``port`` (default: its first), once it reports
+    the node up; yields its address."""
+    port = port or sim.port
+    with running_exporter(port, sim.user, sim.password, workdir, *flags) as exporter:
         url = f"http://{exporter.address}/metrics"
         wait_until(lambda: "\nndb_up 1" in httpx.get(url, timeout=10).text, 30, "ndb_up 1")
         yield exporter.address
+
+
+@dataclass
+class Stack:
+    servers: dict[str, Prometheus]
+    conditions: dict[str, str]  # fault-only query -> its condition
+    pair: NdbsimHandle
 
 
 def _concrete(expr: str, cluster: str) -> str:
@@ -96,9 +158,11 @@ def _apply(sim, condition: str) -> None:
         sim.fault(name, **params)
 
 
-def _settle(prometheus: Prometheus, pending: dict[str, str], cluster: str) -> dict[str, str]:
+def _settle(
+    prometheus: Prometheus, pending: dict[str, str], cluster: str, timeout: float = SETTLE_TIMEOUT
+) -> dict[str, str]:
     """Poll until every pending query returns data; what is still empty at the deadline."""
-    deadline = time.monotonic() + SETTLE_TIMEOUT
+    deadline = time.monotonic() + timeout
     while pending and time.monotonic() < deadline:
         pending = {e: w for e, w in pending.items() if not prometheus.query(_concrete(e, cluster))}
         if pending:
@@ -107,9 +171,7 @@ def _settle(prometheus: Prometheus, pending: dict[str, str], cluster: str) -> di
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory):
-    from ndbsim.testing import running_ndbsim
-
+def stack(tmp_path_factory) -> Iterator[Stack]:
     workdir = tmp_path_factory.mktemp("live-queries")
     conditions = _fault_conditions()
     config_args = []
@@ -119,6 +181,9 @@ def stack(tmp_path_factory):
     with ExitStack() as running:
         healthy_sim = running.enter_context(running_ndbsim(password=PASSWORD))
         faulty_sim = running.enter_context(running_ndbsim(*config_args, password=PASSWORD, seed=2))
+        pair = running.enter_context(
+            running_ndbsim("--tables", "4", password=PASSWORD, replica=True, speed=5)
+        )
         targets = {
             running.enter_context(_exporter(sim, workdir)): {
                 "cluster": name,
@@ -126,16 +191,18 @@ def stack(tmp_path_factory):
             }
             for name, sim in (("healthy", healthy_sim), ("faulty", faulty_sim))
         }
+        for name, port in ((SOURCE, pair.port), (REPLICA, pair.replica_port)):
+            address = running.enter_context(_exporter(pair, workdir, port, PAIR_FLAGS))
+            targets[address] = {"cluster": name, "instance": f"mysqld-{name}"}
         servers = running.enter_context(running_prometheus_builds(targets, workdir, "1s"))
         for condition in sorted(set(conditions.values())):
             _apply(faulty_sim, condition)
-        yield servers, conditions
+        yield Stack(servers, conditions, pair)
 
 
-def _server(stack, prometheus_build: PrometheusBuild) -> tuple[Prometheus, dict[str, str]]:
+def _server(stack: Stack, prometheus_build: PrometheusBuild) -> tuple[Prometheus, dict[str, str]]:
     prometheus_build.require()
-    servers, conditions = stack
-    return servers[prometheus_build.name], conditions
+    return stack.servers[prometheus_build.name], stack.conditions
 
 
 @every_prometheus_build
@@ -164,12 +231,49 @@ def test_fault_only_queries_return_data_under_their_fault(stack, prometheus_buil
     )
 
 
-def test_replication_queries_need_a_replica_stack():
-    replicated = sorted(
-        w for e, w in _all_queries().items() if _fault_conditions().get(e) == REPLICATION
+def _panel_query(title: str, ref_id: str) -> str:
+    dashboard = load_dashboards()[REPLICATION_UID]
+    return next(
+        target["expr"]
+        for panel, target in queries(dashboard)
+        if (panel["title"], target["refId"]) == (title, ref_id)
     )
+
+
+def _showing(panels: dict[tuple[str, str], str]) -> dict[str, str]:
+    """The panels' queries kept to the values that pass their comparison -> where they are."""
+    return {
+        f"({_panel_query(title, ref_id)}) {comparison}": f"{title} / {ref_id} {comparison}"
+        for (title, ref_id), comparison in panels.items()
+    }
+
+
+def _not_shown(stack: Stack, shown: dict[str, str], timeout: float) -> list[str]:
+    """What a Prometheus build does not show of the pair within ``timeout``: "build: where:
+    query" lines."""
+    for prometheus_build in PROMETHEUS_BUILDS:
+        prometheus_build.require()
+    return [
+        f"  {name}: {where}: {expr}"
+        for name, prometheus in stack.servers.items()
+        for expr, where in _settle(prometheus, shown, PAIR, timeout).items()
+    ]
+
+
+def test_replication_queries_return_data_on_a_replication_pair(stack):
+    replicated = {e: w for e, w in _all_queries().items() if stack.conditions.get(e) == REPLICATION}
     assert replicated, "no replication queries declared"
-    pytest.skip(
-        f"{len(replicated)} replication queries need ndbsim --replica, not run here: "
-        + "; ".join(replicated)
-    )
+    empty = _not_shown(stack, replicated, SETTLE_TIMEOUT)
+    assert not empty, "replication queries without data on the pair:\n" + "\n".join(empty)
+    wrong = _not_shown(stack, _showing(HEALTHY_PAIR), FAULT_TIMEOUT)
+    assert not wrong, "the healthy pair shown otherwise:\n" + "\n".join(wrong)
+
+
+@pytest.mark.parametrize("fault", sorted(FAULT_PANELS))
+def test_replication_panels_show_the_fault_of_the_link(stack, fault):
+    _apply(stack.pair, fault)
+    try:
+        missed = _not_shown(stack, _showing(FAULT_PANELS[fault]), FAULT_TIMEOUT)
+    finally:
+        stack.pair.reset()
+    assert not missed, f"not shown under {fault}:\n" + "\n".join(missed)

@@ -443,7 +443,7 @@ def test_replica_card_lists_channels_and_applied_gcis():
     assert {f.status for f in replicating.values()} == {"ok"}
     assert found["binlog_injector_behind"].summary.endswith("it is no binlog server.")
     assert {e.label: e.value for e in found["replication_lag_high"].evidence} == {
-        "default channel": "4 s behind the source",
+        "the default channel": "4 s behind the source",
         "channel 'east'": "0 s behind the source",
     }
 
@@ -473,15 +473,15 @@ def test_stopped_channel_and_binlog_gap_are_critical():
     stopped, gap = found["replication_stopped"], found["binlog_gap"]
     assert (stopped.status, stopped.severity) == ("problem", "critical")
     assert stopped.summary.startswith(
-        "Replication is stopped on default channel and channel 'east'"
+        "Replication is stopped on the default channel and channel 'east'"
     )
     assert {e.label: e.value for e in stopped.evidence} == {
-        "default channel": "I/O yes (error 0), SQL no (error 1590)",
+        "the default channel": "I/O yes (error 0), SQL no (error 1590)",
         "channel 'east'": "I/O connecting (error 2003), SQL yes (error 0)",
     }
     assert (gap.status, gap.severity) == ("problem", "critical")
-    assert gap.summary.startswith("Replication on default channel stopped on error 1590")
-    assert [e.label for e in gap.evidence] == ["default channel"]
+    assert gap.summary.startswith("Replication on the default channel stopped on error 1590")
+    assert [e.label for e in gap.evidence] == ["the default channel"]
     assert found["replication_lag_high"].status == "ok"
     assert list(found)[:2] == ["replication_stopped", "binlog_gap"]
 
@@ -492,7 +492,7 @@ def test_replica_behind_its_source_is_a_warning():
     found = evaluate(replication(cluster(), channels=(Channel(behind=301.0),)))
     lag = found["replication_lag_high"]
     assert (lag.status, lag.severity) == ("problem", "warning")
-    assert lag.summary == "Replication on default channel is more than 300 s behind the source."
+    assert lag.summary == "Replication on the default channel is more than 300 s behind the source."
     assert "> 150" in lag.promql and "> 300" in lag.promql
     ok = evaluate(replication(cluster(), channels=(Channel(behind=300.0),)))
     assert ok["replication_lag_high"].status == "ok"
@@ -521,9 +521,10 @@ def test_binlog_server_card_and_injector_findings():
     assert found["replication_stopped"].summary.endswith("it is not a replica.")
     unknown_id = replication(cluster(), binlog=gcis, server_id="")
     assert view_of(unknown_id).replication.binlog.server_id is None
-    calm = {"buffered": 5030, "received": 5025, "handled": 5025, "written": 5024}
+    calm = {"buffered": 5030, "received": 5029, "handled": 5025, "written": 5024}
     quiet = evaluate(replication(cluster(current_gci=5031), binlog=calm))
     assert {quiet[k].status for k in REPLICATION_CHECKS} == {"ok"}
+    assert quiet["event_buffer_backlog"].summary == "The event buffer is 1 GCI (threshold 10)."
 
 
 def test_not_replicating_is_quiet_and_unread_collectors_are_unknown():

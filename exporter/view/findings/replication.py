@@ -13,7 +13,7 @@ from collections.abc import Callable
 from ndbinfo_exporter.view import thresholds
 from ndbinfo_exporter.view.findings.check import Check
 from ndbinfo_exporter.view.findings.inputs import Inputs
-from ndbinfo_exporter.view.findings.wording import count, joined
+from ndbinfo_exporter.view.findings.wording import count, gcis, joined
 from ndbinfo_exporter.view.models import BinlogInjector, Evidence, Finding, ReplicaChannel
 
 REPLICA_STATUS_SQL = "SHOW REPLICA STATUS  -- SHOW SLAVE STATUS before 8.0.22: a row per channel"
@@ -28,7 +28,7 @@ NO_BINLOG = "This SQL node writes no binary log of NDB changes: it is no binlog 
 
 
 def channel_name(channel: ReplicaChannel) -> str:
-    return f"channel '{channel.channel}'" if channel.channel else "default channel"
+    return f"channel '{channel.channel}'" if channel.channel else "the default channel"
 
 
 def _error(number: int | None) -> str:
@@ -177,7 +177,7 @@ def injector_check(
         injector = inputs.cluster.replication.binlog
         if injector is None:
             return check.finding("ok", NO_BINLOG)
-        gcis = lag(injector)
+        behind = lag(injector)
         evidence = [
             Evidence(label=label, value=count(value))
             for label, value in (
@@ -188,10 +188,10 @@ def injector_check(
                 ("written GCI", injector.written_gci),
             )
         ]
-        if gcis is None:
+        if behind is None:
             return check.finding("unknown", f"The {what} cannot be computed.", evidence)
-        summary = f"The {what} is {gcis:,} GCIs (threshold {limit})."
-        return check.finding("problem" if gcis > limit else "ok", summary, evidence)
+        summary = f"The {what} is {gcis(behind)} (threshold {limit})."
+        return check.finding("problem" if behind > limit else "ok", summary, evidence)
 
     return evaluate
 

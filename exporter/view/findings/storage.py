@@ -7,7 +7,7 @@ from ndbinfo_exporter.view import thresholds
 from ndbinfo_exporter.view.findings.check import Check
 from ndbinfo_exporter.view.findings.fullest import Fullest
 from ndbinfo_exporter.view.findings.inputs import Inputs
-from ndbinfo_exporter.view.findings.wording import count
+from ndbinfo_exporter.view.findings.wording import count, gcis
 from ndbinfo_exporter.view.models import Evidence, Finding
 
 
@@ -98,7 +98,7 @@ def lcp_age(check: Check, inputs: Inputs) -> Finding:
     old = lcp.age_gcis > thresholds.LCP_AGE_GCIS
     return check.finding(
         "problem" if old else "ok",
-        f"The last LCP completed {lcp.age_gcis:,} GCIs ago (threshold {thresholds.LCP_AGE_GCIS}).",
+        f"The last LCP completed {gcis(lcp.age_gcis)} ago (threshold {thresholds.LCP_AGE_GCIS}).",
         evidence,
     )
 

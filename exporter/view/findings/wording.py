@@ -13,6 +13,11 @@ def count(value: float | None) -> str:
     return "n/a" if value is None else f"{value:,.0f}"
 
 
+def gcis(value: int) -> str:
+    """1 GCI / 31 GCIs"""
+    return f"{value:,} GCI" if value == 1 else f"{value:,} GCIs"
+
+
 def joined(items: list) -> str:
     """1 / 1 and 2 / 1, 2 and 3"""
     words = [str(item) for item in items]

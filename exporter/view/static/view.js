@@ -76,6 +76,7 @@ const fmt = {
     if (v < 172800) return `${(v / 3600).toFixed(1)} h`;
     return `${(v / 86400).toFixed(1)} d`;
   },
+  gcis: (v) => (v === null || v === undefined ? "n/a" : `${fmt.int(v)} GCI${Math.round(v) === 1 ? "" : "s"}`),
   time: (t) => new Date(t * 1000).toLocaleTimeString("en-GB"),
 };
 
@@ -239,7 +240,7 @@ function renderLcp(lcp) {
     ["Last LCP completed at GCI", fmt.int(lcp.completed_gci), "lcp-completed-gci", lcp.completed_gci],
     ["Current GCI", fmt.int(lcp.current_gci), "current-gci", lcp.current_gci],
     ["Age of last LCP", lcp.age_gcis === null ? "n/a"
-      : `${fmt.int(lcp.age_gcis)} GCIs${lcp.age_seconds !== null ? ` (≈ ${fmt.seconds(lcp.age_seconds)})` : ""}`,
+      : `${fmt.gcis(lcp.age_gcis)}${lcp.age_seconds !== null ? ` (≈ ${fmt.seconds(lcp.age_seconds)})` : ""}`,
       "lcp-age", lcp.age_gcis],
   ]);
 }
@@ -290,7 +291,7 @@ function replicaChannels(r) {
       errorCell(c.last_sql_error_number, `sql-error-${id}`),
       h("td", { class: "num", "data-testid": `behind-${id}`, "data-value": c.seconds_behind_source },
         c.seconds_behind_source === null ? "n/a (applier stopped)" : fmt.seconds(c.seconds_behind_source)),
-      h("td", { class: "num" }, code(c.source_server_id)));
+      h("td", { class: "num", "data-testid": `source-server-id-${id}` }, code(c.source_server_id)));
   });
   const applied = r.applied.map((a) => [`Applied GCI from server_id ${a.server_id}`, fmt.int(a.applied_gci), `applied-${a.server_id}`, a.applied_gci]);
   return [
@@ -309,8 +310,8 @@ function binlogInjector(b) {
     ["Received GCI (injector)", fmt.int(b.received_gci), "binlog-received", b.received_gci],
     ["Handled GCI", fmt.int(b.handled_gci), "binlog-handled", b.handled_gci],
     ["Written GCI (binary log)", fmt.int(b.written_gci), "binlog-written", b.written_gci],
-    ["Injector lag (committed − handled)", `${fmt.int(b.injector_lag_gcis)} GCIs`, "binlog-injector-lag", b.injector_lag_gcis],
-    ["Event buffer (buffered − received)", `${fmt.int(b.event_buffer_gcis)} GCIs`, "binlog-event-buffer", b.event_buffer_gcis],
+    ["Injector lag (committed − handled)", fmt.gcis(b.injector_lag_gcis), "binlog-injector-lag", b.injector_lag_gcis],
+    ["Event buffer (buffered − received)", fmt.gcis(b.event_buffer_gcis), "binlog-event-buffer", b.event_buffer_gcis],
   ];
   return [
     h("h3", {}, "Binlog server"),

@@ -27,6 +27,7 @@ from ndbsim.model.faults import (
 )
 
 DEFAULT_CONTROL_URL = "http://127.0.0.1:8081"
+REPLICA_SYSTEM_NAME = "MC_20240212141503"  # the replica cluster of --replica, made later
 log = logging.getLogger("ndbsim")
 
 
@@ -465,10 +466,11 @@ def _spec(args: argparse.Namespace) -> ClusterSpec:
 
 
 def _replica_spec(args: argparse.Namespace) -> ClusterSpec:
-    """The replica cluster: the same layout and options, its own seed, a quarter of the
-    application's load (the applier's writes come from the link)."""
+    """The replica cluster: the same layout and options, its own seed and name, a quarter of
+    the application's load (the applier's writes come from the link)."""
     spec = _spec(args)
     spec.seed += 1
+    spec.system_name = REPLICA_SYSTEM_NAME
     spec.ops_per_second /= 4
     return spec
 

@@ -55,6 +55,7 @@ class ClusterSpec:
     config: dict[str, str] = field(default_factory=dict)  # "Param" or "Param@node" -> value
     free_api_slots: int = 3
     restart_seconds: float = 12.0  # cluster seconds a node restart takes
+    system_name: str = SYSTEM_NAME  # Ndb_system_name: the cluster's name, set when it was made
 
     def validate(self) -> None:
         """ValueError with a one-line message for values outside what the model supports."""
@@ -452,7 +453,7 @@ class Cluster:
                 "Ndb_last_commit_epoch_server": self.checkpoints.epoch
                 if self.spec.ops_per_second > 0
                 else 0,
-                "Ndb_system_name": SYSTEM_NAME,
+                "Ndb_system_name": self.spec.system_name,
                 "Uptime": int(self.now),
             }
             if not self.version.is_7x:

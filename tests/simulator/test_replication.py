@@ -84,6 +84,9 @@ def test_the_pair_has_a_binlog_server_and_an_applier(healthy):
     replica_engine = replica(healthy, "SHOW ENGINE NDB STATUS")
     assert "binlog" not in [r["Name"] for r in replica_engine]
     assert source(healthy, "SHOW REPLICA STATUS") == []
+    # two clusters, two names
+    name = "SHOW GLOBAL STATUS LIKE 'Ndb_system_name'"
+    assert source(healthy, name)[0]["Value"] != replica(healthy, name)[0]["Value"]
 
 
 def test_epochs_advance_and_the_replica_follows(healthy):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-import secrets
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +34,7 @@ from mysql_mimic.types import Capabilities, ColumnDefinition, ColumnType, Comman
 from mysql_mimic.utils import nonce
 from ndbsim.errors import SqlError, sqlstate_of
 from ndbsim.protocol import binary, wire
+from ndbsim.protocol.privileges import Accounts, unknown_auth_string
 from ndbsim.protocol.runner import MAX_NESTING, StatementRunner
 from ndbsim.protocol.session import SessionState
 from ndbsim.protocol.sqlnode import SqlNode, stack_overrun
@@ -101,18 +101,18 @@ class _NativePassword(NativePasswordAuthPlugin):
 
 
 class _Accounts(IdentityProvider):
-    """One account; any other user name fails like a wrong password (no user enumeration)."""
+    """The SQL node's accounts; an unknown user name fails like a wrong password (no user
+    enumeration)."""
 
-    def __init__(self, user: str, password: str):
-        self.user = user
-        self.auth_string = NativePasswordAuthPlugin.create_auth_string(password)
+    def __init__(self, accounts: Accounts):
+        self.accounts = accounts
 
     def get_plugins(self):
         return [_NativePassword()]
 
     async def get_user(self, username: str) -> User | None:
-        known = username == self.user
-        auth_string = self.auth_string if known else secrets.token_hex(20)
+        account = self.accounts.login(username, PEER_HOST.get())
+        auth_string = account.auth_string if account else unknown_auth_string()
         return User(name=username, auth_string=auth_string, auth_plugin=_NativePassword.name)
 
 
@@ -499,7 +499,7 @@ class NdbServer(MysqlServer):
             capabilities &= ~Capabilities.CLIENT_QUERY_ATTRIBUTES
         super().__init__(
             session_factory=lambda: NdbSession(node, self.runner, self.started),
-            identity_provider=_Accounts(user, password),
+            identity_provider=_Accounts(node.accounts),
             capabilities=capabilities,
         )
         self.node = node
@@ -568,6 +568,7 @@ class NdbSession(BaseSession):
         self.state.connection_id = connection.connection_id
         self.state.user = self.username or ""
         self.state.host = PEER_HOST.get()
+        self.state.account = self.node.accounts.login(self.state.user, self.state.host)
 
     async def use(self, database: str) -> None:
         self.state.use(database)
@@ -609,7 +610,7 @@ async def start(
     connect_timeout: float = CONNECT_TIMEOUT,
 ) -> NdbServer:
     """Start listening; the bound port is server.sockets()[0].getsockname()[1]."""
-    node = SqlNode(engine, cluster)
+    node = SqlNode(engine, cluster, Accounts(user, password))
     node.store.values["max_connections"] = max_connections
     if "connect_timeout" in node.store.values:
         node.store.values["connect_timeout"] = int(connect_timeout)

@@ -37,12 +37,6 @@ _DB_LEVEL = _TABLE_LEVEL | {"CREATE TEMPORARY TABLES", "LOCK TABLES", "EXECUTE",
                             "ALTER ROUTINE", "EVENT"}  # fmt: skip
 # dynamic privileges (8.0+): global only, each on a line of its own in SHOW GRANTS
 DYNAMIC = ("NDB_STORED_USER", "REPLICATION_SLAVE_ADMIN", "BACKUP_ADMIN", "SYSTEM_VARIABLES_ADMIN")
-# Tables every account may read (the Performance Schema's world-readable tables); the
-# information_schema shows each account only what it has privileges on.
-_WORLD_READABLE = {
-    "performance_schema": {"global_status", "session_status", "global_variables",
-                           "session_variables", "variables_info"},
-}  # fmt: skip
 # mysqld names these in the 1356 error of a view whose invoker lacks rights
 _VIEW_ERROR = (
     "View '{view}' references invalid table(s) or column(s) or function(s) or definer/invoker "
@@ -234,8 +228,6 @@ def require_select(session: SessionState, db: str, table: str, view_reads: froze
     account = session.account
     if account is None or account.everything:
         return
-    if table.lower() in _WORLD_READABLE.get(db.lower(), ()) or db.lower() == "information_schema":
-        return
     if not account.holds("SELECT", db, table):
         raise SqlError(
             1142,
@@ -270,7 +262,7 @@ def visible_table(session: SessionState, db: str, table: str) -> bool:
 def require_select_of(session: SessionState, tree: exp.Expression) -> None:
     """Every table a SELECT names, before the tables are opened (as mysqld: no privilege,
     1142 even for a table that does not exist): ndbinfo objects with the tables under each
-    view, and the tables of the mysql and performance_schema databases."""
+    view, and the tables of the mysql database (the performance_schema's are not checked)."""
     account = session.account
     if account is None or account.everything:
         return
@@ -282,8 +274,8 @@ def require_select_of(session: SessionState, tree: exp.Expression) -> None:
         if db == SCHEMA:
             reads = session.node.reads.get(table.name, frozenset())
             require_select(session, SCHEMA, table.name, reads)
-        elif db.lower() in ("mysql", "performance_schema"):
-            require_select(session, db.lower(), table.name, frozenset())
+        elif db.lower() == "mysql":
+            require_select(session, "mysql", table.name, frozenset())
 
 
 # information_schema tables whose rows each account sees only for what it has privileges on,

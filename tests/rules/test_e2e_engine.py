@@ -45,19 +45,27 @@ def mariadb(tmp_path_factory) -> Iterator[MariaDB]:
         yield server
 
 
+def exporter_of(port: int, tmp_path_factory, name: str) -> Iterator[Exporter]:
+    with running_exporter(port, USER, PASSWORD, tmp_path_factory.mktemp(name)) as running:
+        yield running
+
+
+def prometheus_builds(exporter: Exporter, tmp_path_factory, name: str) -> Iterator[dict]:
+    """One Prometheus of each build scraping `exporter`, as cluster `name`."""
+    workdir = tmp_path_factory.mktemp(f"{name}-prometheus")
+    targets = {exporter.address: {"cluster": name}}
+    with running_prometheus_builds(targets, workdir, SCRAPE_INTERVAL) as running:
+        yield running
+
+
 @pytest.fixture(scope="module")
 def exporter(mariadb: MariaDB, tmp_path_factory) -> Iterator[Exporter]:
-    workdir = tmp_path_factory.mktemp("e2e-engine")
-    with running_exporter(mariadb.port, USER, PASSWORD, workdir) as running:
-        yield running
+    yield from exporter_of(mariadb.port, tmp_path_factory, "e2e-engine")
 
 
 @pytest.fixture(scope="module")
 def servers(exporter: Exporter, tmp_path_factory) -> Iterator[dict[str, Prometheus]]:
-    workdir = tmp_path_factory.mktemp("e2e-engine-prometheus")
-    targets = {exporter.address: {"cluster": "e2e-engine"}}
-    with running_prometheus_builds(targets, workdir, SCRAPE_INTERVAL) as running:
-        yield running
+    yield from prometheus_builds(exporter, tmp_path_factory, "e2e-engine")
 
 
 def metrics(exporter: Exporter) -> dict[str, dict[tuple, float]]:
@@ -162,17 +170,12 @@ def admin(sim: NdbsimHandle, sql: str) -> None:
 
 @pytest.fixture(scope="module")
 def sim_exporter(sim: NdbsimHandle, tmp_path_factory) -> Iterator[Exporter]:
-    workdir = tmp_path_factory.mktemp("e2e-privilege")
-    with running_exporter(sim.port, USER, PASSWORD, workdir) as running:
-        yield running
+    yield from exporter_of(sim.port, tmp_path_factory, "e2e-privilege")
 
 
 @pytest.fixture(scope="module")
 def sim_servers(sim_exporter: Exporter, tmp_path_factory) -> Iterator[dict[str, Prometheus]]:
-    workdir = tmp_path_factory.mktemp("e2e-privilege-prometheus")
-    targets = {sim_exporter.address: {"cluster": "e2e-privilege"}}
-    with running_prometheus_builds(targets, workdir, SCRAPE_INTERVAL) as running:
-        yield running
+    yield from prometheus_builds(sim_exporter, tmp_path_factory, "e2e-privilege")
 
 
 def true_alerts(prometheus: Prometheus, exporter: Exporter) -> set[str]:

@@ -26,6 +26,7 @@ SQLSTATES = {
     1146: "42S02",  # table doesn't exist
     1193: "HY000",  # unknown system variable
     1210: "HY000",  # wrong arguments (EXECUTE)
+    1226: "42000",  # account resource limit (max_user_connections)
     1227: "42000",  # privilege needed
     1228: "HY000",  # session variable set as global
     1229: "HY000",  # global variable set as session

@@ -97,12 +97,33 @@ class Accounts:
         self._lock = threading.Lock()
         self.admin = Account(user, "%", _hash(password), everything=True)
         self._accounts: dict[tuple[str, str], Account] = {(user, "%"): self.admin}
+        self._connected: dict[int, int] = {}  # id(account) -> its open connections
 
     def login(self, user: str, peer: str) -> Account | None:
         """The account a client logging in as `user` from `peer` authenticates against."""
         with self._lock:
             exact = self._accounts.get((user, peer))
             return exact or self._accounts.get((user, "%"))
+
+    def check_room(self, account: Account) -> None:
+        """1226 when the account has its MAX_USER_CONNECTIONS open already (checked once
+        the password is right, before the login is answered)."""
+        with self._lock:
+            limit = account.max_user_connections
+            if limit and self._connected.get(id(account), 0) >= limit:
+                raise SqlError(
+                    1226,
+                    f"User '{account.user}' has exceeded the 'max_user_connections' resource "
+                    f"(current value: {limit})",
+                )
+
+    def connect(self, account: Account) -> None:
+        with self._lock:
+            self._connected[id(account)] = self._connected.get(id(account), 0) + 1
+
+    def disconnect(self, account: Account) -> None:
+        with self._lock:
+            self._connected[id(account)] -= 1
 
     def find(self, user: str, host: str) -> Account | None:
         with self._lock:

@@ -81,7 +81,12 @@ def error_packet(code: int, msg: str) -> bytes:
 
 
 class _NativePassword(NativePasswordAuthPlugin):
-    """mysql_native_password with mysqld's wording of the 1045 error."""
+    """mysql_native_password with mysqld's wording of the 1045 error, and its 1226 for an
+    account at its MAX_USER_CONNECTIONS."""
+
+    def __init__(self, accounts: Accounts):
+        super().__init__()
+        self.accounts = accounts
 
     async def auth(self, auth_info: AuthInfo | None = None):  # type: ignore[override]
         if (
@@ -95,6 +100,9 @@ class _NativePassword(NativePasswordAuthPlugin):
             auth_info = yield challenge + b"\x00"
         assert auth_info is not None
         if self.password_matches(user=auth_info.user, scramble=auth_info.data, nonce=challenge):
+            account = self.accounts.login(auth_info.user.name, PEER_HOST.get())
+            if account is not None:
+                self.accounts.check_room(account)
             yield Success(auth_info.user.name)
         else:
             yield Forbidden(access_denied(auth_info.username, bool(auth_info.data)))
@@ -108,7 +116,7 @@ class _Accounts(IdentityProvider):
         self.accounts = accounts
 
     def get_plugins(self):
-        return [_NativePassword()]
+        return [_NativePassword(self.accounts)]
 
     async def get_user(self, username: str) -> User | None:
         account = self.accounts.login(username, PEER_HOST.get())
@@ -158,10 +166,16 @@ class NdbConnection(Connection):
             self.session.node.counters.aborted_connects += 1
             return
         await self.session.init(self)
+        account = self.session.state.account
+        accounts = self.session.node.accounts
+        if account is not None:
+            accounts.connect(account)
         self.stream.limit = int(self.session.node.store.values["max_allowed_packet"])
         try:
             await self.command_phase()
         finally:
+            if account is not None:
+                accounts.disconnect(account)
             await self.session.close()
 
     async def connection_phase(self) -> None:
@@ -356,6 +370,9 @@ class NdbConnection(Connection):
         )
         if self.session.username is None:
             raise _Disconnect  # the 1045 is sent; mysqld closes the connection
+        state = self.session.state
+        state.user = self.session.username
+        state.account = self.session.node.accounts.login(state.user, state.host)
         self.statements.clear()
         await self.session.reset()
         if change.database:

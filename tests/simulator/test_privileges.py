@@ -167,6 +167,34 @@ def test_account_management_errors(admin, monitor):
     assert _run(admin, "FLUSH PRIVILEGES") == []
 
 
+def test_max_user_connections_is_enforced(node, admin, monitor):
+    others = [_connect(node, "mon", "pw") for _ in range(2)]
+    with pytest.raises(pymysql.MySQLError) as raised:
+        _connect(node, "mon", "pw")
+    assert raised.value.args == (
+        1226,
+        "User 'mon' has exceeded the 'max_user_connections' resource (current value: 3)",
+    )
+    others.pop().close()
+    others.append(_connect(node, "mon", "pw"))  # room again
+    for connection in others:
+        connection.close()
+
+
+def test_change_user_takes_the_new_accounts_privileges(node, admin):
+    connection = mysql.connector.connect(
+        host="127.0.0.1", port=node.port, user=USER, password=PASSWORD
+    )
+    try:
+        connection.cmd_change_user(username="mon", password="pw")
+        cursor = connection.cursor()
+        with pytest.raises(mysql.connector.Error) as raised:
+            cursor.execute("SELECT node_id FROM ndbinfo.nodes")
+        assert raised.value.errno == 1142
+    finally:
+        connection.close()
+
+
 def test_a_dropped_account_can_no_longer_log_in(node, admin):
     _run(admin, "DROP USER 'mon'@'%'")
     with pytest.raises(pymysql.MySQLError) as raised:

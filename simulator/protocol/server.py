@@ -202,6 +202,7 @@ class NdbConnection(Connection):
         self.client_plugin_name = response.client_plugin
         self.client_connect_attrs = response.connect_attrs
         self.session.variables.set("external_user", response.username, force=True)
+        self.session.login_database = response.database or None
         await self.authenticate(
             auth_state=auth_state,
             server_plugin=plugin,
@@ -210,8 +211,7 @@ class NdbConnection(Connection):
             auth_response=response.auth_response,
             connect_attrs=response.connect_attrs,
         )
-        if self.session.username is not None and response.database:
-            await self.session.use(response.database)
+
         self.stream.reset_seq()
 
     async def command_phase(self) -> None:
@@ -370,9 +370,7 @@ class NdbConnection(Connection):
         )
         if self.session.username is None:
             raise _Disconnect  # the 1045 is sent; mysqld closes the connection
-        state = self.session.state
-        state.user = self.session.username
-        state.account = self.session.node.accounts.login(state.user, state.host)
+        self.session.identify()
         self.statements.clear()
         await self.session.reset()
         if change.database:
@@ -576,13 +574,34 @@ class NdbSession(BaseSession):
         self.runner = runner
         self.state = SessionState(node)
         self.variables = self.state.variables
-        self.username: str | None = None
+        self._username: str | None = None
+        self.login_database: str | None = None  # the handshake's, used once logged in
         self.database: str | None = None
         self.connection: Connection | None = None
+
+    @property
+    def username(self) -> str | None:
+        return self._username
+
+    @username.setter
+    def username(self, value: str | None) -> None:
+        """Set by mysql-mimic once the password is right, before it answers the login: the
+        login's database is used then, so that an unknown one (1049) or one the account may
+        not use (1044) is the answer to the login, as on mysqld."""
+        self._username = value
+        if value is not None and self.login_database:
+            database, self.login_database = self.login_database, None
+            self.identify()
+            self.state.use(database)
 
     async def init(self, connection: Connection) -> None:
         self.connection = connection
         self.state.connection_id = connection.connection_id
+        self.identify()
+
+    def identify(self) -> None:
+        """The account the login authenticated, whose privileges the statements are checked
+        against (before the login's default database is used, too)."""
         self.state.user = self.username or ""
         self.state.host = PEER_HOST.get()
         self.state.account = self.node.accounts.login(self.state.user, self.state.host)

@@ -195,6 +195,17 @@ def test_change_user_takes_the_new_accounts_privileges(node, admin):
         connection.close()
 
 
+def test_logging_in_to_a_database_without_privileges_is_1044(node, admin):
+    with pytest.raises(pymysql.MySQLError) as raised:
+        pymysql.connect(
+            host="127.0.0.1", port=node.port, user="mon", password="pw", database="ndbinfo"
+        )
+    assert raised.value.args == (
+        1044,
+        "Access denied for user 'mon'@'localhost' to database 'ndbinfo'",
+    )
+
+
 def test_a_dropped_account_can_no_longer_log_in(node, admin):
     _run(admin, "DROP USER 'mon'@'%'")
     with pytest.raises(pymysql.MySQLError) as raised:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from mysql_mimic.auth import NativePasswordAuthPlugin
 from ndbsim.engine.catalog import SCHEMA
 from ndbsim.errors import SqlError
+from ndbsim.protocol.sqltext import syntax_near
 from sqlglot import expressions as exp
 
 if TYPE_CHECKING:
@@ -163,16 +164,9 @@ def parse_privileges(text: str, version: NdbVersion) -> set[str]:
         if name in ("ALL", "ALL PRIVILEGES"):
             name = "ALL"
         elif name not in STATIC and name != "USAGE" and (version.is_7x or name not in DYNAMIC):
-            raise SqlError(1064, _near(part))
+            raise SqlError(1064, syntax_near(part.strip()))
         out.add(name)
     return out
-
-
-def _near(text: str) -> str:
-    return (
-        "You have an error in your SQL syntax; check the manual that corresponds to your MySQL "
-        f"server version for the right syntax to use near '{text.strip()}' at line 1"
-    )
 
 
 def check_level(privileges: set[str], level: Level) -> None:
@@ -196,11 +190,8 @@ def check_level(privileges: set[str], level: Level) -> None:
 
 def grant_lines(account: Account, version: NdbVersion) -> list[str]:
     """SHOW GRANTS FOR the account, as mysqld writes it."""
-    who = (
-        f"'{account.user}'@'{account.host}'"
-        if version.is_7x
-        else (f"`{account.user}`@`{account.host}`")
-    )
+    quote = "'" if version.is_7x else "`"
+    who = f"{quote}{account.user}{quote}@{quote}{account.host}{quote}"
     global_held = account.grants.get(("*", "*"), set())
     static = [p for p in STATIC if p in global_held]
     lines = [f"GRANT {_listed(global_held, static)} ON *.* TO {who}"]
@@ -331,31 +322,32 @@ def delete_unseen(session: SessionState, db: Any, schema: str, tables: list[str]
         target = f'"{schema}"."{name}"'
         if table_column is None:
             names = [r[0] for r in db.execute(f"SELECT {schema_column} FROM {target}").fetchall()]
-            gone = [n for n in names if not _sees(account, n, None, schema_level=True)]
+            gone = [n for n in names if not _sees(account, n)]
             if gone:
                 db.execute(f"DELETE FROM {target} WHERE list_contains(?, {schema_column})", [gone])
             continue
-        schemas = [r[0] for r in db.execute(f"SELECT DISTINCT {schema_column} FROM {target}")
-                   .fetchall()]  # fmt: skip
-        for d in schemas:
-            if _sees(account, d, None) and not account.sees_table(d, _NO_TABLE):
+        in_schema = f"{schema_column} = ?"
+        schemas = db.execute(f"SELECT DISTINCT {schema_column} FROM {target}").fetchall()
+        for (d,) in schemas:
+            if not _sees(account, d, tables_of=True):
+                db.execute(f"DELETE FROM {target} WHERE {in_schema}", [d])
+            elif not account.sees_table(d, _NO_TABLE):  # some tables only
                 rows = db.execute(
-                    f"SELECT DISTINCT {table_column} FROM {target} WHERE {schema_column} = ?", [d]
+                    f"SELECT DISTINCT {table_column} FROM {target} WHERE {in_schema}", [d]
                 ).fetchall()
                 gone = [t for (t,) in rows if not account.sees_table(d, t)]
                 if gone:
                     db.execute(
-                        f"DELETE FROM {target} WHERE {schema_column} = ? AND list_contains(?, {table_column})",
+                        f"DELETE FROM {target} WHERE {in_schema} AND list_contains(?, {table_column})",
                         [d, gone],
                     )
-            elif not _sees(account, d, None):
-                db.execute(f"DELETE FROM {target} WHERE {schema_column} = ?", [d])
 
 
 _NO_TABLE = "\0"  # a name no table has: who sees it sees every table of the database
 
 
-def _sees(account: Account, db: str, table: str | None, schema_level: bool = False) -> bool:
+def _sees(account: Account, db: str, tables_of: bool = False) -> bool:
+    """The database in SCHEMATA, or (`tables_of`) any of its tables in TABLES and the like."""
     if db.lower() == "information_schema":
         return True
-    return account.sees_database(db) if schema_level else account.sees_table(db, table)
+    return account.sees_table(db) if tables_of else account.sees_database(db)

@@ -35,11 +35,18 @@ def missing_privilege(exc: BaseException, collector: Collector) -> tuple[str, st
     if errno == VIEW_DENIED and (m := _VIEW.search(text)):
         return "SELECT", f"the tables under the view {m['view']}"
     if errno == GLOBAL_DENIED and (m := _GLOBAL.search(text)):
-        statement = " ".join(collector.sql.split())
-        return " or ".join(m["privileges"].split(", ")), statement
+        return " or ".join(m["privileges"].split(", ")), _statement(collector)
     if errno == DATABASE_DENIED and (m := _DATABASE.search(text)):
         return "SELECT", f"{m['db']}.*"
     return None
+
+
+def _statement(collector: Collector) -> str:
+    """What a global privilege is missing for: the statement, or for a collector whose
+    statement depends on the version, the forms it sends."""
+    if isinstance(collector.sql, str):
+        return " ".join(collector.sql.split())
+    return " or ".join(collector.server_reads)
 
 
 def _qualified(collector: Collector, table: str) -> str:

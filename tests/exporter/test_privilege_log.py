@@ -45,6 +45,19 @@ def test_the_privilege_and_object_come_from_the_error(errno, msg, expected):
     assert missing_privilege(refused(errno, msg), NODES) == expected
 
 
+def test_a_statement_that_depends_on_the_version_is_named_by_its_forms():
+    replica_status = next(c for c in all_collectors() if c.name == "replica_status")
+    denied = refused(
+        1227,
+        "Access denied; you need (at least one of) the SUPER, REPLICATION CLIENT privilege(s)"
+        " for this operation",
+    )
+    assert missing_privilege(denied, replica_status) == (
+        "SUPER or REPLICATION CLIENT",
+        "SHOW REPLICA STATUS or SHOW SLAVE STATUS",
+    )
+
+
 def test_said_once_while_it_lasts_and_when_it_ends(caplog):
     log = PrivilegeLog()
     with caplog.at_level(logging.INFO):

@@ -19,10 +19,14 @@ SQLSTATES = {
     1109: "42S02",  # unknown table in information_schema
     1115: "42000",  # unknown character set
     1141: "42000",  # no such grant
+    1133: "42000",  # no such account (GRANT in 5.7)
     1142: "42000",  # command denied for table
+    1144: "42000",  # illegal GRANT/REVOKE
+    1147: "42000",  # no such table grant
     1146: "42S02",  # table doesn't exist
     1193: "HY000",  # unknown system variable
     1210: "HY000",  # wrong arguments (EXECUTE)
+    1226: "42000",  # account resource limit (max_user_connections)
     1227: "42000",  # privilege needed
     1228: "HY000",  # session variable set as global
     1229: "HY000",  # global variable set as session
@@ -38,6 +42,7 @@ SQLSTATES = {
     1305: "42000",  # function does not exist
     1317: "70100",  # query interrupted
     1381: "HY000",  # binary logging off
+    1410: "42000",  # GRANT may not create an account
     1690: "22003",  # out of range
     3167: "HY000",  # 5.7 information_schema status/variables tables disabled
 }

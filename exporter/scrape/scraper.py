@@ -16,6 +16,7 @@ from ndbinfo_exporter.collectors.base import Collector, Context, Row, TargetInfo
 from ndbinfo_exporter.scrape.exposition import Exposition, render
 from ndbinfo_exporter.scrape.ndb_visibility import OK, VisibilityLog, visibility_family
 from ndbinfo_exporter.scrape.pool import ConnectionPool, PooledConnection, Pools
+from ndbinfo_exporter.scrape.privileges import PrivilegeLog, missing_privilege
 from ndbinfo_exporter.scrape.refresh import (
     UNKNOWN,
     Refresher,
@@ -170,6 +171,7 @@ class Scraper:
         self._rendered: dict[tuple[str, str], _Rendered] = {}
         self._rows_skipped: dict[tuple[str, str], int] = {}
         self._visibility = VisibilityLog()
+        self._privileges = PrivilegeLog()
 
     def pool(self, target: TargetConfig) -> ConnectionPool:
         """The target's pool (PoolsBusy when too many targets are being scraped at once)."""
@@ -182,6 +184,7 @@ class Scraper:
         self._last.pop(name, None)
         self._refresher.forget(name)
         self._visibility.forget(name)
+        self._privileges.forget(name)
         for cache in (self._rendered, self._rows_skipped):
             for key in [key for key in cache if key[0] == name]:
                 del cache[key]
@@ -447,17 +450,24 @@ class Scraper:
             if rendered.skipped:
                 self._count_skipped(target, collector, rendered.skipped)
             self._refresher.record_read(target.name, collector, signals, rendered.rows)
+            self._privileges.observe(target.name, collector.name, None)
             return _Outcome(collector, True, seconds, rendered.families, rows, rendered.exposition)
         error = (
             f"timed out after {timeout:.1f}s"
             if isinstance(rendered, TimeoutError)
             else _one_line_error(rendered)
         )
-        log.warning(
-            "collector failed",
-            extra={"fields": {"target": target.name, "collector": collector.name, "err": error}},
-            exc_info=rendered if log.isEnabledFor(logging.DEBUG) else None,
-        )
+        missing = missing_privilege(rendered, collector)
+        if missing is not None:  # said once, when it starts
+            self._privileges.observe(target.name, collector.name, missing)
+        else:
+            log.warning(
+                "collector failed",
+                extra={
+                    "fields": {"target": target.name, "collector": collector.name, "err": error}
+                },
+                exc_info=rendered if log.isEnabledFor(logging.DEBUG) else None,
+            )
         return _Outcome(collector, False, seconds, [], rows, error=error)
 
     def _count_skipped(self, target: TargetConfig, collector: Collector, rows: int) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-import secrets
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +34,7 @@ from mysql_mimic.types import Capabilities, ColumnDefinition, ColumnType, Comman
 from mysql_mimic.utils import nonce
 from ndbsim.errors import SqlError, sqlstate_of
 from ndbsim.protocol import binary, wire
+from ndbsim.protocol.privileges import Accounts, unknown_auth_string
 from ndbsim.protocol.runner import MAX_NESTING, StatementRunner
 from ndbsim.protocol.session import SessionState
 from ndbsim.protocol.sqlnode import SqlNode, stack_overrun
@@ -81,7 +81,12 @@ def error_packet(code: int, msg: str) -> bytes:
 
 
 class _NativePassword(NativePasswordAuthPlugin):
-    """mysql_native_password with mysqld's wording of the 1045 error."""
+    """mysql_native_password with mysqld's wording of the 1045 error, and its 1226 for an
+    account at its MAX_USER_CONNECTIONS."""
+
+    def __init__(self, accounts: Accounts):
+        super().__init__()
+        self.accounts = accounts
 
     async def auth(self, auth_info: AuthInfo | None = None):  # type: ignore[override]
         if (
@@ -95,24 +100,27 @@ class _NativePassword(NativePasswordAuthPlugin):
             auth_info = yield challenge + b"\x00"
         assert auth_info is not None
         if self.password_matches(user=auth_info.user, scramble=auth_info.data, nonce=challenge):
+            account = self.accounts.login(auth_info.user.name, PEER_HOST.get())
+            if account is not None:
+                self.accounts.check_room(account)
             yield Success(auth_info.user.name)
         else:
             yield Forbidden(access_denied(auth_info.username, bool(auth_info.data)))
 
 
 class _Accounts(IdentityProvider):
-    """One account; any other user name fails like a wrong password (no user enumeration)."""
+    """The SQL node's accounts; an unknown user name fails like a wrong password (no user
+    enumeration)."""
 
-    def __init__(self, user: str, password: str):
-        self.user = user
-        self.auth_string = NativePasswordAuthPlugin.create_auth_string(password)
+    def __init__(self, accounts: Accounts):
+        self.accounts = accounts
 
     def get_plugins(self):
-        return [_NativePassword()]
+        return [_NativePassword(self.accounts)]
 
     async def get_user(self, username: str) -> User | None:
-        known = username == self.user
-        auth_string = self.auth_string if known else secrets.token_hex(20)
+        account = self.accounts.login(username, PEER_HOST.get())
+        auth_string = account.auth_string if account else unknown_auth_string()
         return User(name=username, auth_string=auth_string, auth_plugin=_NativePassword.name)
 
 
@@ -158,10 +166,16 @@ class NdbConnection(Connection):
             self.session.node.counters.aborted_connects += 1
             return
         await self.session.init(self)
+        account = self.session.state.account
+        accounts = self.session.node.accounts
+        if account is not None:
+            accounts.connect(account)
         self.stream.limit = int(self.session.node.store.values["max_allowed_packet"])
         try:
             await self.command_phase()
         finally:
+            if account is not None:
+                accounts.disconnect(account)
             await self.session.close()
 
     async def connection_phase(self) -> None:
@@ -188,6 +202,7 @@ class NdbConnection(Connection):
         self.client_plugin_name = response.client_plugin
         self.client_connect_attrs = response.connect_attrs
         self.session.variables.set("external_user", response.username, force=True)
+        self.session.login_database = response.database or None
         await self.authenticate(
             auth_state=auth_state,
             server_plugin=plugin,
@@ -196,8 +211,7 @@ class NdbConnection(Connection):
             auth_response=response.auth_response,
             connect_attrs=response.connect_attrs,
         )
-        if self.session.username is not None and response.database:
-            await self.session.use(response.database)
+
         self.stream.reset_seq()
 
     async def command_phase(self) -> None:
@@ -356,6 +370,7 @@ class NdbConnection(Connection):
         )
         if self.session.username is None:
             raise _Disconnect  # the 1045 is sent; mysqld closes the connection
+        self.session.identify()
         self.statements.clear()
         await self.session.reset()
         if change.database:
@@ -499,7 +514,7 @@ class NdbServer(MysqlServer):
             capabilities &= ~Capabilities.CLIENT_QUERY_ATTRIBUTES
         super().__init__(
             session_factory=lambda: NdbSession(node, self.runner, self.started),
-            identity_provider=_Accounts(user, password),
+            identity_provider=_Accounts(node.accounts),
             capabilities=capabilities,
         )
         self.node = node
@@ -559,15 +574,37 @@ class NdbSession(BaseSession):
         self.runner = runner
         self.state = SessionState(node)
         self.variables = self.state.variables
-        self.username: str | None = None
+        self._username: str | None = None
+        self.login_database: str | None = None  # the handshake's, used once logged in
         self.database: str | None = None
         self.connection: Connection | None = None
+
+    @property
+    def username(self) -> str | None:
+        return self._username
+
+    @username.setter
+    def username(self, value: str | None) -> None:
+        """Set by mysql-mimic once the password is right, before it answers the login: the
+        login's database is used then, so that an unknown one (1049) or one the account may
+        not use (1044) is the answer to the login, as on mysqld."""
+        self._username = value
+        if value is not None and self.login_database:
+            database, self.login_database = self.login_database, None
+            self.identify()
+            self.state.use(database)
 
     async def init(self, connection: Connection) -> None:
         self.connection = connection
         self.state.connection_id = connection.connection_id
+        self.identify()
+
+    def identify(self) -> None:
+        """The account the login authenticated, whose privileges the statements are checked
+        against (before the login's default database is used, too)."""
         self.state.user = self.username or ""
         self.state.host = PEER_HOST.get()
+        self.state.account = self.node.accounts.login(self.state.user, self.state.host)
 
     async def use(self, database: str) -> None:
         self.state.use(database)
@@ -609,7 +646,7 @@ async def start(
     connect_timeout: float = CONNECT_TIMEOUT,
 ) -> NdbServer:
     """Start listening; the bound port is server.sockets()[0].getsockname()[1]."""
-    node = SqlNode(engine, cluster)
+    node = SqlNode(engine, cluster, Accounts(user, password))
     node.store.values["max_connections"] = max_connections
     if "connect_timeout" in node.store.values:
         node.store.values["connect_timeout"] = int(connect_timeout)

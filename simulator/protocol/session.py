@@ -14,6 +14,7 @@ from ndbsim.engine.mysqltypes import WireColumn
 from ndbsim.engine.translate import Session
 from ndbsim.errors import SqlError
 from ndbsim.protocol import sysvars
+from ndbsim.protocol.privileges import Account, require_database
 from ndbsim.protocol.sqlnode import SqlNode, stack_overrun
 from ndbsim.protocol.sqltext import first_keyword, nesting_depth, split_name, versioned_comments
 from ndbsim.protocol.statements import dispatch
@@ -42,6 +43,7 @@ class SessionState:
         self.connection_id = 0
         self.user = ""
         self.host = "localhost"
+        self.account: Account | None = None  # set at login; None: no privilege is checked
         self.wire_columns: list[WireColumn] = []
         self.prepared: dict[str, tuple[str, list[int]]] = {}  # name -> (text, placeholders)
         self.killed = False
@@ -95,7 +97,9 @@ class SessionState:
         self.variables.set("error_count", errors, force=True)
 
     def use(self, database: str) -> None:
-        self.database = known_database(database)
+        database = known_database(database)
+        require_database(self, database)
+        self.database = database
 
     def resolve(self, text: str) -> tuple[str, str | None]:
         """'db.name' or 'name' -> (name, db or the current database)."""

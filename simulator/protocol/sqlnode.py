@@ -19,6 +19,7 @@ from sqlglot import expressions as exp
 if TYPE_CHECKING:
     from ndbsim.engine.database import Engine
     from ndbsim.model.cluster import Cluster
+    from ndbsim.protocol.privileges import Accounts
     from ndbsim.protocol.session import SessionState
 
 _PLAN_CACHE = 1024
@@ -27,8 +28,9 @@ _PLAN_CACHE = 1024
 class SqlNode:
     """Server-wide state: the engine, the cluster model, global variables and counters."""
 
-    def __init__(self, engine: Engine, cluster: Cluster):
+    def __init__(self, engine: Engine, cluster: Cluster, accounts: Accounts):
         self.engine = engine
+        self.accounts = accounts
         self.cluster = cluster
         self.catalog = engine.catalog
         self.version = self.catalog.version

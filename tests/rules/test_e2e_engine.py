@@ -6,17 +6,27 @@ The exporter answers `ndb_up 1` with every collector skipped and says why: the s
 `engine_absent`, one warning in its log, the cluster view's header model and a critical
 finding; Prometheus servers (one of each build) loaded with the NDB rules fire
 NdbEngineUnavailable after its `for`, and no other alert is ever pending or firing.
+
+Then ndbsim, whose exporter account loses SELECT on ndbinfo while it is being scraped: the
+exporter notices without a restart (`privilege_missing`), NdbEngineUnavailable's expression is
+true and no other alert's is, and the view says that the privilege is missing.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterator
 
 import httpx
+import pymysql
 import pytest
 from live_stack import Exporter, Prometheus, running_exporter, running_prometheus_builds, wait_until
+from ndbinfo_exporter.collectors.registry import all_collectors
+from ndbinfo_exporter.scrape.ndb_visibility import CAUSES, PRIVILEGE_MISSING
+from ndbsim.testing import NdbsimHandle, running_ndbsim
 from private_mariadb import MariaDB, running_with_account
 from prometheus_client.parser import text_string_to_metric_families
+from rules_model import alert_rules
 
 pytestmark = pytest.mark.integration
 
@@ -35,19 +45,27 @@ def mariadb(tmp_path_factory) -> Iterator[MariaDB]:
         yield server
 
 
+def exporter_of(port: int, tmp_path_factory, name: str) -> Iterator[Exporter]:
+    with running_exporter(port, USER, PASSWORD, tmp_path_factory.mktemp(name)) as running:
+        yield running
+
+
+def prometheus_builds(exporter: Exporter, tmp_path_factory, name: str) -> Iterator[dict]:
+    """One Prometheus of each build scraping `exporter`, as cluster `name`."""
+    workdir = tmp_path_factory.mktemp(f"{name}-prometheus")
+    targets = {exporter.address: {"cluster": name}}
+    with running_prometheus_builds(targets, workdir, SCRAPE_INTERVAL) as running:
+        yield running
+
+
 @pytest.fixture(scope="module")
 def exporter(mariadb: MariaDB, tmp_path_factory) -> Iterator[Exporter]:
-    workdir = tmp_path_factory.mktemp("e2e-engine")
-    with running_exporter(mariadb.port, USER, PASSWORD, workdir) as running:
-        yield running
+    yield from exporter_of(mariadb.port, tmp_path_factory, "e2e-engine")
 
 
 @pytest.fixture(scope="module")
 def servers(exporter: Exporter, tmp_path_factory) -> Iterator[dict[str, Prometheus]]:
-    workdir = tmp_path_factory.mktemp("e2e-engine-prometheus")
-    targets = {exporter.address: {"cluster": "e2e-engine"}}
-    with running_prometheus_builds(targets, workdir, SCRAPE_INTERVAL) as running:
-        yield running
+    yield from prometheus_builds(exporter, tmp_path_factory, "e2e-engine")
 
 
 def metrics(exporter: Exporter) -> dict[str, dict[tuple, float]]:
@@ -122,3 +140,130 @@ def test_engine_unavailable_fires_and_no_other_alert(servers, exporter):
         )
         # no other alert was pending or firing at any evaluation since Prometheus started
         assert prometheus.query(f'count_over_time(ALERTS{{alertname!="{ALERT}"}}[1h])') == []
+
+
+# --- ndbsim: the exporter's account loses SELECT on ndbinfo ---------------------------------
+
+EXPRESSIONS: dict[str, list[str]] = defaultdict(list)
+for _rule in alert_rules():
+    EXPRESSIONS[_rule["alert"]].append(_rule["expr"])
+NOTICE_SECONDS = 60.0
+# the README's grants: ndbinfo, and the replication collectors' statements
+GRANTS = (
+    "SELECT ON ndbinfo.*",
+    "REPLICATION CLIENT ON *.*",
+    "PROCESS ON *.*",
+    "SELECT ON mysql.ndb_apply_status",
+)
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[NdbsimHandle]:
+    with running_ndbsim(data_nodes=2, seed=1) as running:
+        admin(running, f"CREATE USER '{USER}'@'%' IDENTIFIED BY '{PASSWORD}'")
+        for grant in GRANTS:
+            admin(running, f"GRANT {grant} TO '{USER}'@'%'")
+        yield running
+
+
+def admin(sim: NdbsimHandle, sql: str) -> None:
+    """A statement of ndbsim's own account, which holds every privilege."""
+    connection = pymysql.connect(host=sim.host, port=sim.port, user=sim.user, password=sim.password)
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(sql)
+    finally:
+        connection.close()
+
+
+@pytest.fixture(scope="module")
+def sim_exporter(sim: NdbsimHandle, tmp_path_factory) -> Iterator[Exporter]:
+    yield from exporter_of(sim.port, tmp_path_factory, "e2e-privilege")
+
+
+@pytest.fixture(scope="module")
+def sim_servers(sim_exporter: Exporter, tmp_path_factory) -> Iterator[dict[str, Prometheus]]:
+    yield from prometheus_builds(sim_exporter, tmp_path_factory, "e2e-privilege")
+
+
+def true_alerts(prometheus: Prometheus, exporter: Exporter) -> set[str]:
+    return {
+        alert
+        for alert, exprs in EXPRESSIONS.items()
+        for expr in exprs
+        for sample in prometheus.query(expr)
+        if sample["metric"].get("instance", exporter.address) == exporter.address
+    }
+
+
+@pytest.fixture(scope="module")
+def revoked(sim, sim_exporter, sim_servers) -> dict[str, Prometheus]:
+    """SELECT on ndbinfo revoked once Prometheus has seen NDB visible and no alert expression
+    true (a healthy cluster)."""
+    visible = f'ndb_engine_visibility{{state="ok", instance="{sim_exporter.address}"}} == 1'
+    for name, prometheus in sim_servers.items():
+        wait_until(lambda p=prometheus: p.query(visible), NOTICE_SECONDS, f"NDB seen on {name}")
+        true: dict[str, set[str]] = {}
+
+        def quiet(p: Prometheus = prometheus, found: dict = true) -> bool:
+            found["alerts"] = true_alerts(p, sim_exporter)
+            return not found["alerts"]
+
+        try:
+            wait_until(quiet, NOTICE_SECONDS, f"no true alert on {name} before the revoke", 1.0)
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}: {true['alerts']}") from None
+    admin(sim, f"REVOKE SELECT ON ndbinfo.* FROM '{USER}'@'%'")
+    return sim_servers
+
+
+def test_the_exporter_notices_the_revoke_without_a_restart(revoked, sim_exporter):
+    def state() -> float:
+        return metrics(sim_exporter)["ndb_engine_visibility"][(("state", PRIVILEGE_MISSING),)]
+
+    wait_until(lambda: state() == 1.0, NOTICE_SECONDS, "privilege_missing", 1.0)
+    found = metrics(sim_exporter)
+    assert found["ndb_up"] == {(): 1.0}
+    # the collectors reading ndbinfo are skipped; the others still succeed
+    skipped = {
+        dict(k)["collector"] for k, v in found["ndb_exporter_collector_skipped"].items() if v
+    }
+    assert {c.name for c in all_collectors() if c.reads and c.default_enabled} <= skipped
+    assert set(found["ndb_exporter_collector_success"].values()) == {1.0}
+    warnings = [line for line in sim_exporter.lines if "NDB not visible" in line]
+    assert len(warnings) == 1 and CAUSES[PRIVILEGE_MISSING] in warnings[0]
+
+
+def test_engine_unavailable_is_the_one_true_alert_expression(revoked, sim_exporter):
+    for name, prometheus in revoked.items():
+        wait_until(
+            lambda p=prometheus: true_alerts(p, sim_exporter) == {ALERT},
+            NOTICE_SECONDS,
+            f"{ALERT} alone true on {name}",
+            1.0,
+        )
+        (sample,) = prometheus.query(EXPRESSIONS[ALERT][0])
+        assert sample["metric"]["state"] == PRIVILEGE_MISSING
+
+
+def test_the_view_says_the_privilege_is_missing(revoked, sim_exporter, sim):
+    base = f"http://{sim_exporter.address}/api/v1"
+    wait_until(
+        lambda: (
+            httpx.get(f"{base}/cluster", timeout=30).json()["sql_node"]["ndb_visibility"]
+            == PRIVILEGE_MISSING
+        ),
+        NOTICE_SECONDS,
+        "the view to see privilege_missing",
+        1.0,
+    )
+    findings = httpx.get(f"{base}/findings", timeout=30).json()["findings"]
+    first = findings[0]
+    assert (first["id"], first["status"], first["severity"]) == (
+        "ndb_not_visible",
+        "problem",
+        "critical",
+    )
+    assert first["summary"].startswith(
+        f"NDB is not visible through SQL node 127.0.0.1:{sim.port}: {CAUSES[PRIVILEGE_MISSING]}"
+    )

@@ -3,6 +3,7 @@ in the statement table (registry.statement), and registry.dispatch runs a statem
 form. Importing the families here fills the table."""
 
 from ndbsim.protocol.statements import (  # noqa: F401 (registers their forms)
+    accounts,
     admin,
     explain,
     prepared,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ndbsim.engine import infoschema
 from ndbsim.errors import SqlError
-from ndbsim.protocol import replies, sysvars
+from ndbsim.protocol import privileges, replies, sysvars
 from ndbsim.protocol.sqltext import syntax_near
 from ndbsim.protocol.statements.registry import Statement, statement
 from ndbsim.protocol.statements.results import WireResult, plain
@@ -33,6 +33,7 @@ IO_THREAD_ID, SQL_THREAD_ID = 46, 47
     pattern=re.compile(r"(?i)^SHOW (?P<word>SLAVE|REPLICA) STATUS(?: FOR CHANNEL .+)?$"),
 )
 async def _replica_status(s: Statement) -> WireResult:
+    privileges.require_replication_client(s.session)
     node = s.session.node
     replica = s.match["word"].upper() == "REPLICA"
     columns = replies.replica_status(node.version, replica)
@@ -45,6 +46,7 @@ async def _replica_status(s: Statement) -> WireResult:
 
 @statement("show", pattern=re.compile(r"(?i)^SHOW (?P<word>MASTER|BINARY LOG) STATUS$"))
 async def _binary_log_status(s: Statement) -> WireResult:
+    privileges.require_replication_client(s.session)
     node = s.session.node
     new_words = s.match["word"].upper().startswith("BINARY")
     columns = replies.binary_log_status(node.version, new_words)
@@ -57,6 +59,7 @@ async def _binary_log_status(s: Statement) -> WireResult:
 
 @statement("show", pattern=re.compile(r"(?i)^SHOW (?:BINARY|MASTER) LOGS$"))
 async def _binary_logs(s: Statement) -> WireResult:
+    privileges.require_replication_client(s.session)
     node, text = s.session.node, s.text
     if text.upper().startswith("SHOW MASTER") and _from_84(s):
         raise SqlError(1064, syntax_near(text[5:]))

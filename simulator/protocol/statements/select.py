@@ -11,6 +11,7 @@ import duckdb
 from ndbsim.engine import infoschema, model_tables
 from ndbsim.engine.translate import Plan, parse, quote
 from ndbsim.errors import CLUSTER_FAILURE, SqlError
+from ndbsim.protocol import privileges
 from ndbsim.protocol.sqltext import syntax_near
 from ndbsim.protocol.statements import live_rows, replication
 from ndbsim.protocol.statements.registry import Statement, statement
@@ -39,6 +40,7 @@ async def select(session: SessionState, sql: str, warnings: list) -> WireResult:
     trees = parse(sql)
     if len(trees) != 1:
         raise SqlError(1064, syntax_near(sql))
+    privileges.require_select_of(session, trees[0])
     node = session.node
     plan = node.plan(sql, trees[0], session.translation_session())
     offline = bool(plan.objects) and bool(node.store.values["ndbinfo_offline"])
@@ -53,11 +55,16 @@ async def select(session: SessionState, sql: str, warnings: list) -> WireResult:
             raise SqlError(*CLUSTER_FAILURE)
     if offline:
         warnings.append(("Note", 1, _OFFLINE_NOTE))
-    rows, description = await asyncio.to_thread(_run, session, plan, offline, reads)
+    filtered = privileges.filtered_tables(session, trees[0])
+    rows, description = await asyncio.to_thread(_run, session, plan, offline, reads, filtered)
     return result_set(plan, rows, description)
 
 
-def _run(session: SessionState, plan: Plan, offline: bool, reads: set[str]) -> tuple[list, list]:
+def _run(
+    session: SessionState, plan: Plan, offline: bool, reads: set[str], filtered: list[str]
+) -> tuple[list, list]:
+    """The plan's rows; the information_schema rows of what the account may not see are
+    deleted for the statement, and put back after it."""
     engine = session.node.engine
     sql = f"SELECT * FROM ({plan.duck_sql}) LIMIT 0" if offline else plan.duck_sql
     with engine.lock:
@@ -66,11 +73,18 @@ def _run(session: SessionState, plan: Plan, offline: bool, reads: set[str]) -> t
             engine.meter_reads(reads, plan.scan_limit)
         if plan.perf_tables:
             _fill_dynamic(session, plan.perf_tables)
+        if filtered:
+            engine.db.execute("BEGIN TRANSACTION")
         try:
+            if filtered:
+                privileges.delete_unseen(session, engine.db, infoschema.DATA, filtered)
             cursor = engine.db.execute(sql)
             return cursor.fetchall(), cursor.description or []
         except duckdb.Error as e:
             raise duck_error(e, plan.duck_sql) from None
+        finally:
+            if filtered:
+                engine.db.execute("ROLLBACK")
 
 
 def _fill_dynamic(session: SessionState, tables: frozenset[str]) -> None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from ndbsim.engine import infoschema
 from ndbsim.engine.catalog import SCHEMA
 from ndbsim.engine.mysqltypes import parse_type
+from ndbsim.protocol import privileges
 from ndbsim.protocol.sqltext import NAME, literal, split_name, unquote
 from ndbsim.protocol.statements.listing import listing
 from ndbsim.protocol.statements.lookup import known_database, shown_database, table_def
@@ -40,7 +41,7 @@ _INDEX_COLUMNS = [
 
 @statement("show", pattern=re.compile(rf"(?i)^SHOW (?:DATABASES|SCHEMAS){FILTER}$"))
 async def _databases(s: Statement) -> WireResult:
-    rows = [(name,) for name in infoschema.DATABASES]
+    rows = [(name,) for name in privileges.visible_databases(s.session, infoschema.DATABASES)]
     return listing(s.session, ["Database"], rows, s.match["filter"], "Database")
 
 
@@ -48,8 +49,10 @@ async def _databases(s: Statement) -> WireResult:
 async def _tables(s: Statement) -> WireResult:
     session, filt = s.session, s.match["filter"]
     database = shown_database(session, s.match["db"])
+    privileges.require_database(session, database)
     if database == SCHEMA:
         objs = session.node.catalog.listed(session.show_hidden())
+        objs = [o for o in objs if privileges.visible_table(session, database, o.name)]
         rows = [(o.name, "VIEW" if o.kind == "view" else "BASE TABLE") for o in objs]
     else:
         names = infoschema.system_tables(database, session.node.version, bool(session.node.role))

@@ -1,5 +1,5 @@
 """SHOW statements about the server: VARIABLES, STATUS, WARNINGS/ERRORS, ENGINES, ENGINE ...
-STATUS, PROCESSLIST, GRANTS, COLLATION, CHARACTER SET and PLUGINS; any other SHOW is a syntax
+STATUS, PROCESSLIST, COLLATION, CHARACTER SET and PLUGINS; any other SHOW is a syntax
 error."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import re
 from ndbsim.engine import infoschema
 from ndbsim.engine.translate import quote
 from ndbsim.errors import SqlError
-from ndbsim.protocol import replies
-from ndbsim.protocol.sqltext import literal, syntax_near, unquote
+from ndbsim.protocol import privileges, replies
+from ndbsim.protocol.sqltext import syntax_near, unquote
 from ndbsim.protocol.statements import live_rows, replication
 from ndbsim.protocol.statements.listing import listing
 from ndbsim.protocol.statements.registry import Statement, statement
@@ -76,6 +76,7 @@ async def _engine(s: Statement) -> WireResult:
     name = unquote(s.match["engine"]).lower()
     header = ["Type", "Name", "Status"]
     if name in ("ndbcluster", "ndb"):
+        privileges.require_global(s.session, "PROCESS")
         status = node.cluster.global_status()
         if node.role == "source":
             binlog = replication.binlog_epochs(node.cluster.replication.snapshot())
@@ -89,21 +90,6 @@ async def _engine(s: Statement) -> WireResult:
     if name in ("performance_schema", "ndbinfo", "memory", "myisam", "csv"):
         return plain(header, [])
     raise SqlError(1286, f"Unknown storage engine '{unquote(s.match['engine'])}'")
-
-
-@statement("show", pattern=re.compile(r"(?i)^SHOW GRANTS(?: FOR (?P<user>.+?))?(?: USING .+)?$"))
-async def _grants(s: Statement) -> WireResult:
-    session, user = s.session, s.match["user"]
-    if user and not re.match(r"(?i)^CURRENT_USER(\(\))?$", user):
-        name, _, host = user.partition("@")
-        name, host = literal(name), literal(host or "%")
-        if name != session.user or host != "%":
-            raise SqlError(
-                1141, f"There is no such grant defined for user '{name}' on host '{host}'"
-            )
-    return plain(
-        [f"Grants for {session.user}@%"], replies.grants(session.user, session.node.version)
-    )
 
 
 @statement(

@@ -104,8 +104,9 @@ def _server_config(app, settings: Settings, tls: webconfig.TLS | None) -> uvicor
     descriptors = httpserver.raise_descriptor_limit()
     if tls:
         httpserver.limit_tls_handshake()
+    # the scrapes' pools and the view's own pools
     httpserver.GuardedH11Protocol.cap = httpserver.connection_cap(
-        descriptors, MAX_POOLS * settings.max_connections
+        descriptors, 2 * MAX_POOLS * settings.max_connections
     )
     return uvicorn.Config(
         app,

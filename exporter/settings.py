@@ -102,7 +102,10 @@ class Settings(BaseSettings):
     max_connections: Annotated[
         int,
         Flag(
-            "--exporter.max-connections", "N", "most connections open to one SQL node at any moment"
+            "--exporter.max-connections",
+            "N",
+            "most connections open to one SQL node for scrapes; the cluster view opens as many"
+            " of its own while it is looked at",
         ),
     ] = Field(default=3, ge=1, le=100)
     scrape_timeout_offset: Annotated[

@@ -8,24 +8,31 @@ sql_quote() { printf "'%s'" "${1//\'/\'\'}"; }
 : "${NDB_LOADGEN_PASSWORD:?NDB_LOADGEN_PASSWORD must be set}"
 
 "${mysql[@]}" <<SQL
--- The exporter reads ndbinfo and SHOW GLOBAL STATUS (which needs no privilege), and the
--- replication state: SHOW REPLICA STATUS (REPLICATION CLIENT), SHOW ENGINE NDBCLUSTER STATUS
--- (PROCESS) and mysql.ndb_apply_status (the README's grants).
+-- The exporter's account, with the README's grants: ndbinfo, SHOW REPLICA STATUS
+-- (REPLICATION CLIENT) and SHOW ENGINE NDBCLUSTER STATUS (PROCESS); SHOW GLOBAL STATUS
+-- needs no privilege.
 CREATE USER IF NOT EXISTS 'ndbexporter'@'%' IDENTIFIED BY $(sql_quote "$NDB_EXPORTER_PASSWORD");
 GRANT SELECT ON ndbinfo.* TO 'ndbexporter'@'%';
 GRANT REPLICATION CLIENT, PROCESS ON *.* TO 'ndbexporter'@'%';
--- A grant on one table needs the table: the SQL node creates mysql.ndb_apply_status when it
--- connects to the cluster, which may come after this first start's script.
-SET @apply_status = IF(
-  (SELECT COUNT(*) FROM information_schema.TABLES
-    WHERE TABLE_SCHEMA = 'mysql' AND TABLE_NAME = 'ndb_apply_status') > 0,
-  'GRANT SELECT ON mysql.ndb_apply_status TO ''ndbexporter''@''%''', 'DO 0');
-PREPARE grant_apply_status FROM @apply_status;
-EXECUTE grant_apply_status;
-DEALLOCATE PREPARE grant_apply_status;
 
 -- The load generator owns one database.
 CREATE DATABASE IF NOT EXISTS loadgen;
 CREATE USER IF NOT EXISTS 'loadgen'@'%' IDENTIFIED BY $(sql_quote "$NDB_LOADGEN_PASSWORD");
 GRANT ALL PRIVILEGES ON loadgen.* TO 'loadgen'@'%';
 SQL
+
+# The README's grants on single tables. A grant on one table needs the table: the SQL node
+# creates mysql.ndb_apply_status when it connects to the cluster, which may come after this
+# first start's script, and the performance_schema.ndb_sync_* tables exist from NDB 8.0.21.
+for table in mysql.ndb_apply_status performance_schema.ndb_sync_pending_objects \
+  performance_schema.ndb_sync_excluded_objects; do
+  "${mysql[@]}" <<SQL
+SET @grant = IF(
+  (SELECT COUNT(*) FROM information_schema.TABLES
+    WHERE TABLE_SCHEMA = '${table%%.*}' AND TABLE_NAME = '${table#*.}') > 0,
+  'GRANT SELECT ON ${table} TO ''ndbexporter''@''%''', 'DO 0');
+PREPARE grant_if_present FROM @grant;
+EXECUTE grant_if_present;
+DEALLOCATE PREPARE grant_if_present;
+SQL
+done

@@ -274,7 +274,8 @@ def visible_table(session: SessionState, db: str, table: str) -> bool:
 def require_select_of(session: SessionState, tree: exp.Expression) -> None:
     """Every table a SELECT names, before the tables are opened (as mysqld: no privilege,
     1142 even for a table that does not exist): ndbinfo objects with the tables under each
-    view, and the tables of the mysql database (the performance_schema's are not checked)."""
+    view, and the tables of the mysql and performance_schema databases (except those every
+    account may read)."""
     account = session.account
     if account is None or account.everything:
         return
@@ -286,8 +287,28 @@ def require_select_of(session: SessionState, tree: exp.Expression) -> None:
         if db == SCHEMA:
             reads = session.node.reads.get(table.name, frozenset())
             require_select(session, SCHEMA, table.name, reads)
-        elif db.lower() == "mysql":
-            require_select(session, "mysql", table.name, frozenset())
+        elif db.lower() == "mysql" or (
+            db.lower() == "performance_schema" and table.name.lower() not in PFS_WORLD_READABLE
+        ):
+            require_select(session, db.lower(), table.name, frozenset())
+
+
+# performance_schema tables mysqld lets every account read (pfs_readonly_world_acl); the
+# others, the NDB plugin's ndb_sync_* tables among them, need SELECT
+PFS_WORLD_READABLE = frozenset(
+    {
+        "global_status",
+        "session_status",
+        "global_variables",
+        "session_variables",
+        "variables_info",
+        "persisted_variables",
+        "session_account_connect_attrs",
+        "session_connect_attrs",
+        "variables_metadata",
+        "global_variable_attributes",
+    }
+)
 
 
 # information_schema tables whose rows each account sees only for what it has privileges on,

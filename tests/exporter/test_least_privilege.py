@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pymysql
@@ -22,23 +21,13 @@ from ndbinfo_exporter.scrape.ndb_visibility import CAUSES, PRIVILEGE_MISSING
 from ndbinfo_exporter.testing import RunningExporter, running_exporter
 from ndbsim.testing import NdbsimHandle, running_ndbsim
 from prometheus_client.parser import text_string_to_metric_families
+from readme_grants import readme_statements
 
 pytestmark = pytest.mark.integration
 
-README = Path(__file__).resolve().parents[2] / "README.md"
 SCRAPES = 3
 _ACCOUNT = re.compile(r"^CREATE USER (?P<account>\S+) IDENTIFIED BY '(?P<password>[^']*)'")
 _GRANT = re.compile(r"^GRANT (?P<privileges>.+?) ON (?P<level>\S+) TO ")
-
-
-def readme_statements() -> list[str]:
-    """The statements of the SQL block under "The MySQL user", comments dropped."""
-    text = README.read_text()
-    section = text[text.index("### The MySQL user") :]
-    start = section.index("```sql") + len("```sql")
-    block = section[start : section.index("```", start)]
-    lines = (line.split("--", 1)[0].strip() for line in block.splitlines())
-    return [line.rstrip(";") for line in lines if line]
 
 
 STATEMENTS = readme_statements()

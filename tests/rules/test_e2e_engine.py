@@ -26,6 +26,7 @@ from ndbinfo_exporter.scrape.ndb_visibility import CAUSES, PRIVILEGE_MISSING
 from ndbsim.testing import NdbsimHandle, running_ndbsim
 from private_mariadb import MariaDB, running_with_account
 from prometheus_client.parser import text_string_to_metric_families
+from readme_grants import readme_grants
 from rules_model import alert_rules
 
 pytestmark = pytest.mark.integration
@@ -148,21 +149,14 @@ EXPRESSIONS: dict[str, list[str]] = defaultdict(list)
 for _rule in alert_rules():
     EXPRESSIONS[_rule["alert"]].append(_rule["expr"])
 NOTICE_SECONDS = 60.0
-# the README's grants: ndbinfo, and the replication collectors' statements
-GRANTS = (
-    "SELECT ON ndbinfo.*",
-    "REPLICATION CLIENT ON *.*",
-    "PROCESS ON *.*",
-    "SELECT ON mysql.ndb_apply_status",
-)
 
 
 @pytest.fixture(scope="module")
 def sim() -> Iterator[NdbsimHandle]:
     with running_ndbsim(data_nodes=2, seed=1) as running:
         admin(running, f"CREATE USER '{USER}'@'%' IDENTIFIED BY '{PASSWORD}'")
-        for grant in GRANTS:
-            admin(running, f"GRANT {grant} TO '{USER}'@'%'")
+        for grant in readme_grants(f"'{USER}'@'%'"):  # the README's account, every grant
+            admin(running, grant)
         yield running
 
 

@@ -186,6 +186,28 @@ def test_outage_and_lost_arbitrator_are_findings_never_no_problems(page):
         assert not any(f["status"] == "ok" for f in api["findings"])
 
 
+def test_a_rolling_upgrade_left_half_done_is_two_findings(page, stack):
+    try:
+        load(page, stack.url)
+        stack.sim.fault("old-version", node=2)
+        stack.sim.fault("old-config-generation", node=3)
+        versions = page.locator("[data-testid=finding-version_skew][data-status=problem]")
+        versions.wait_for(timeout=CHANGE_TIMEOUT_MS)
+        generations = page.locator(
+            "[data-testid=finding-config_generation_skew][data-status=problem]"
+        )
+        generations.wait_for(timeout=CHANGE_TIMEOUT_MS)
+        found = {f["id"]: f for f in httpx.get(f"{stack.url}/api/v1/findings").json()["findings"]}
+        evidence = {e["label"]: e["value"] for e in found["version_skew"]["evidence"]}
+        assert "data node 2" in evidence.values()
+        assert {e["label"]: e["value"] for e in found["config_generation_skew"]["evidence"]} == {
+            "generation 2": "data nodes 1, 2 and 4",
+            "generation 1": "data node 3",
+        }
+    finally:
+        stack.sim.reset()
+
+
 def placement_renders(page) -> int:
     return int(page.get_by_test_id("placement").get_attribute("data-renders") or 0)
 

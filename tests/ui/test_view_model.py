@@ -541,3 +541,82 @@ def test_not_replicating_is_quiet_and_unread_collectors_are_unknown():
     assert {unread[k].status for k in REPLICATION_CHECKS} == {"unknown"}
     assert unread["replication_stopped"].summary == "The replica_status collector gave no data."
     assert not view_of(cluster()).replication.replicating
+
+
+def with_families(result, *families):
+    """``result`` with ``families`` added, each in place of the family of its name."""
+    names = {f.name for f in families}
+    return replace(
+        result, families=[f for f in result.families if f.name not in names] + [*families]
+    )
+
+
+def node_info(versions: dict[tuple[int, str], str]):
+    from prometheus_client.core import GaugeMetricFamily
+
+    info = GaugeMetricFamily(
+        "ndb_node_info",
+        "t",
+        labels=["node_id", "node_type", "hostname", "node_version", "process_name"],
+    )
+    for (node, kind), version in versions.items():
+        info.add_metric([str(node), kind, f"host{node}", version, "p"], 1)
+    return info
+
+
+def config_generations(generations: dict[int, float]):
+    from prometheus_client.core import GaugeMetricFamily
+
+    family = GaugeMetricFamily("ndb_data_node_config_generation", "t", labels=["node_id"])
+    for node, generation in generations.items():
+        family.add_metric([str(node)], generation)
+    return family
+
+
+def test_version_skew_lists_each_version_with_its_data_and_management_nodes():
+    versions = {(1, "NDB"): "8.4.10", (2, "NDB"): "8.4.10", (3, "NDB"): "8.4.9"}
+    versions |= {(4, "NDB"): "8.4.9", (49, "MGM"): "8.4.10", (51, "API"): "8.0.40", (52, "API"): ""}
+    skew = evaluate(with_families(cluster(), node_info(versions)))["version_skew"]
+    assert (skew.status, skew.severity) == ("problem", "warning")
+    assert skew.summary.startswith(
+        "Data and management nodes run 2 NDB versions (8.4.9 and 8.4.10)"
+    )
+    assert [(e.label, e.value) for e in skew.evidence] == [
+        ("NDB 8.4.9", "data nodes 3 and 4"),
+        ("NDB 8.4.10", "data nodes 1 and 2, management node 49"),
+    ]
+    assert "ndbinfo.processes" in skew.sql and "NdbVersionSkew" in skew.advice
+    same = evaluate(cluster())["version_skew"]
+    assert (same.status, same.summary) == (
+        "ok",
+        "Every connected data and management node runs NDB 8.4.3.",
+    )
+    assert [(e.label, e.value) for e in same.evidence] == [
+        ("NDB 8.4.3", "data nodes 1, 2, 3 and 4, management node 49")
+    ]
+    absent = replace(
+        cluster(), families=[f for f in cluster().families if f.name != "ndb_node_info"]
+    )
+    unread = evaluate(absent)["version_skew"]
+    assert (unread.status, unread.summary) == ("unknown", "The processes collector gave no data.")
+
+
+def test_config_generation_skew_names_the_nodes_behind():
+    behind = with_families(cluster(), config_generations({1: 2, 2: 2, 3: 1, 4: 2}))
+    skew = evaluate(behind)["config_generation_skew"]
+    assert (skew.status, skew.severity) == ("problem", "warning")
+    assert skew.summary.startswith(
+        "Data node 3 runs an older configuration generation than the newest (2)"
+    )
+    assert [(e.label, e.value) for e in skew.evidence] == [
+        ("generation 2", "data nodes 1, 2 and 4"),
+        ("generation 1", "data node 3"),
+    ]
+    two = with_families(cluster(), config_generations({1: 3, 2: 3, 3: 1, 4: 2}))
+    assert evaluate(two)["config_generation_skew"].summary.startswith(
+        "Data nodes 3 and 4 run an older configuration generation than the newest (3)"
+    )
+    same = evaluate(with_families(cluster(), config_generations({1: 2, 2: 2, 3: 2, 4: 2})))
+    assert same["config_generation_skew"].status == "ok"
+    unread = evaluate(cluster())["config_generation_skew"]  # cluster() has no nodes family
+    assert (unread.status, unread.summary) == ("unknown", "The nodes collector gave no data.")

@@ -6,13 +6,8 @@ from __future__ import annotations
 from ndbinfo_exporter.scrape.ndb_visibility import CAUSES, OK
 from ndbinfo_exporter.view.findings.check import Check
 from ndbinfo_exporter.view.findings.inputs import Inputs
-from ndbinfo_exporter.view.findings.wording import count, joined
+from ndbinfo_exporter.view.findings.wording import count, joined, named_nodes
 from ndbinfo_exporter.view.models import Evidence, Finding
-
-
-def _data_nodes(ids: list[int]) -> str:
-    """data node 2 / data nodes 1 and 2: an id never reads like a count."""
-    return f"data node{'s' if len(ids) > 1 else ''} {joined(ids)}"
 
 
 def ndb_visible(check: Check, inputs: Inputs) -> Finding:
@@ -143,7 +138,7 @@ def dead_replicas(check: Check, inputs: Inputs) -> Finding:
         return check.no_data("fragments")
     evidence = [Evidence(label="fragments with dead replicas", value=count(fragments))]
     if stopped:
-        evidence.append(Evidence(label="stopped", value=_data_nodes(sorted(stopped))))
+        evidence.append(Evidence(label="stopped", value=named_nodes("data node", sorted(stopped))))
     for group in inputs.cluster.topology.node_groups:
         if group.running < len(group.nodes):
             evidence.append(
@@ -160,7 +155,7 @@ def dead_replicas(check: Check, inputs: Inputs) -> Finding:
     return check.finding(
         "problem",
         f"{count(fragments)} fragments have dead replicas"
-        + (f"; {_data_nodes(sorted(stopped))} stopped." if stopped else "."),
+        + (f"; {named_nodes('data node', sorted(stopped))} stopped." if stopped else "."),
         evidence,
     )
 

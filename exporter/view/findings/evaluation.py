@@ -36,6 +36,8 @@ CHECKS: tuple[Check, ...] = (
     queries.MANY_ROUND_TRIPS,
     distribution.UNBALANCED_PRIMARIES,
     configuration.CONFIG_INCONSISTENT,
+    configuration.VERSION_SKEW,
+    configuration.CONFIG_GENERATION_SKEW,
     performance.HOT_TABLE_PRIMARY_READS,
     performance.LDM_SATURATED_TC_IDLE,
     performance.IDLE_TRANSACTIONS_HOLDING_LOCKS,

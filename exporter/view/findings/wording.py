@@ -22,3 +22,8 @@ def joined(items: list) -> str:
     """1 / 1 and 2 / 1, 2 and 3"""
     words = [str(item) for item in items]
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def named_nodes(kind: str, ids: list[int]) -> str:
+    """data node 2 / data nodes 1 and 2: an id never reads like a count."""
+    return f"{kind}{'s' if len(ids) > 1 else ''} {joined(ids)}"

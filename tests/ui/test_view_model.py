@@ -604,7 +604,7 @@ def test_version_skew_lists_each_version_with_its_data_and_management_nodes():
 def test_config_generation_skew_names_the_nodes_behind():
     behind = with_families(cluster(), config_generations({1: 2, 2: 2, 3: 1, 4: 2}))
     skew = evaluate(behind)["config_generation_skew"]
-    assert (skew.status, skew.severity) == ("problem", "warning")
+    assert (skew.status, skew.severity) == ("problem", "info")
     assert skew.summary.startswith(
         "Data node 3 runs an older configuration generation than the newest (2)"
     )

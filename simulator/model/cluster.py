@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 STARTED, STARTING, STOPPED = "STARTED", "STARTING", "STOPPED"
 SYSTEM_NAME = "MC_20240115093012"
+STEADY_GROWTH = 0.02  # share of DataMemory a healthy workload's rows grow by, at most
 # An overloaded link enters overload every 2 and slowdown every cluster second.
 OVERLOADS_PER_SECOND = 0.5
 SLOWDOWNS_PER_SECOND = 1.0
@@ -514,7 +515,9 @@ class Cluster:
         # replicas of a node group hold the same rows, but free space in pages differs
         slack = 1 + random.Random(self.spec.seed * 613 + node_id).uniform(0.005, 0.03)
         base = int(self.node_bytes[node_id] * slack) // PAGE + 96
-        growth_pages = writes(self.nodes[node_id].ops) * 24 / PAGE
+        # the application's inserts outgrow its deletes at first, then both balance: rows
+        # written add to the pages used up to a steady state 2% of DataMemory higher
+        growth_pages = min(writes(self.nodes[node_id].ops) * 24 / PAGE, total * STEADY_GROWTH)
         used = base + int(growth_pages)
         return min(used, int(total * 0.97))
 

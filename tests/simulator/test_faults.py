@@ -7,7 +7,7 @@ import pytest
 from ndbsim.engine import model_tables
 from ndbsim.engine.catalog import catalog_for
 from ndbsim.engine.database import Engine
-from ndbsim.model.cluster import Cluster, ClusterSpec, NodeError
+from ndbsim.model.cluster import STEADY_GROWTH, Cluster, ClusterSpec, NodeError
 from ndbsim.model.faults import FaultError, Faults
 from ndbsim.versions import parse_version
 
@@ -233,6 +233,20 @@ def test_growth_raises_the_lowest_level_at_its_rate(fault):
     sim.cluster.faults.clear(fault)
     assert sim.one(level_sql) < 0.5
     healthy(sim)
+
+
+def test_a_healthy_workload_reaches_a_steady_data_memory():
+    """Its inserts and deletes balance after a while: DataMemory grows by STEADY_GROWTH at
+    most, so that a healthy cluster left running predicts no exhaustion."""
+    sim = Sim(data_nodes=2, replicas=2, tables=12)
+    level_sql = GROWTH_LEVEL_SQL["data-memory-growth"]
+    start = sim.one(level_sql)
+    levels = []
+    for _ in range(6):
+        sim.tick(4 * 3600)
+        levels.append(sim.one(level_sql))
+    assert start < levels[0] <= start + STEADY_GROWTH + 0.001
+    assert levels[-1] == levels[0]
 
 
 def test_backups_stop_and_resume(sim):

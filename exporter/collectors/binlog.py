@@ -75,11 +75,11 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
     if binlog is None:
         return
     pairs = status_pairs(text(binlog["Status"]))
-    if not any(gci(pairs.get(name)) for _, name in EPOCHS[1:]):
+    gcis = [(spec, gci(pairs.get(name))) for spec, name in EPOCHS]
+    if not any(value for _, value in gcis[1:]):  # received, handled, written all 0
         return
     server_id = "" if ctx.target.server_id is None else str(ctx.target.server_id)
-    for spec, name in EPOCHS:
-        value = gci(pairs.get(name))
+    for spec, value in gcis:
         if value is not None:
             family = spec.family()
             family.add_metric([server_id], value)

@@ -231,7 +231,6 @@ def table_rows(node: SqlNode, name: str) -> list[tuple]:
     link = node.cluster.replication
     if link is None:
         return []
-    columns = [c for c, _ in infoschema.replication_columns("tables", _KEYS[name], node.version)]
     snap = link.snapshot()
     if name == "ndb_binlog_index":
         if node.role != "source":
@@ -251,11 +250,13 @@ def table_rows(node: SqlNode, name: str) -> list[tuple]:
         return [
             (link.source_server_id, snap["applied_epoch"], applied.file, start, applied.position)
         ]
+    columns = infoschema.replication_columns("tables", TABLES[name], node.version)
     values = _thread_values(node, snap, name)
-    return [tuple(values.get(c, ZERO_TIME if c.endswith("TIMESTAMP") else "") for c in columns)]
+    return [tuple(values.get(c, ZERO_TIME if c.endswith("TIMESTAMP") else "") for c, _ in columns)]
 
 
-TABLES = _KEYS = {
+# name -> schema.name of the replication tables whose rows come from the link
+TABLES = {
     "ndb_binlog_index": "mysql.ndb_binlog_index",
     "ndb_apply_status": "mysql.ndb_apply_status",
     "replication_connection_status": "performance_schema.replication_connection_status",

@@ -92,6 +92,21 @@ def wait_until(check: Callable[[], Any], timeout: float, what: str, interval: fl
     raise AssertionError(f"timed out waiting for {what} (last result: {last!r})")
 
 
+def wait_until_quiet(true_alerts: Callable[[], Any], timeout: float, what: str) -> None:
+    """Poll `true_alerts` (the alerts whose expression is still true, empty when none) until
+    it is empty; on timeout an AssertionError naming `what` and the alerts still true."""
+    still: list[Any] = [None]
+
+    def quiet() -> bool:
+        still[0] = true_alerts()
+        return not still[0]
+
+    try:
+        wait_until(quiet, timeout, what, interval=1.0)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; alert expressions still true: {still[0]}") from None
+
+
 def _answers(url: str) -> bool:
     try:
         return httpx.get(url, timeout=2.0).status_code == 200

@@ -34,6 +34,7 @@ from live_stack import (
     running_exporter,
     running_prometheus_builds,
     wait_until,
+    wait_until_quiet,
 )
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbsim.testing import NdbsimHandle, running_ndbsim
@@ -163,16 +164,11 @@ class Stack:
         }
 
     def wait_healthy_a(self) -> None:
-        true_alerts: dict[str, set[str]] = {}
-
-        def healthy() -> bool:
-            true_alerts.update(self.true_alerts(self.exporter_a))
-            return not any(true_alerts.values())
-
-        try:
-            wait_until(healthy, RECOVERY_SECONDS, "SQL node A to be healthy", interval=1.0)
-        except AssertionError as exc:
-            raise AssertionError(f"{exc}; alert expressions still true: {true_alerts}") from None
+        wait_until_quiet(
+            lambda: {k: v for k, v in self.true_alerts(self.exporter_a).items() if v},
+            RECOVERY_SECONDS,
+            "SQL node A to be healthy",
+        )
 
 
 def _scraped(prometheus: Prometheus, exporter: Exporter, metric: str) -> bool:

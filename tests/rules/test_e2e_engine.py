@@ -20,7 +20,14 @@ from collections.abc import Iterator
 import httpx
 import pymysql
 import pytest
-from live_stack import Exporter, Prometheus, running_exporter, running_prometheus_builds, wait_until
+from live_stack import (
+    Exporter,
+    Prometheus,
+    running_exporter,
+    running_prometheus_builds,
+    wait_until,
+    wait_until_quiet,
+)
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.scrape.ndb_visibility import CAUSES, PRIVILEGE_MISSING
 from ndbsim.testing import NdbsimHandle, running_ndbsim
@@ -101,11 +108,9 @@ def test_the_cause_is_logged_once(exporter):
     assert PASSWORD not in exporter.log
 
 
-def test_the_view_says_why(exporter, mariadb):
-    base = f"http://{exporter.address}/api/v1"
-    cluster = httpx.get(f"{base}/cluster", timeout=30).json()
-    assert cluster["up"] is True
-    assert cluster["sql_node"]["ndb_visibility"] == "engine_absent"
+def not_visible_first(base: str, summary: str) -> list[dict]:
+    """The view's findings, the first of them the critical ndb_not_visible problem whose
+    summary starts with `summary`."""
     findings = httpx.get(f"{base}/findings", timeout=30).json()["findings"]
     first = findings[0]
     assert (first["id"], first["status"], first["severity"]) == (
@@ -113,9 +118,19 @@ def test_the_view_says_why(exporter, mariadb):
         "problem",
         "critical",
     )
-    assert first["summary"].startswith(
+    assert first["summary"].startswith(summary)
+    return findings
+
+
+def test_the_view_says_why(exporter, mariadb):
+    base = f"http://{exporter.address}/api/v1"
+    cluster = httpx.get(f"{base}/cluster", timeout=30).json()
+    assert cluster["up"] is True
+    assert cluster["sql_node"]["ndb_visibility"] == "engine_absent"
+    findings = not_visible_first(
+        base,
         f"NDB is not visible through SQL node 127.0.0.1:{mariadb.port}: the SQL node has no"
-        " ndbcluster storage engine"
+        " ndbcluster storage engine",
     )
     assert [f["id"] for f in findings if f["status"] == "problem"] == ["ndb_not_visible"]
     assert [f["id"] for f in findings if f["status"] == "ok"] == []
@@ -197,16 +212,11 @@ def revoked(sim, sim_exporter, sim_servers) -> dict[str, Prometheus]:
     visible = f'ndb_engine_visibility{{state="ok", instance="{sim_exporter.address}"}} == 1'
     for name, prometheus in sim_servers.items():
         wait_until(lambda p=prometheus: p.query(visible), NOTICE_SECONDS, f"NDB seen on {name}")
-        true: dict[str, set[str]] = {}
-
-        def quiet(p: Prometheus = prometheus, found: dict = true) -> bool:
-            found["alerts"] = true_alerts(p, sim_exporter)
-            return not found["alerts"]
-
-        try:
-            wait_until(quiet, NOTICE_SECONDS, f"no true alert on {name} before the revoke", 1.0)
-        except AssertionError as exc:
-            raise AssertionError(f"{exc}: {true['alerts']}") from None
+        wait_until_quiet(
+            lambda p=prometheus: true_alerts(p, sim_exporter),
+            NOTICE_SECONDS,
+            f"no true alert on {name} before the revoke",
+        )
     admin(sim, f"REVOKE SELECT ON ndbinfo.* FROM '{USER}'@'%'")
     return sim_servers
 
@@ -251,13 +261,7 @@ def test_the_view_says_the_privilege_is_missing(revoked, sim_exporter, sim):
         "the view to see privilege_missing",
         1.0,
     )
-    findings = httpx.get(f"{base}/findings", timeout=30).json()["findings"]
-    first = findings[0]
-    assert (first["id"], first["status"], first["severity"]) == (
-        "ndb_not_visible",
-        "problem",
-        "critical",
-    )
-    assert first["summary"].startswith(
-        f"NDB is not visible through SQL node 127.0.0.1:{sim.port}: {CAUSES[PRIVILEGE_MISSING]}"
+    not_visible_first(
+        base,
+        f"NDB is not visible through SQL node 127.0.0.1:{sim.port}: {CAUSES[PRIVILEGE_MISSING]}",
     )

@@ -18,7 +18,14 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 
 import pytest
-from live_stack import Exporter, Prometheus, running_exporter, running_prometheus_builds, wait_until
+from live_stack import (
+    Exporter,
+    Prometheus,
+    running_exporter,
+    running_prometheus_builds,
+    wait_until,
+    wait_until_quiet,
+)
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbsim.testing import NdbsimHandle, running_ndbsim
 from rules_model import alert_rules
@@ -86,16 +93,11 @@ class Pair:
         )
 
     def wait_healthy(self) -> None:
-        true_alerts: dict[str, set[str]] = {}
-
-        def healthy() -> bool:
-            true_alerts.update(self.true_alerts())
-            return not any(true_alerts.values())
-
-        try:
-            wait_until(healthy, RECOVERY_SECONDS, "the pair to be healthy", interval=1.0)
-        except AssertionError as exc:
-            raise AssertionError(f"{exc}; alert expressions still true: {true_alerts}") from None
+        wait_until_quiet(
+            lambda: {k: v for k, v in self.true_alerts().items() if v},
+            RECOVERY_SECONDS,
+            "the pair to be healthy",
+        )
 
 
 def _scraped(prometheus: Prometheus, metric: str, cluster: str) -> bool:

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
-from ndbinfo_exporter.collectors.base import Collector, Row, text
+from ndbinfo_exporter.collectors.base import Collector, Row, number, text
 from ndbinfo_exporter.scrape.pool import PooledConnection
 
 log = logging.getLogger(__name__)
@@ -43,16 +43,21 @@ STATUS_SIGNALS = {
 
 # One statement, one round trip: ndbinfo.nodes (a row per running data node), a few status
 # variables and the NDB tables the SQL node's data dictionary knows (no data node row).
+# A data node's uptime tells a restart that no scrape saw in progress (shorter than the scrape
+# interval): its state, phase and ready count are the same before and after.
 SIGNAL_SQL = (
     "SELECT 'node' AS kind, CAST(node_id AS CHAR) AS name,"
-    " CONCAT(status, ' ', start_phase, ' ', config_generation) AS value"
+    " CONCAT(status, ' ', start_phase, ' ', config_generation) AS value, uptime"
     " FROM ndbinfo.nodes"
     " UNION ALL"
-    " SELECT 'status', VARIABLE_NAME, VARIABLE_VALUE FROM performance_schema.global_status"
+    " SELECT 'status', VARIABLE_NAME, VARIABLE_VALUE, NULL FROM performance_schema.global_status"
     " WHERE VARIABLE_NAME IN (" + ", ".join(f"'{name}'" for name in STATUS_SIGNALS) + ") UNION ALL"
-    " SELECT 'tables', CAST(COUNT(*) AS CHAR), CAST(MAX(CREATE_TIME) AS CHAR)"
+    " SELECT 'tables', CAST(COUNT(*) AS CHAR), CAST(MAX(CREATE_TIME) AS CHAR), NULL"
     " FROM information_schema.TABLES WHERE ENGINE = 'ndbcluster'"
 )
+# A node's start time, estimated as the read's time less its uptime, moves only by the jitter
+# of the read (uptime is in whole seconds) unless the node restarted.
+RESTART_SLACK = 5.0
 
 # Creating or dropping an object changes the count and the sums; altering a table raises its
 # version (NDB also gives a reused id a new version), building or dropping an index changes
@@ -77,9 +82,20 @@ class Signals:
     # No answer in time: the SQL node is slow or the connection was lost. The rows read
     # before are served rather than read again on top of the load (up to the maximum age).
     late: bool = False
+    # Data node id -> (uptime, estimated start time on the exporter's monotonic clock).
+    uptimes: Mapping[str, tuple[float, float]] = field(default_factory=dict)
 
     def get(self, name: str) -> tuple | None:
         return None if self.values is None else self.values.get(name)
+
+    def restarted_since(self, earlier: Signals) -> bool:
+        """Whether a data node seen in both restarted in between, even if no read saw it down
+        or starting: its uptime went back, or its estimated start time moved forward."""
+        for node, (uptime, start) in self.uptimes.items():
+            before = earlier.uptimes.get(node)
+            if before is not None and (uptime < before[0] or start > before[1] + RESTART_SLACK):
+                return True
+        return False
 
 
 UNKNOWN = Signals(None)
@@ -97,13 +113,21 @@ def signals_after(exc: BaseException) -> Signals:
     return UNKNOWN
 
 
-def parse_signals(rows: list[Row], objects: list[Row] | None = None) -> Signals:
+def parse_signals(
+    rows: list[Row], objects: list[Row] | None = None, at: float | None = None
+) -> Signals:
+    """The signals in the rows of SIGNAL_SQL (and OBJECTS_SQL), read at monotonic time ``at``."""
+    at = time.monotonic() if at is None else at
     values: dict[str, list] = {"nodes": [], "config": [], "ddl": []}
+    uptimes: dict[str, tuple[float, float]] = {}
     for row in rows:
         kind, name, value = text(row["kind"]), text(row["name"]), text(row["value"])
         if kind == "node":
             values["nodes"].append((name, value))
             values["config"].append((name, value.rpartition(" ")[2]))
+            uptime = number(row.get("uptime"))
+            if uptime is not None:
+                uptimes[name] = (uptime, at - uptime)
         elif kind == "status":
             values[STATUS_SIGNALS[name]].append((name, value))
         elif kind == "tables":
@@ -111,7 +135,7 @@ def parse_signals(rows: list[Row], objects: list[Row] | None = None) -> Signals:
     parsed = {name: tuple(sorted(found)) for name, found in values.items()}
     if objects is not None:
         parsed[OBJECTS] = tuple(tuple(text(v) for v in row.values()) for row in objects)
-    return Signals(parsed)
+    return Signals(parsed, uptimes=uptimes)
 
 
 def signals_job(with_objects: bool) -> Callable[[PooledConnection], Signals]:
@@ -230,6 +254,8 @@ class Refresher:
                 continue  # not read yet on this target: the other signals decide
             if now is None or now != last.signals.get(name):
                 return f"{name} changed" if now is not None else "signals unknown"
+            if name == "nodes" and signals.restarted_since(last.signals):
+                return "a data node restarted"
         return "maximum age" if slow.aged and self._old(last) else ""
 
     def _transition_due(self, last: _Read) -> bool:

@@ -434,3 +434,33 @@ def test_a_maximum_age_of_zero_reads_every_collector_at_every_scrape():
         refresh.record_read("t", slow, signals, [])
     assert refresh.due("t", [aged, distribution], signals, False) == [aged, distribution]
     assert not refresh.objects_due("t", [distribution])
+
+
+def uptime_rows(uptimes: dict[str, int]) -> list[dict]:
+    rows = signal_rows()
+    for row in rows:
+        if row["kind"] == "node":
+            row["uptime"] = uptimes[row["name"]]
+    return rows
+
+
+def test_a_restart_between_two_scrapes_reads_the_node_followers_again():
+    """A data node that restarted between two reads of the signals looks the same in its state,
+    phase and the ready count: its uptime going back, or its start time moving forward,
+    reads the collectors that follow the nodes again (the distribution's primaries moved)."""
+    clock, slow = Clock(), collector({"nodes"})
+    refresh = refresher(clock)
+    refresh.record_read("t", slow, parse_signals(uptime_rows({"1": 500, "2": 500}), at=1000.0), [])
+    assert not is_due(refresh, slow, parse_signals(uptime_rows({"1": 515, "2": 514}), at=1015.0))
+    assert is_due(refresh, slow, parse_signals(uptime_rows({"1": 515, "2": 3}), at=1015.0))
+    # Up again long enough that its uptime is past the last one read: its start time moved.
+    assert is_due(refresh, slow, parse_signals(uptime_rows({"1": 1100, "2": 600}), at=1600.0))
+
+
+def test_an_uptime_running_faster_than_the_exporter_is_no_restart():
+    """ndbsim's clock may run faster than wall time: the estimated start time then goes back,
+    which is not a restart."""
+    clock, slow = Clock(), collector({"nodes"})
+    refresh = refresher(clock)
+    refresh.record_read("t", slow, parse_signals(uptime_rows({"1": 500, "2": 500}), at=1000.0), [])
+    assert not is_due(refresh, slow, parse_signals(uptime_rows({"1": 560, "2": 560}), at=1010.0))

@@ -386,6 +386,10 @@ FAULT_EXAMPLES: tuple[tuple[str, str], ...] = (
         "TLS certificates expire in 2 days (NDB 8.3+): NdbTlsCertificateExpiring",
     ),
     ("metadata-excluded 3", "3 tables excluded from metadata sync"),
+    ("disk-page-buffer-misses", "80 % disk page hits: NdbDiskPageBufferHitRatioLow"),
+    ("gcp-stall", "the global checkpoint stops: NdbGlobalCheckpointStalled"),
+    ("resource-pool 0.95", "TRANSACTION_MEMORY 95 % of a limit: NdbResourcePoolHigh"),
+    ("buffer-full redo 0.9", "REDO log buffers 90 % used: NdbRedoBufferHigh"),
     (
         "data-memory-growth 0.1 --share 0.55",
         "DataMemory rises from 55 % by 10 % a cluster hour: NdbDataMemoryExhaustionPredicted",

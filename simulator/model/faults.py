@@ -32,6 +32,17 @@ GROWTH = {
 }
 DEFAULT_GROWTH_SHARE = 0.5  # a growth fault starts at half full
 
+# Faults of the data nodes' caches, buffers and memory pools, and of the global checkpoint.
+DEFAULT_DISK_PAGE_BUFFER_HITS = 0.8  # disk-page-buffer-misses: share served from the cache
+# resource-pool: the pools it can fill, with their resource_id in ndbinfo.resources
+POOLS = {"TRANSACTION_MEMORY": 1, "QUERY_MEMORY": 8, "SCHEMA_TRANS_MEMORY": 9}
+DEFAULT_POOL = "TRANSACTION_MEMORY"
+BUFFERS = {
+    "long-message": "the long message buffer (LongMessageBuffer)",
+    "redo": "every REDO log buffer (RedoBuffer)",
+    "undo": "the disk data undo buffer",
+}
+
 
 @dataclass(frozen=True)
 class FaultSpec:
@@ -158,6 +169,25 @@ FAULTS: dict[str, FaultSpec] = {
             "the SQL node fails to synchronize some user tables and excludes them",
             {"tables": (int, True)},
         ),
+        FaultSpec(
+            "disk-page-buffer-misses",
+            "disk data page requests miss the disk page buffer: only a share of them "
+            f"(default {DEFAULT_DISK_PAGE_BUFFER_HITS}) is served from it, the rest is read "
+            "from disk",
+            {"share": (float, False)},
+        ),
+        FaultSpec("gcp-stall", "the global checkpoint stops: the GCI and the epoch stay", {}),
+        FaultSpec(
+            "resource-pool",
+            f"a resource pool (default {DEFAULT_POOL}) of every data node gets a fixed "
+            "limit, as when TransactionMemory is set, and fills to a share of it",
+            {"resource": (str, False), "share": (float, True)},
+        ),
+        FaultSpec(
+            "buffer-full",
+            f"a buffer ({', '.join(BUFFERS)}) of every data node fills to a share",
+            {"buffer": (str, True), "share": (float, True)},
+        ),
     )
 }
 DEFAULT_SEND_BUFFER_SHARE = 0.92  # send-buffer-pressure without a share
@@ -217,7 +247,20 @@ def validate(name: str, params: dict[str, Any], topology: Topology | None = None
         clean.setdefault("phase", DEFAULT_STUCK_PHASE)
         if not 1 <= clean["phase"] <= START_PHASES:
             raise FaultError(f"{name}: phase must be 1..{START_PHASES}, got {clean['phase']}")
+    _check_capacity(name, clean)
     return clean
+
+
+def _check_capacity(name: str, clean: dict[str, Any]) -> None:
+    """Defaults and checks of the cache, buffer and pool faults."""
+    if name == "disk-page-buffer-misses":
+        clean.setdefault("share", DEFAULT_DISK_PAGE_BUFFER_HITS)
+    if name == "resource-pool":
+        clean["resource"] = clean.get("resource", DEFAULT_POOL).strip().upper()
+        if clean["resource"] not in POOLS:
+            raise FaultError(f"{name}: resource must be one of {', '.join(POOLS)}")
+    if name == "buffer-full" and clean["buffer"] not in BUFFERS:
+        raise FaultError(f"{name}: buffer must be one of {', '.join(BUFFERS)}")
 
 
 def _convert(name: str, key: str, kind: type, value: Any) -> Any:

@@ -62,10 +62,13 @@ def scraper():
     return RecordedScraper(cluster(), placement_rows(**shape), replica_rows(**shape))
 
 
-def view_app(scraper: RecordedScraper, targets: Targets) -> FastAPI:
+def view_app(scraper: RecordedScraper, targets: Targets, alerts_url: str | None = None) -> FastAPI:
     application = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     settings = SimpleNamespace(
-        telemetry_path="/metrics", query_timeout=5.0, view_alerts_url=None, refresh_max_age=120.0
+        telemetry_path="/metrics",
+        query_timeout=5.0,
+        view_alerts_url=alerts_url,
+        refresh_max_age=120.0,
     )
     application.include_router(view.make_router(application, settings, scraper, targets, clock))
     return application
@@ -137,8 +140,8 @@ async def test_concurrent_viewers_cause_one_collection_per_interval(client, scra
 
 async def test_viewers_share_one_model_per_scrape(client, scraper, monkeypatch):
     builds = []
-    build = source_module._build
-    monkeypatch.setattr(source_module, "_build", lambda *args: builds.append(1) or build(*args))
+    build = source_module.build
+    monkeypatch.setattr(source_module, "build", lambda *args: builds.append(1) or build(*args))
     paths = ["/api/v1/cluster", "/api/v1/findings", "/api/v1/config"] * 30
     await asyncio.gather(*(client.get(p) for p in paths))
     assert len(builds) == 1  # the first placement is waited for

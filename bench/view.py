@@ -28,6 +28,7 @@ ratio to the first size's.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import threading
 import time
@@ -54,6 +55,17 @@ def exporter_for(sim):
     return running_exporter(args, {"NDB_EXPORTER_PASSWORD": sim.password}, timeout=120)
 
 
+@contextlib.contextmanager
+def stack_at(data_nodes: int, tables: int):
+    """ndbsim, the exporter reading it and an HTTP client with a long timeout."""
+    with (
+        running_ndbsim(data_nodes=data_nodes, tables=tables) as sim,
+        exporter_for(sim) as exporter,
+        httpx.Client(timeout=300) as client,
+    ):
+        yield sim, exporter, client
+
+
 def rows(sim) -> int:
     return sim.stats()["ndbinfo_rows_read"]
 
@@ -76,11 +88,7 @@ def placement(sizes: list[int], tables: int, refreshes: int, every: float) -> No
         f" {'statuses':>9s}"
     )
     for data_nodes in sizes:
-        with (
-            running_ndbsim(data_nodes=data_nodes, tables=tables) as sim,
-            exporter_for(sim) as exporter,
-            httpx.Client(timeout=300) as client,
-        ):
+        with stack_at(data_nodes, tables) as (sim, exporter, client):
             base = f"http://{exporter.address}"
             before = rows(sim)
             first = refresh(client, base)
@@ -177,11 +185,7 @@ def memory(sizes: list[int], tables: int, scrapes: int) -> None:
     print(f"{'data nodes':>10s} {'tables':>7s} {'RSS MiB':>8s} {'/ first':>8s}")
     first = None
     for data_nodes in sizes:
-        with (
-            running_ndbsim(data_nodes=data_nodes, tables=tables) as sim,
-            exporter_for(sim) as exporter,
-            httpx.Client(timeout=300) as client,
-        ):
+        with stack_at(data_nodes, tables) as (sim, exporter, client):
             base = f"http://{exporter.address}"
             for _ in range(scrapes):
                 client.get(base + "/metrics")

@@ -6,9 +6,9 @@ import asyncio
 import logging
 import platform
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from mysql.connector import errors
 from ndbinfo_exporter import __version__, logs, settings
@@ -29,6 +29,7 @@ from ndbinfo_exporter.targets import TargetConfig
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -256,6 +257,21 @@ class Scraper:
         """A statement of the cluster view, on the view's own connections to ``target``."""
         return await self.view_pool(target).run(
             target, lambda connection: connection.rows(sql), min(timeout, self._query_timeout)
+        )
+
+    async def fold(
+        self,
+        target: TargetConfig,
+        sql: str,
+        timeout: float,
+        reduce: Callable[[Iterator[Row]], T],
+    ) -> T:
+        """A statement of the cluster view whose rows ``reduce`` folds as they are read (on a
+        pool thread), on the view's own connections: a large answer is never held whole."""
+        return await self.view_pool(target).run(
+            target,
+            lambda connection: reduce(connection.each(sql)),
+            min(timeout, self._query_timeout),
         )
 
     async def _collect(

@@ -37,6 +37,9 @@ class RecordedScraper:
         self._last = dataclasses.replace(self.result, finished_at=clock.now)
         return self._last
 
+    async def fold(self, target, sql: str, timeout: float, reduce):
+        return reduce(iter(await self.query(target, sql, timeout)))
+
     async def query(self, target, sql: str, timeout: float) -> list[dict]:
         self.queries.append(sql)
         await asyncio.sleep(0.01)

@@ -53,6 +53,9 @@ class GatedScraper:
         self._last[target.name] = result
         return result
 
+    async def fold(self, target, sql: str, timeout: float, reduce):
+        return reduce(iter(await self.query(target, sql, timeout)))
+
     async def query(self, target, sql: str, timeout: float) -> list[dict]:
         self.queries += 1
         return self.rows

@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from ndbinfo_exporter.targets import TargetConfig, Targets
 from ndbinfo_exporter.view import routes as view
 from ndbinfo_exporter.view import source as source_module
+from ndbinfo_exporter.view import thresholds
 from ndbinfo_exporter.view.source import LAST_REFRESH
 from prometheus_client.core import GaugeMetricFamily
 from scrape_data import Result, cluster, placement_rows, replica_rows
@@ -100,6 +101,13 @@ async def test_landing_page_keeps_the_links(client):
     assert page.status_code == 200
     for link in ('href="/metrics"', 'href="/healthz"', 'href="/docs"', "0.1.0"):
         assert link in page.text
+    # The page's bars turn amber and red at the findings' thresholds.
+    levels = (
+        f'data-data-memory="{thresholds.DATA_MEMORY_WARNING} {thresholds.DATA_MEMORY_CRITICAL}"'
+    )
+    assert levels in page.text
+    assert f'data-redo="{thresholds.REDO_WARNING} {thresholds.REDO_CRITICAL}"' in page.text
+    assert "script-src 'self'" in page.headers["content-security-policy"]
     assert (await client.get("/static/view/view.js")).status_code == 200
     missing = await client.get("/static/view/../view.py")
     assert missing.status_code == 404

@@ -95,13 +95,18 @@ class ViewSource:
 
     async def model(self) -> ViewModel:
         """The newest model. One older than the refresh interval starts a refresh in the
-        background and is answered after REFRESH_GRACE at most; a target without a model
-        yet waits for its first one, bounded by the scrape timeout."""
+        background and is answered after REFRESH_GRACE at most (at once while a refresh runs
+        already); a target without a model yet waits for its first one, bounded by the scrape
+        timeout."""
         current = self._model
         if current is not None and self._fresh(current.result.finished_at):
             return current
+        started = self._refresh is None
         refresh = self._start_refresh()
-        await asyncio.wait({refresh}, timeout=self._timeout if current is None else REFRESH_GRACE)
+        if current is None:
+            await asyncio.wait({refresh}, timeout=self._timeout)
+        elif started:
+            await asyncio.wait({refresh}, timeout=REFRESH_GRACE)
         if self._model is not None:
             return self._model
         if refresh.done() and refresh.exception() is not None:

@@ -9,10 +9,10 @@ The first form starts ndbsim and the exporter at each size, waits until the plac
 been read once (the warm-up), then loads the page's API calls as the page does every 10 s
 (cluster, findings, config, the first placement page of 50 tables, alerts) ``--refreshes``
 times, and prints the ndbinfo rows the cluster read per refresh (ndbsim's cost meter, GET
-/stats: the scrape the view triggers included), the time of the first placement page
-against the median of the steady ones, the slowest steady placement page (the view answers
-the model it has and refreshes in the background, so no steady refresh waits for a scrape),
-and the rows the placement statement returns. Steady refreshes are ``--every`` seconds apart
+/stats, from one refresh to the next: the scrape it starts in the background included), the
+time of the first placement page against the median of the steady ones, and the slowest
+steady placement page (the view answers the model it has and refreshes in the background, so
+no steady refresh waits for a scrape). Steady refreshes are ``--every`` seconds apart
 (11: each finds the view's model older than its 10 s interval).
 
 The second form scrapes /metrics every 2 s, alone and then with N viewers that each load
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import statistics
 import threading
 import time
@@ -102,14 +103,18 @@ def placement(sizes: list[int], tables: int, refreshes: int, every: float) -> No
                 time.sleep(2)
                 first = refresh(client, base)
             warm = rows(sim) - before
-            per_refresh, times, statuses = [], [], set()
+            # A refresh's rows: from its start to the next one's, so that the scrape it
+            # starts in the background is counted with it.
+            times, statuses, starts = [], set(), []
             for _ in range(refreshes):
                 time.sleep(every)
-                start = rows(sim)
+                starts.append(rows(sim))
                 answers = refresh(client, base)
-                per_refresh.append(rows(sim) - start)
                 times.append(answers[PAGE_CALLS[3]][1])
                 statuses.update(status for status, _ in answers.values())
+            time.sleep(every)
+            starts.append(rows(sim))
+            per_refresh = [b - a for a, b in itertools.pairwise(starts)]
             ratio = first[PAGE_CALLS[3]][1] / statistics.median(times)
             print(
                 f"{data_nodes:10d} {warm:13,d} {statistics.mean(per_refresh):13,.0f}"

@@ -21,7 +21,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -63,7 +63,7 @@ class PooledConnection:
         finally:
             cursor.close()
 
-    def each(self, sql: str) -> Iterator[Row]:
+    def each(self, sql: str) -> Generator[Row, None, None]:
         """The statement's rows as dicts, read from the server a batch at a time: whoever
         folds them as they come holds one batch, never every row."""
         cursor = self.raw.cursor()

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import platform
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -270,7 +271,7 @@ class Scraper:
         pool thread), on the view's own connections: a large answer is never held whole."""
         return await self.view_pool(target).run(
             target,
-            lambda connection: reduce(connection.each(sql)),
+            lambda connection: _folded(connection.each(sql), reduce),
             min(timeout, self._query_timeout),
         )
 
@@ -560,3 +561,9 @@ def _collector_families(outcomes: Sequence[_Outcome], skipped: Sequence[Collecto
     for collector in skipped:
         skip.add_metric([collector.name], 1)
     return [success, duration, skip]
+
+
+def _folded(rows: Generator[Row, None, None], reduce: Callable[[Iterator[Row]], T]) -> T:
+    """``reduce`` over ``rows``, whose cursor is closed (its rest read) even when it fails."""
+    with contextlib.closing(rows):
+        return reduce(rows)

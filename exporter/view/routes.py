@@ -161,8 +161,8 @@ def make_router(
             "X-View-Refreshing": "true" if view.refreshing else "false",
         }
 
-    async def reachable(view: ViewSource) -> ViewModel:
-        model = await view.model()
+    async def reachable(view: ViewSource, first_placement: bool = False) -> ViewModel:
+        model = await (view.with_placement() if first_placement else view.model())
         if not model.result.up:
             raise ApiFailure(
                 503, f"SQL node {model.result.target} is unreachable: {model.result.error}"
@@ -254,7 +254,7 @@ def make_router(
         """Replicas of user tables per data node: primaries, backups and dead replicas, with a
         summary per data node over the matching tables. Fragment detail: /placement/{table_id}."""
         view = source(target, auth_module)
-        model = await reachable(view)
+        model = await reachable(view, first_placement=True)
         model.require_placement()
         body = await asyncio.to_thread(model.page, db or None, table or None, node, page, page_size)
         return answer(body, request, freshness(view, model))

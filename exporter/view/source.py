@@ -103,8 +103,8 @@ class ViewSource:
             return current
         started = self._refresh is None
         refresh = self._start_refresh()
-        if current is None:
-            await asyncio.wait({refresh}, timeout=self._timeout)
+        if current is None:  # its scrape, then its placement, each bounded by the timeout
+            await asyncio.wait({refresh}, timeout=2 * self._timeout)
         elif started:
             await asyncio.wait({refresh}, timeout=REFRESH_GRACE)
         if self._model is not None:
@@ -134,6 +134,8 @@ class ViewSource:
         current = self._model
         if current is not None and result.finished_at < current.result.finished_at:
             result = current.result  # a model never goes back in time
+        if current is None:  # the first viewers wait for the scrape, not for the placement too
+            current = self._model = await self._build(result, None)
         if result.up:
             await self._follow_placement(result)
         if (
@@ -143,7 +145,10 @@ class ViewSource:
             and current.placement_error == self._error_text()
         ):
             return
-        self._model = await asyncio.to_thread(
+        self._model = await self._build(result, current)
+
+    async def _build(self, result: ScrapeResult, current: ViewModel | None) -> ViewModel:
+        return await asyncio.to_thread(
             build,
             result,
             previous_of(current, result),
@@ -151,6 +156,16 @@ class ViewSource:
             self._placement,
             self._error_text(),
         )
+
+    async def with_placement(self) -> ViewModel:
+        """The newest model; while the first placement is being read, waited for up to the
+        scrape timeout."""
+        model = await self.model()
+        refresh = self._refresh
+        if model.placement is None and model.placement_error is None and refresh is not None:
+            await asyncio.wait({refresh}, timeout=self._timeout)
+            model = self._model or model
+        return model
 
     def _remember_groups(self, result: ScrapeResult) -> dict[int, int]:
         if result.up:
@@ -199,7 +214,7 @@ class ViewSource:
     async def fragments(self, table_id: int) -> Body:
         """The fragments of one table, read when a viewer opens it and kept until the
         placement is read again."""
-        model = await self.model()
+        model = await self.with_placement()
         placement = model.require_placement()
         table = next((t for t in placement.tables if t.table_id == table_id), None)
         if table is None:

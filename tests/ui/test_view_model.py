@@ -133,12 +133,17 @@ def test_fragments_of_one_table_mark_dead_replicas_and_primaries():
 def test_placement_filter_paging_and_summary():
     data = placement.build(placement_rows(tables=30, dbs=("app", "shop")), 1, 0.0)
     nodes = {1: (0, True), 2: (0, True), 3: (1, True), 4: (1, True)}
-    page = placement.page_view(data, "t", nodes, db="shop", page=2, page_size=20)
+
+    def page_view(page=1, page_size=50, **match):
+        chosen = placement.select(data, nodes, **match)
+        return placement.page_view(chosen, "t", page=page, page_size=page_size)
+
+    page = page_view(db="shop", page=2, page_size=20)
     assert (page.total_tables, page.matched_tables, page.pages, len(page.tables)) == (60, 30, 2, 10)
     assert [d.db for d in page.databases] == ["shop"]
     assert sum(n.primaries for n in page.nodes) == 30 * 4
     assert {n.node_id: n.replicas for n in page.nodes} == {1: 60, 2: 60, 3: 60, 4: 60}
-    named = placement.page_view(data, "t", nodes, table="T2")
+    named = page_view(table="T2")
     assert {t.table for t in named.tables} == {
         "t2",
         "t20",
@@ -152,7 +157,7 @@ def test_placement_filter_paging_and_summary():
         "t28",
         "t29",
     }
-    assert placement.page_view(data, "t", nodes, node=7).matched_tables == 0
+    assert page_view(node=7).matched_tables == 0
 
 
 def test_placement_sql_reads_one_node_and_only_schema_columns():

@@ -55,9 +55,6 @@ SIGNAL_SQL = (
     " SELECT 'tables', CAST(COUNT(*) AS CHAR), CAST(MAX(CREATE_TIME) AS CHAR), NULL"
     " FROM information_schema.TABLES WHERE ENGINE = 'ndbcluster'"
 )
-# A node's start time, estimated as the read's time less its uptime, moves only by the jitter
-# of the read (uptime is in whole seconds) unless the node restarted.
-RESTART_SLACK = 5.0
 
 # Creating or dropping an object changes the count and the sums; altering a table raises its
 # version (NDB also gives a reused id a new version), building or dropping an index changes
@@ -82,18 +79,21 @@ class Signals:
     # No answer in time: the SQL node is slow or the connection was lost. The rows read
     # before are served rather than read again on top of the load (up to the maximum age).
     late: bool = False
-    # Data node id -> (uptime, estimated start time on the exporter's monotonic clock).
-    uptimes: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    # Data node id -> (uptime, earliest start, latest start): the node started between the
+    # statement's sending less its uptime (whole seconds, so one more) and its answer less its
+    # uptime, on the exporter's monotonic clock.
+    uptimes: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
 
     def get(self, name: str) -> tuple | None:
         return None if self.values is None else self.values.get(name)
 
     def restarted_since(self, earlier: Signals) -> bool:
         """Whether a data node seen in both restarted in between, even if no read saw it down
-        or starting: its uptime went back, or its estimated start time moved forward."""
-        for node, (uptime, start) in self.uptimes.items():
+        or starting: its uptime went back, or it started after the latest start the earlier
+        read allows. However slow the reads, a node that did not restart never passes."""
+        for node, (uptime, earliest, _) in self.uptimes.items():
             before = earlier.uptimes.get(node)
-            if before is not None and (uptime < before[0] or start > before[1] + RESTART_SLACK):
+            if before is not None and (uptime < before[0] or earliest > before[2]):
                 return True
         return False
 
@@ -114,12 +114,15 @@ def signals_after(exc: BaseException) -> Signals:
 
 
 def parse_signals(
-    rows: list[Row], objects: list[Row] | None = None, at: float | None = None
+    rows: list[Row],
+    objects: list[Row] | None = None,
+    sent: float = 0.0,
+    answered: float = 0.0,
 ) -> Signals:
-    """The signals in the rows of SIGNAL_SQL (and OBJECTS_SQL), read at monotonic time ``at``."""
-    at = time.monotonic() if at is None else at
+    """The signals in the rows of SIGNAL_SQL (and OBJECTS_SQL), sent and answered at these
+    monotonic times."""
     values: dict[str, list] = {"nodes": [], "config": [], "ddl": []}
-    uptimes: dict[str, tuple[float, float]] = {}
+    uptimes: dict[str, tuple[float, float, float]] = {}
     for row in rows:
         kind, name, value = text(row["kind"]), text(row["name"]), text(row["value"])
         if kind == "node":
@@ -127,7 +130,7 @@ def parse_signals(
             values["config"].append((name, value.rpartition(" ")[2]))
             uptime = number(row.get("uptime"))
             if uptime is not None:
-                uptimes[name] = (uptime, at - uptime)
+                uptimes[name] = (uptime, sent - uptime - 1, answered - uptime)
         elif kind == "status":
             values[STATUS_SIGNALS[name]].append((name, value))
         elif kind == "tables":
@@ -144,8 +147,11 @@ def signals_job(with_objects: bool) -> Callable[[PooledConnection], Signals]:
     the signals as UNKNOWN, so that the collectors run as they would without them."""
 
     def job(connection: PooledConnection) -> Signals:
+        sent = time.monotonic()
         rows = connection.rows(SIGNAL_SQL)
-        return parse_signals(rows, connection.rows(OBJECTS_SQL) if with_objects else None)
+        answered = time.monotonic()
+        objects = connection.rows(OBJECTS_SQL) if with_objects else None
+        return parse_signals(rows, objects, sent, answered)
 
     return job
 

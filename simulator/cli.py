@@ -18,6 +18,7 @@ from ndbsim.model.cluster import ClusterSpec, build_config
 from ndbsim.model.config_params import parse_override
 from ndbsim.model.faults import (
     BUFFERS,
+    CONFLICT_FUNCTIONS,
     DEFAULT_BEHIND_SECONDS,
     DEFAULT_DISK_PAGE_BUFFER_HITS,
     DEFAULT_GROWTH_SHARE,
@@ -269,7 +270,12 @@ def fault_parser() -> argparse.ArgumentParser:
         const=True,
         help="the event buffer overflows: a LOST_EVENTS incident stops the replica (1590)",
     )
-    sub.add_parser("conflicts", help="the source counts NDB$EPOCH2 conflicts")
+    s = sub.add_parser("conflicts", help="the replica's SQL node finds rows in conflict")
+    s.add_argument(
+        "--function",
+        choices=CONFLICT_FUNCTIONS,
+        help="the conflict function (default NDB$EPOCH2; the _TRANS ones move Ndb_conflict_trans_*)",
+    )
     s = sub.add_parser("clear", help="clear one fault")
     s.add_argument("name")
     sub.add_parser("list", help="active faults")
@@ -407,6 +413,7 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
         wanted = args.replica_port if args.replica_port is not None else args.port and args.port + 1
         replica_server = await listen(replica, replica_engine, wanted)
         servers.append(replica_server)
+        link.replica_port = _listening_port(replica_server, wanted)
         ready += f" replica={args.host}:{_listening_port(replica_server, wanted)}"
     log.info("NDB %s, %d data nodes, %d tables", version.series, args.data_nodes, args.tables)
     print(ready, flush=True)

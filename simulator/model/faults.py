@@ -15,6 +15,8 @@ PREFIX = "ndb$"
 START_PHASES = 9  # a starting data node shows start phases 1..9 in ndbinfo.nodes
 DEFAULT_STUCK_PHASE = 5  # node restart: copying fragments from the live nodes
 DEFAULT_BEHIND_SECONDS = 900.0  # replica-behind without seconds: past the 300 s lag alert
+# conflicts: the epoch conflict functions of mysql.ndb_replication; the _TRANS ones are transactional
+CONFLICT_FUNCTIONS = ("NDB$EPOCH", "NDB$EPOCH2", "NDB$EPOCH_TRANS", "NDB$EPOCH2_TRANS")
 LINK_FAULTS = (
     "replica-sql-error",
     "replica-io-disconnect",
@@ -163,7 +165,12 @@ FAULTS: dict[str, FaultSpec] = {
             "the event buffer and writes a LOST_EVENTS incident",
             {"gap": (bool, False)},
         ),
-        FaultSpec("conflicts", "the source counts NDB$EPOCH2 conflicts", {}),
+        FaultSpec(
+            "conflicts",
+            "the replica's SQL node, which applies the changes, finds rows in conflict with a "
+            "conflict function (default NDB$EPOCH2)",
+            {"function": (str, False)},
+        ),
         FaultSpec(
             "metadata-excluded",
             "the SQL node fails to synchronize some user tables and excludes them",
@@ -243,6 +250,13 @@ def validate(name: str, params: dict[str, Any], topology: Topology | None = None
             raise FaultError(f"{name}: {key} must be 1..1000, got {clean[key]}")
     if "factor" in clean and not 1.0 <= clean["factor"] <= 1000.0:
         raise FaultError(f"{name}: factor must be between 1 and 1000, got {clean['factor']}")
+    if name == "conflicts":
+        clean["function"] = clean.get("function", "NDB$EPOCH2").upper()
+        if clean["function"] not in CONFLICT_FUNCTIONS:
+            known = ", ".join(CONFLICT_FUNCTIONS)
+            raise FaultError(
+                f"conflicts: function must be one of {known}, got {params['function']!r}"
+            )
     if name == "stuck-start":
         clean.setdefault("phase", DEFAULT_STUCK_PHASE)
         if not 1 <= clean["phase"] <= START_PHASES:

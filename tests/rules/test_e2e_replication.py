@@ -208,4 +208,4 @@ def test_conflicts_make_replication_conflicts_true(pair: Pair):
         found = pair.wait_for_alert("NdbReplicationConflicts")
     finally:
         pair.sim.reset()
-    assert {m["cluster"] for m in found} == {SOURCE}
+    assert {m["cluster"] for m in found} == {REPLICA}

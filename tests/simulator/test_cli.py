@@ -148,11 +148,11 @@ def test_replication_fault_commands():
         url = ["--control-url", sim.control_url]
         assert run("fault", *url, "replica-behind", "--seconds", "400").returncode == 0
         assert run("fault", *url, "injector-behind", "--gap").returncode == 0
-        assert run("fault", *url, "conflicts").returncode == 0
+        assert run("fault", *url, "conflicts", "--function", "NDB$EPOCH_TRANS").returncode == 0
         assert sim.status()["faults"] == {
             "replica-behind": {"seconds": 400.0},
             "injector-behind": {"gap": True},
-            "conflicts": {},
+            "conflicts": {"function": "NDB$EPOCH_TRANS"},
         }
         link = json.loads(run("fault", *url, "replication").stdout)
         assert link["last_sql_errno"] == 1590

@@ -198,21 +198,44 @@ def test_injector_gap_stops_the_replica_with_an_incident(healthy):
     assert wait_until(lambda: replica_status(healthy)["Last_SQL_Errno"] == 0)
 
 
-def test_conflicts_are_counted_on_the_source(healthy):
-    def conflicts() -> dict[str, int]:
-        rows = source(healthy, "SHOW GLOBAL STATUS LIKE 'Ndb_conflict_%'")
-        return {r["Variable_name"]: int(r["Value"]) for r in rows}
+def _conflicts(rows: list[dict]) -> dict[str, int]:
+    return {r["Variable_name"]: int(r["Value"]) for r in rows}
 
-    assert conflicts()["Ndb_conflict_fn_epoch2"] == 0
+
+def _replica_conflicts(sim) -> dict[str, int]:
+    return _conflicts(replica(sim, "SHOW GLOBAL STATUS LIKE 'Ndb_conflict_%'"))
+
+
+def test_conflicts_are_counted_on_the_applying_sql_node(healthy):
+    before = _replica_conflicts(healthy)
     healthy.fault("conflicts")
-    assert wait_until(lambda: conflicts()["Ndb_conflict_fn_epoch2"] > 0)
-    values = conflicts()
-    assert values["Ndb_conflict_trans_row_conflict_count"] > 0
+    name = "Ndb_conflict_fn_epoch2"
+    assert wait_until(lambda: _replica_conflicts(healthy)[name] > before[name])
+    values = _replica_conflicts(healthy)
+    # NDB$EPOCH2 is not transactional: the _trans_ counters stay
+    assert (
+        values["Ndb_conflict_trans_row_conflict_count"]
+        == before["Ndb_conflict_trans_row_conflict_count"]
+    )
     assert values["Ndb_conflict_last_conflict_epoch"] > 0
+    on_source = _conflicts(source(healthy, "SHOW GLOBAL STATUS LIKE 'Ndb_conflict_%'"))
+    assert set(on_source.values()) == {0}
     healthy.clear("conflicts")
-    settled = conflicts()["Ndb_conflict_fn_epoch2"]
+    settled = _replica_conflicts(healthy)["Ndb_conflict_fn_epoch2"]
     time.sleep(0.5)
-    assert conflicts()["Ndb_conflict_fn_epoch2"] == settled
+    assert _replica_conflicts(healthy)["Ndb_conflict_fn_epoch2"] == settled
+
+
+def test_transactional_conflict_functions_move_the_trans_counters(healthy):
+    before = _replica_conflicts(healthy)
+    healthy.fault("conflicts", function="NDB$EPOCH2_TRANS")
+    name = "Ndb_conflict_trans_row_conflict_count"
+    assert wait_until(lambda: _replica_conflicts(healthy)[name] > before[name])
+    healthy.clear("conflicts")
+    values = _replica_conflicts(healthy)
+    assert values["Ndb_conflict_fn_epoch2_trans"] > before["Ndb_conflict_fn_epoch2_trans"]
+    assert values["Ndb_conflict_fn_epoch2"] == before["Ndb_conflict_fn_epoch2"]
+    assert values["Ndb_conflict_trans_reject_count"] > before["Ndb_conflict_trans_reject_count"]
 
 
 def test_the_control_api_acts_on_either_cluster(healthy):

@@ -62,6 +62,8 @@ STATEMENTS = {
     "SHOW MASTER STATUS": "source",
     "SHOW BINARY LOG STATUS": "source",
     "SHOW ENGINE NDBCLUSTER STATUS": "source",
+    "SHOW SLAVE HOSTS": "source",
+    "SHOW REPLICAS": "source",
 }
 
 
@@ -87,6 +89,30 @@ def test_table_columns(pair, table):
     names, rows = _run(sim, port, f"SELECT * FROM {table}")
     assert names == [name for name, _ in expected("tables", table, _server(series))]
     assert len(rows) >= 1
+
+
+def test_the_source_lists_its_replica(pair):
+    series, sim = pair
+    statement = "SHOW SLAVE HOSTS" if _server(series) < (8, 0, 22) else "SHOW REPLICAS"
+    names, rows = _run(sim, sim.port, statement)
+    assert rows == [(2, sim.host, sim.replica_port, 1, rows[0][4])]
+    _, replica_uuid = _run(sim, sim.replica_port, "SELECT @@server_uuid")
+    assert rows[0][4] == replica_uuid[0][0]
+    assert _run(sim, sim.replica_port, statement)[1] == []
+
+
+def test_syntax_errors_name_the_unknown_words(pair):
+    series, sim = pair
+    server = _server(series)
+    if (8, 0, 22) <= server < (8, 4):
+        pytest.skip("8.0.22 to 8.3 know both statements")
+    statement = "SHOW REPLICAS" if server < (8, 0, 22) else "SHOW SLAVE HOSTS"
+    with pytest.raises(pymysql.err.ProgrammingError) as error:
+        _run(sim, sim.port, statement)
+    assert error.value.args[1] == (
+        "You have an error in your SQL syntax; check the manual that corresponds to your MySQL "
+        f"server version for the right syntax to use near '{statement[5:]}' at line 1"
+    )
 
 
 def test_messages_use_the_words_of_the_version(pair):

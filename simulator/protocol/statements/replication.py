@@ -26,6 +26,7 @@ ZERO_TIME = "0000-00-00 00:00:00.000000"
 REPLICATION_USER = "repl"
 RETRY_SECONDS, RETRY_COUNT = 60, 86400
 IO_THREAD_ID, SQL_THREAD_ID = 46, 47
+REPLICA_SERVER_ID = 2  # @@server_id of the replica SQL node
 
 
 @statement(
@@ -73,9 +74,24 @@ async def _binary_logs(s: Statement) -> WireResult:
 
 @statement("show", pattern=re.compile(r"(?i)^SHOW (?P<word>SLAVE HOSTS|REPLICAS)$"))
 async def _replicas(s: Statement) -> WireResult:
-    if s.match["word"].upper() == "SLAVE HOSTS" and _from_84(s):
+    """The replicas registered with this source: SHOW REPLICAS from 8.0.22, SHOW SLAVE HOSTS
+    until 8.4; the old statement keeps the old column names (rpl_source.cc show_replicas)."""
+    node = s.session.node
+    old_words = s.match["word"].upper() == "SLAVE HOSTS"
+    server = sysvars.server_version(node.version)
+    if (old_words and server >= (8, 4)) or (not old_words and server < (8, 0, 22)):
         raise SqlError(1064, syntax_near(s.text[5:]))
-    return plain(["Server_id", "Host", "Port", "Source_id", "Replica_UUID"], [])
+    statement = "SHOW SLAVE HOSTS" if old_words else "SHOW REPLICAS"
+    columns = infoschema.replication_columns("statements", statement, node.version)
+    link = node.cluster.replication
+    rows = []
+    if node.role == "source":
+        replica_uuid = sysvars.server_uuid(link.replica.sql_node_id, "replica")
+        rows.append(
+            (REPLICA_SERVER_ID, link.source_host, link.replica_port, link.source_server_id,
+             replica_uuid)
+        )  # fmt: skip
+    return plain(columns, rows)
 
 
 def _from_84(s: Statement) -> bool:

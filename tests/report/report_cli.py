@@ -33,7 +33,12 @@ def run(
 
 
 def connection(host: str, port: int, user: str) -> list[str]:
-    return [f"--mysqld.address={host}:{port}", f"--mysqld.username={user}"]
+    # A generous query timeout: on a loaded machine a timed-out collector is a finding too.
+    return [
+        f"--mysqld.address={host}:{port}",
+        f"--mysqld.username={user}",
+        "--exporter.query-timeout=60",
+    ]
 
 
 def of(sim: Any, port: int | None = None) -> list[str]:

@@ -84,7 +84,8 @@ def test_data_memory_over_the_warning_threshold_is_a_warning(sim):
     sim.fault("data-memory", share=0.85)
     done = run("check", *of(sim), password=PASSWORD)
     assert done.returncode == 1, done.stdout
-    assert done.stdout.startswith("NDB WARNING - DataMemory nearly full")
+    first = done.stdout.splitlines()[0]
+    assert first.startswith("NDB WARNING - ") and "DataMemory nearly full" in first
     assert "'data_memory_node_1'=85" in done.stdout or "'data_memory_node_1'=84.9" in done.stdout
 
 

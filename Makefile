@@ -52,6 +52,11 @@ dashboards: $(STAMP)
 chart: $(STAMP)
 	$(BIN)/python charts/sync.py
 
+# The sample report of docs/report.md (from ndbsim) and docs/report.schema.json.
+.PHONY: report-sample
+report-sample: $(STAMP)
+	$(BIN)/python tests/report/report_sample.py
+
 golden: $(STAMP)
 	$(BIN)/python -m pytest tests/exporter/test_golden.py --update-golden
 

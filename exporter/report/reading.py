@@ -52,10 +52,10 @@ async def read(
         settings.refresh_max_age,
         interval=interval or VIEW_INTERVAL_SECONDS,
     )
-    model = await source.model()
+    model = await source.refreshed()
     if interval is not None and model.result.up:
         await asyncio.sleep(interval)
-        model = await source.model()
+        model = await source.refreshed()
     bodies = model.bodies
     return Reading(
         result=model.result,

@@ -157,6 +157,18 @@ class ViewSource:
             self._error_text(),
         )
 
+    async def refreshed(self) -> ViewModel:
+        """The model of a refresh that starts now (or runs already), placement included,
+        waited for up to twice the scrape timeout: for a one-off reader (the report), which
+        wants a new read rather than the model there is."""
+        refresh = self._start_refresh()
+        await asyncio.wait({refresh}, timeout=2 * self._timeout)
+        if refresh.done() and not refresh.cancelled() and refresh.exception() is not None:
+            raise refresh.exception()  # type: ignore[misc]
+        if self._model is None:
+            raise Unavailable(f"the first scrape of {self.target_name} has not finished yet")
+        return self._model
+
     async def with_placement(self) -> ViewModel:
         """The newest model; while the first placement is being read, waited for up to the
         scrape timeout."""

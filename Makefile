@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 SYSTEM_STAMP := .ci/.system-packages-done
 DEMO_ARGS ?=
 
-.PHONY: demo test lint fmt dashboards golden bench up down load image clean system-packages tools clients
+.PHONY: demo test test-isolated lint fmt dashboards golden bench up down load image clean system-packages tools clients
 
 # The exporter and, beside it, the distributions of ndbsim, the load generator and the dashboards.
 DISTRIBUTIONS := pyproject.toml simulator/pyproject.toml loadgen/pyproject.toml dashboards/pyproject.toml
@@ -35,6 +35,13 @@ demo: $(STAMP)
 test: $(STAMP) system-packages tools clients
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
+
+# Every test module with integration tests run alone, then the suite in reverse module order:
+# a test that passes only after others fails here.
+test-isolated: $(STAMP) system-packages tools clients
+	@set -e; for module in $$(grep -rl --include='test_*.py' -e 'integration' tests | sort); do \
+		echo "== $$module"; $(BIN)/python -m pytest -q -p no:cacheprovider $$module; done
+	$(BIN)/python -m pytest -q -p no:cacheprovider --reverse-modules
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -250,11 +250,19 @@ class Refresher:
             return "every scrape"
         if last is None:
             return "no rows yet"
+        # A signal comes first: a node stopping or restarting during a transition (primaries
+        # being handed back) must not wait for the transition's backoff.
+        changed = "" if signals.late else self._changed(slow.signals, last, signals)
+        if changed:
+            return changed
         if not last.settled:
             return "in transition" if self._transition_due(last) else ""
-        if signals.late:
-            return "maximum age" if slow.aged and self._old(last) else ""
-        for name in sorted(slow.signals):
+        return "maximum age" if slow.aged and self._old(last) else ""
+
+    @staticmethod
+    def _changed(followed: Iterable[str], last: _Read, signals: Signals) -> str:
+        """Which followed signal differs from the one seen at the last read ("" when none)."""
+        for name in sorted(followed):
             now = signals.get(name)
             if now is None and name == OBJECTS and signals.values is not None:
                 continue  # not read yet on this target: the other signals decide
@@ -262,7 +270,7 @@ class Refresher:
                 return f"{name} changed" if now is not None else "signals unknown"
             if name == "nodes" and signals.restarted_since(last.signals):
                 return "a data node restarted"
-        return "maximum age" if slow.aged and self._old(last) else ""
+        return ""
 
     def _transition_due(self, last: _Read) -> bool:
         """A transition is read again at the next scrapes, then less and less often, up to

@@ -478,3 +478,16 @@ def test_an_uptime_running_faster_than_the_exporter_is_no_restart():
     refresh = refresher(clock)
     refresh.record_read("t", slow, read_at({"1": 500, "2": 500}, 1000.0), [])
     assert not is_due(refresh, slow, read_at({"1": 560, "2": 560}, 1010.0))
+
+
+def test_a_signal_during_a_transition_reads_at_once():
+    """Primaries being handed back are read again less and less often; a node stopping in
+    the meantime is a signal, read at the next scrape whatever the backoff."""
+    clock, slow = Clock(), collector({"nodes"}, settled=lambda rows: False)
+    refresh = refresher(clock)
+    signals = parse_signals(signal_rows())
+    for _ in range(6):
+        refresh.record_read("t", slow, signals, [])
+    assert not is_due(refresh, slow, signals)
+    stopped = parse_signals(signal_rows(nodes=(("1", "STARTED 0 1"),), ready="1"))
+    assert is_due(refresh, slow, stopped)

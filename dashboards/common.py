@@ -201,11 +201,17 @@ def timeseries_panel(
     width: int = 12,
     height: int = 8,
     legend_calcs: Iterable[str] = ("lastNotNull", "max"),
+    threshold_line: dash.ThresholdsConfig | None = None,
 ) -> PanelSpec:
+    """Series over time; ``threshold_line`` draws its steps as lines across the graph."""
     builder = _with_common(
         timeseries.Panel(), title, description, unit, queries, width, height
     ).legend(_legend_table(list(legend_calcs)))
     builder = builder.fill_opacity(10).line_width(1)
+    if threshold_line is not None:
+        builder = builder.thresholds(threshold_line).thresholds_style(
+            common.GraphThresholdsStyleConfig().mode(common_model.GraphThresholdsStyleMode.LINE)
+        )
     if stack:
         builder = builder.stacking(
             common.StackingConfig().mode(common_model.StackingMode.NORMAL)

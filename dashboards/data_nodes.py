@@ -443,8 +443,12 @@ def _send_buffer_row(layout: Layout) -> None:
 
 
 def _disk_row(layout: Layout) -> None:
-    requests = _node_rate("ndb_disk_page_buffer_page_requests_total")
-    hits = _node_rate("ndb_disk_page_buffer_page_requests_total", 'result="direct_return"')
+    def requests(result: str) -> str:
+        matcher = f'result="{result}"'
+        per_node = _node_rate("ndb_disk_page_buffer_page_requests_total", matcher)
+        return f"sum by (node_id) (max by (node_id, result) ({per_node}))"
+
+    hits, waits = requests("direct_return"), requests("wait_io")
     written = _node_rate("ndb_disk_page_buffer_pages_written_total")
     read = _node_rate("ndb_disk_page_buffer_pages_read_total")
     speed = _node("ndb_disk_write_speed_bytes_per_second", 'window="10s"')
@@ -452,17 +456,17 @@ def _disk_row(layout: Layout) -> None:
         "Disk",
         timeseries_panel(
             "Disk page buffer hit ratio",
-            "Share of disk-data page requests served from the page buffer without waiting "
-            "(ndbinfo.diskpagebuffer). Only tables with STORAGE DISK use it. Below about 95 % "
-            "raise DiskPageBufferMemory.",
+            "Page requests served from the page buffer against those that waited for a disk "
+            "read, direct_return / (direct_return + wait_io), the NDB manual's hit ratio "
+            "(ndbinfo.diskpagebuffer; requests queued behind a read already in progress are "
+            "left out). Only tables with STORAGE DISK use it. The line is 95 %: below it, "
+            "raise DiskPageBufferMemory (after a restart the buffer warms up first).",
             "percentunit",
-            q(
-                f"sum by (node_id) (max by (node_id, result) ({hits})) / (sum by (node_id) (max by (node_id, result) ({requests})) > 0)",
-                "node {{node_id}}",
-            ),
+            q(f"{hits} / (({hits} + {waits}) > 0)", "node {{node_id}}"),
             min_value=0,
             max_value=1,
             width=8,
+            threshold_line=thresholds((None, "red"), (0.95, "green")),
         ),
         timeseries_panel(
             "Disk page buffer I/O",

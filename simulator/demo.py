@@ -250,6 +250,13 @@ def _alertmanager_config(logs: Path) -> Path:
     return path
 
 
+def _labels(cluster: str) -> dict[str, str]:
+    """The target labels of a cluster's exporter; the replica names its source cluster."""
+    if cluster == CLUSTER:
+        return {"cluster": cluster, "instance": "ndbsim"}
+    return {"cluster": cluster, "source_cluster": CLUSTER, "instance": f"ndbsim-{cluster}"}
+
+
 def _prometheus_config(
     logs: Path, exporters: dict[str, str], alertmanager: str | None, every: float
 ) -> Path:
@@ -268,10 +275,7 @@ def _prometheus_config(
                 "static_configs": [
                     {
                         "targets": [url.removeprefix("http://")],
-                        "labels": {
-                            "cluster": cluster,
-                            "instance": "ndbsim" if cluster == CLUSTER else f"ndbsim-{cluster}",
-                        },
+                        "labels": _labels(cluster),
                     }
                     for cluster, url in exporters.items()
                 ],

@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 SYSTEM_STAMP := .ci/.system-packages-done
 DEMO_ARGS ?=
 
-.PHONY: demo test test-isolated lint fmt dashboards golden bench up down load image clean system-packages tools clients
+.PHONY: demo test test-isolated lint fmt dashboards golden bench bench-ndbsim up down load image clean system-packages tools clients
 
 # The exporter and, beside it, the distributions of ndbsim, the load generator and the dashboards.
 DISTRIBUTIONS := pyproject.toml simulator/pyproject.toml loadgen/pyproject.toml dashboards/pyproject.toml
@@ -69,6 +69,9 @@ golden: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/scrape.py
+
+bench-ndbsim: $(STAMP)
+	$(BIN)/python bench/ndbsim_cost.py
 
 up:
 	docker compose up -d --build

@@ -193,7 +193,7 @@ def test_injector_gap_stops_the_replica_with_an_incident(healthy):
     healthy.fault("injector-behind", gap=True)
     row = replica_status(healthy)
     assert row["Replica_SQL_Running"] == "No" and row["Last_SQL_Errno"] == 1590
-    assert row["Last_SQL_Error"].startswith("The incident LOST_EVENTS occurred on the source.")
+    assert row["Last_SQL_Error"].startswith("The incident LOST_EVENTS occured on the source.")
     healthy.reset()
     assert wait_until(lambda: replica_status(healthy)["Last_SQL_Errno"] == 0)
 

@@ -266,14 +266,11 @@ def table_rows(node: SqlNode, name: str) -> list[tuple]:
         ]  # fmt: skip
     if node.role != "replica":
         return []
-    applied = snap["applied"]
     if name == "ndb_apply_status":
-        if applied is None:
+        transaction = snap["applied_transaction"]
+        if transaction is None:
             return []
-        start = max(link.first_position, applied.position - 1000)
-        return [
-            (link.source_server_id, snap["applied_epoch"], applied.file, start, applied.position)
-        ]
+        return [(link.source_server_id, snap["applied_epoch"], *transaction)]
     columns = infoschema.replication_columns("tables", TABLES[name], node.version)
     values = _thread_values(node, snap, name)
     return [tuple(values.get(c, ZERO_TIME if c.endswith("TIMESTAMP") else "") for c, _ in columns)]

@@ -15,6 +15,7 @@ the link faults from the source cluster's faults.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,8 @@ EVENT_BYTES_PER_WRITE = 160  # bytes the event buffer receives per row change
 INDEX_ROWS = 256  # ndb_binlog_index rows kept (mysqld purges with the binlog files)
 CONFLICTS_PER_SECOND = 3.0
 INCIDENT_BYTES = 40
+# binlog transactions kept to place an applied epoch that replica-behind puts minutes back
+HISTORY_ROWS = 16_384
 
 
 @dataclass
@@ -82,6 +85,7 @@ class ReplicationLink:
         self.first_position = first_position  # after the format description event
         self.files = [BinlogFile("binlog.000001", first_position)]
         self.index: deque[IndexRow] = deque(maxlen=INDEX_ROWS)
+        self.history: deque[IndexRow] = deque(maxlen=HISTORY_ROWS)
         self.end: Sample | None = None  # the binlog's end at the last step
         self.written_epoch = 0
         self.data_events = 0.0
@@ -152,6 +156,7 @@ class ReplicationLink:
                 self.position, self.files[-1].name,
             )  # fmt: skip
             self.index.append(row)
+            self.history.append(row)
             self.written_epoch = epoch
 
     def _append(self, size: int, epoch: int) -> Sample:
@@ -213,6 +218,22 @@ class ReplicationLink:
             )
             self.applied = target
 
+    def transaction_of(self, epoch: int) -> tuple[str, int, int] | None:
+        """(file, start, end) of the newest epoch transaction up to `epoch` as the source wrote it
+        into its binary log; before the oldest one kept, an empty span at that one's start."""
+        if not self.history:
+            return None
+        i = bisect_right(self.history, epoch, key=lambda r: r.epoch)
+        if i == 0:
+            oldest = self.history[0]
+            return oldest.file, oldest.position, oldest.position
+        row = self.history[i - 1]
+        if row.next_file == row.file:
+            return row.file, row.position, row.next_position
+        # the transaction closed its file: it ends where that file ends
+        size = next(f.size for f in self.files if f.name == row.file)
+        return row.file, row.position, size
+
     def behind_seconds(self) -> float:
         params = self.source.faults.get("replica-behind")
         if params is None:
@@ -233,6 +254,10 @@ class ReplicationLink:
             if lag and applied_epoch:
                 gcis = math.ceil(lag / cp.gcp_interval)
                 applied_epoch = max(0, applied_epoch - (gcis << 32))
+            transaction = self.transaction_of(applied_epoch) if applied else None
+            if lag and transaction is not None:
+                # the SQL thread stands at the end of the epoch it applied last
+                applied = Sample(applied_epoch, transaction[0], transaction[2])
             io_running = "Connecting" if self.io_error else "Yes"
             sql_running = "No" if self.sql_error else "Yes"
             seconds: int | None = int(lag)
@@ -252,6 +277,7 @@ class ReplicationLink:
                 "received": self.received,
                 "applied": applied,
                 "applied_epoch": applied_epoch,
+                "applied_transaction": transaction,
                 "io_running": io_running,
                 "sql_running": sql_running,
                 "io_error": self.io_error,

@@ -71,7 +71,7 @@ HEALTHY_PAIR = {
 FAULT_PANELS = {
     "replica-behind": {
         ("Seconds behind source", "A"): "> 300",
-        ("Epoch lag per source server_id", "A"): "> 150",
+        ("Epoch lag per source server", "A"): "> 150",
         ("Channels", "B"): "> 300",
     },
     "replica-sql-error": {

@@ -378,8 +378,7 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
     replica_engine = Engine(catalog_for(version), replication=True) if replica is not None else None
     for each_cluster, each_engine in ((cluster, engine), (replica, replica_engine)):
         if each_cluster is not None:
-            with each_engine.lock:
-                model_tables.sync(each_cluster, each_engine)
+            model_tables.sync(each_cluster, each_engine)
     control_sock = _bound_socket(args.host, args.control_port)
     control_port = control_sock.getsockname()[1]
     app = create_app(

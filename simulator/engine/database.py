@@ -15,6 +15,7 @@ import duckdb
 from ndbsim.engine import infoschema
 from ndbsim.engine.catalog import SCHEMA, Catalog, TableDef, load_json
 from ndbsim.engine.mysqltypes import parse_type
+from ndbsim.engine.table_writes import TableWrites
 from ndbsim.engine.translate import Translator, quote
 
 log = logging.getLogger(__name__)
@@ -68,20 +69,36 @@ class ReadMeter:
 
 class Engine:
     """Base and lookup tables are DuckDB tables named like ndbinfo ("ndb$nodes", ...); views are
-    DuckDB views built from their real view SQL, cast to the catalog's column types."""
+    DuckDB views built from their real view SQL, cast to the catalog's column types.
+
+    Statements run concurrently, each thread on its own cursor (`cursor()`, a connection to
+    the same database): DuckDB gives each transaction a consistent snapshot, so a read never
+    waits for another statement's read, and it waits only for the writes of the tables it
+    reads (`writes`). `lock` serializes the use of the first connection, `db`, and the
+    statements that fill or filter the server tables for themselves (their rows are the
+    statement's own: session variables, processlist, an account's privileges)."""
 
     def __init__(self, catalog: Catalog, replication: bool = False):
         """`replication`: the SQL node of ndbsim --replica, with the replication tables."""
         self.catalog = catalog
         self.lock = threading.RLock()
         self.db = duckdb.connect(config={"threads": 2})
-        self.db.execute("SET error_on_division_by_zero = false")
-        # MySQL's default collations compare strings case-insensitively
-        self.db.execute("SET default_collation = 'nocase'")
+        _configure(self.db)
+        self.writes = TableWrites()
+        self._cursors = threading.local()
         self.translator = Translator(catalog, replication)
         self._tmpdir = "/dev/shm" if os.path.isdir("/dev/shm") else None
         self.meter = ReadMeter()
         self._create_schema()
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """The calling thread's own connection to the database."""
+        cursor = getattr(self._cursors, "cursor", None)
+        if cursor is None:
+            with self.lock:
+                cursor = self._cursors.cursor = self.db.cursor()
+            _configure(cursor)
+        return cursor
 
     # --- schema ---------------------------------------------------------------------------
 
@@ -143,28 +160,38 @@ class Engine:
     def qualified(name: str, schema: str = SCHEMA) -> str:
         return f"{quote(schema)}.{quote(name)}"
 
-    def replace_rows(self, table: str, rows: Iterable[Sequence[Any]]) -> None:
+    def replace_rows(self, table: str, rows: Iterable[Sequence[Any]], db: Any = None) -> None:
         """Replace the whole content of a base/lookup table (catalog column order)."""
         obj = self.catalog.objects[table]
-        self.replace_rows_in(self.qualified(table), obj, rows)
+        self.replace_rows_in(self.qualified(table), obj, rows, db)
 
-    def replace_rows_in(self, target: str, obj: TableDef, rows: Iterable[Sequence[Any]]) -> None:
+    def replace_rows_in(
+        self, target: str, obj: TableDef, rows: Iterable[Sequence[Any]], db: Any = None
+    ) -> None:
+        """Replace the rows of ``target``: in a transaction of its own on the first
+        connection, or, given ``db`` (a cursor in a transaction), on it."""
         rows = rows if isinstance(rows, list) else list(rows)
+        if db is not None:
+            self._replace(db, target, obj, rows)
+            return
         with self.lock:
             self.db.execute("BEGIN")
             try:
-                self.db.execute(f"DELETE FROM {target}")
-                if len(rows) > _BULK_ROWS:
-                    self._insert_csv(target, obj, rows)
-                elif rows:
-                    marks = ", ".join("?" for _ in obj.columns)
-                    self.db.executemany(f"INSERT INTO {target} VALUES ({marks})", rows)
+                self._replace(self.db, target, obj, rows)
                 self.db.execute("COMMIT")
             except Exception:
                 self.db.execute("ROLLBACK")
                 raise
 
-    def _insert_csv(self, target: str, obj: TableDef, rows: list[Sequence[Any]]) -> None:
+    def _replace(self, db: Any, target: str, obj: TableDef, rows: list[Sequence[Any]]) -> None:
+        db.execute(f"DELETE FROM {target}")
+        if len(rows) > _BULK_ROWS:
+            self._insert_csv(db, target, obj, rows)
+        elif rows:
+            marks = ", ".join("?" for _ in obj.columns)
+            db.executemany(f"INSERT INTO {target} VALUES ({marks})", rows)
+
+    def _insert_csv(self, db: Any, target: str, obj: TableDef, rows: list[Sequence[Any]]) -> None:
         fd, path = tempfile.mkstemp(suffix=".csv", dir=self._tmpdir)
         try:
             with os.fdopen(fd, "w", newline="") as f:
@@ -173,7 +200,7 @@ class Engine:
             columns = ", ".join(
                 f"'{c.name}': '{parse_type(c.mysql_type).duckdb()}'" for c in obj.columns
             )
-            self.db.execute(
+            db.execute(
                 f"INSERT INTO {target} SELECT * FROM read_csv(?, header = false, "
                 f"nullstr = '{_NULL}', quote = '\"', escape = '\"', columns = {{{columns}}})",
                 [path],
@@ -181,25 +208,30 @@ class Engine:
         finally:
             os.unlink(path)
 
-    def meter_reads(self, objects: Iterable[str], scan_limit: int | None = None) -> None:
+    def meter_reads(self, db: Any, objects: Iterable[str], scan_limit: int | None = None) -> None:
         """Count, for the cost meter, the rows of the base and lookup tables among
         ``objects`` (ndbinfo names, views left out) that one statement makes the data nodes
-        produce: all of them, or up to ``scan_limit`` for a scan of one table ended early."""
+        produce: all of them, or up to ``scan_limit`` for a scan of one table ended early.
+        ``db``: the statement's cursor, in the transaction it reads in."""
         tables = sorted({o for o in objects if self.catalog.objects[o].kind != "view"})
         limit = scan_limit if len(tables) == 1 else None
-        with self.lock:
-            counts = {
-                name: rows_produced(
-                    self.db.execute(f"SELECT count(*) FROM {self.qualified(name)}").fetchone()[0],
-                    limit,
-                )
-                for name in tables
-            }
+        counts = {
+            name: rows_produced(
+                db.execute(f"SELECT count(*) FROM {self.qualified(name)}").fetchone()[0], limit
+            )
+            for name in tables
+        }
         self.meter.record(counts)
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> duckdb.DuckDBPyConnection:
         with self.lock:
             return self.db.execute(sql, params)
+
+
+def _configure(db: duckdb.DuckDBPyConnection) -> None:
+    db.execute("SET error_on_division_by_zero = false")
+    # MySQL's default collations compare strings case-insensitively
+    db.execute("SET default_collation = 'nocase'")
 
 
 def _column_ddl(obj: TableDef) -> str:

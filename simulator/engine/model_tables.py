@@ -11,7 +11,9 @@ A statement pays for what it reads: `sync` is given the ndbinfo objects the stat
 (views expanded to their base tables) and writes only those, each at most once per cluster
 second (once per REFRESH_SECONDS for the history tables) unless the state they follow besides
 time changed. Reading one node's row of ndb$nodes builds ndb$nodes and nothing else. The rows
-are built under the model's lock; DuckDB is written after it is released.
+are built under the model's lock; DuckDB is written after it is released, each table in a
+transaction of its own, ordered by the engine's table writes (engine/table_writes.py): a
+statement waits for the writes of the tables it reads, not for those of other tables.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import math
 import weakref
 from collections import Counter
 from collections.abc import Callable, Collection
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ndbsim.engine import infoschema
 from ndbsim.engine.writers import FRAGMENT_TABLES, FRAGMENT_VIEWS, WRITTEN_ONCE, sim_schema
@@ -66,7 +68,16 @@ class _EngineState:
         self.ready = False
 
 
-Write = Callable[[], None]
+NODE_STATE = "sim.node_state"  # with sim.started: under the per-fragment tables and views
+
+
+class Write(NamedTuple):
+    """A planned write of one table: ``apply`` runs it on a cursor, once the writes of the
+    tables in ``after`` (which it reads) are applied."""
+
+    table: str
+    apply: Callable[[Any], None]
+    after: tuple[str, ...] = ()
 
 
 class Writer:
@@ -75,12 +86,12 @@ class Writer:
         self._states: dict[int, _EngineState] = {}
         self.builds: Counter[str] = Counter()  # small tables built, by name (for the tests)
 
-    def plan(self, engine: Any, reads: Collection[str] | None) -> list[Write]:
+    def plan(self, engine: Any, reads: Collection[str] | None, db: Any) -> list[Write]:
         """Under the model's lock: the writes that bring the tables among ``reads`` (every
         table when None) to the model's now, to run once the lock is released."""
         st = self._states.setdefault(id(engine), _EngineState())
         if not st.ready:
-            self._setup(engine)
+            self._setup(engine, db)
             st.ready = True
         wanted = _with_sources(reads)
         signature = self._state_signature()
@@ -100,13 +111,25 @@ class Writer:
             self.builds[name] += 1
             if new != st.last_rows.get(name):
                 st.last_rows[name] = new
-                writes.append(functools.partial(replace, engine, name, columns, new))
+                writes.append(Write(name, functools.partial(replace, engine, name, columns, new)))
         if (wanted is None or "files" in wanted) and st.signatures.get("FILES") != key:
             st.signatures["FILES"] = key  # the ndbinfo.files view reads it
-            writes.append(_filler(self.c, engine, "FILES"))
+            writes.append(Write("FILES", _filler(self.c, engine, "FILES")))
         if wanted is None or not wanted.isdisjoint(_NODE_STATE_READERS):
             writes += self._plan_fragment_tables(engine, st, wanted)
         return writes
+
+    @staticmethod
+    def tables_read(reads: Collection[str] | None) -> set[str] | None:
+        """The tables of the writes a statement reading ``reads`` waits for (None: all)."""
+        wanted = _with_sources(reads)
+        if wanted is None:
+            return None
+        if "files" in wanted:
+            wanted.add("FILES")
+        if not wanted.isdisjoint(_NODE_STATE_READERS):
+            wanted.add(NODE_STATE)
+        return wanted
 
     def forget(self, engine: Any) -> None:
         """Write every table again at the next plan (after a write failed)."""
@@ -146,21 +169,21 @@ class Writer:
 
     # --- setup -----------------------------------------------------------------------------
 
-    def _setup(self, engine: Any) -> None:
-        sim_schema.create(self.c, engine.db)
+    def _setup(self, engine: Any, db: Any) -> None:
+        sim_schema.create(self.c, db)
         for name, build in WRITTEN_ONCE.items():
             table = engine.catalog.get(name)
             if table is None:
                 continue
             written = build(self.c)
             columns = [col for col in table.column_names if written and col in written[0]]
-            engine.db.execute(f'DELETE FROM ndbinfo."{name}"')
+            db.execute(f'DELETE FROM ndbinfo."{name}"')
             values = [tuple(r[col] for col in columns) for r in written]
-            insert_values(engine.db, f'ndbinfo."{name}"', columns, values)
-        self._make_all_views(engine)
-        self._make_fragment_views(engine)
+            insert_values(db, f'ndbinfo."{name}"', columns, values)
+        self._make_all_views(engine, db)
+        self._make_fragment_views(engine, db)
 
-    def _make_all_views(self, engine: Any) -> None:
+    def _make_all_views(self, engine: Any, db: Any) -> None:
         for name, source in ALL_VARIANTS.items():
             table = engine.catalog.get(name)
             if table is None or engine.catalog.get(source) is None:
@@ -169,20 +192,20 @@ class Writer:
                 "n.node_id AS node_id" if col == "node_id" else f't."{col}"'
                 for col in table.column_names
             )
-            engine.db.execute(f'DROP TABLE IF EXISTS ndbinfo."{name}"')
-            engine.db.execute(f'DROP VIEW IF EXISTS ndbinfo."{name}"')
-            engine.db.execute(
+            db.execute(f'DROP TABLE IF EXISTS ndbinfo."{name}"')
+            db.execute(f'DROP VIEW IF EXISTS ndbinfo."{name}"')
+            db.execute(
                 f'CREATE VIEW ndbinfo."{name}" AS SELECT {cols} '
                 f'FROM ndbinfo."{source}" t CROSS JOIN sim.started n'
             )
 
-    def _make_fragment_views(self, engine: Any) -> None:
+    def _make_fragment_views(self, engine: Any, db: Any) -> None:
         for name, view in FRAGMENT_VIEWS.items():
             table = engine.catalog.get(name)
             if table is None:
                 continue
             types = dict(
-                engine.db.execute(
+                db.execute(
                     "SELECT column_name, data_type FROM information_schema.columns "
                     "WHERE table_schema = 'ndbinfo' AND table_name = ?",
                     [name],
@@ -195,9 +218,9 @@ class Writer:
                 else f'CAST(NULL AS {types[col]}) AS "{col}"'
                 for col in table.column_names
             )
-            engine.db.execute(f'DROP TABLE IF EXISTS ndbinfo."{name}"')
-            engine.db.execute(f'DROP VIEW IF EXISTS ndbinfo."{name}"')
-            engine.db.execute(f'CREATE VIEW ndbinfo."{name}" AS SELECT {columns} {select.source}')
+            db.execute(f'DROP TABLE IF EXISTS ndbinfo."{name}"')
+            db.execute(f'DROP VIEW IF EXISTS ndbinfo."{name}"')
+            db.execute(f'CREATE VIEW ndbinfo."{name}" AS SELECT {columns} {select.source}')
 
     # --- per-fragment tables ---------------------------------------------------------------
 
@@ -212,14 +235,13 @@ class Writer:
         writes: list[Write] = []
         if st.signatures.get("nodes") != (state, marks):
             values, started = sim_schema.node_state(c)
-            writes.append(
-                functools.partial(sim_schema.write_node_state, engine.db, values, started)
-            )
+            write = functools.partial(sim_schema.write_node_state, values=values, started=started)
+            writes.append(Write(NODE_STATE, write))
             st.signatures["nodes"] = (state, marks)
         elif st.signatures.get("ops") != c.now:
             cases = " ".join(f"WHEN {n} THEN {s.ops!r}" for n, s in sorted(c.nodes.items()))
             sql = f"UPDATE sim.node_state SET ops = CASE node_id {cases} END"
-            writes.append(functools.partial(engine.db.execute, sql))
+            writes.append(Write(NODE_STATE, functools.partial(_execute, [sql])))
         st.signatures["ops"] = c.now
         follows = {"state": state, "lcp": lcp, "marks": marks, "master": master}
         for name, writer in FRAGMENT_TABLES.items():
@@ -238,9 +260,14 @@ class Writer:
                     f'INSERT INTO ndbinfo."{name}" ({quoted}) '
                     f"SELECT {select.select_list(cols)} {select.source}"
                 )
-            writes += [functools.partial(engine.db.execute, sql) for sql in statements]
+            writes.append(Write(name, functools.partial(_execute, statements), (NODE_STATE,)))
             st.signatures[name] = signature
         return writes
+
+
+def _execute(statements: list[str], db: Any) -> None:
+    for sql in statements:
+        db.execute(sql)
 
 
 def _with_sources(reads: Collection[str] | None) -> set[str] | None:
@@ -261,7 +288,7 @@ SERVER_BUILDERS = {
 }
 
 
-def _filler(cluster: Cluster, engine: Any, name: str) -> Write:
+def _filler(cluster: Cluster, engine: Any, name: str) -> Callable[[Any], None]:
     """Under the model's lock: the rows of a model-fed server table, and their write."""
     schema, table = infoschema.MODEL_FED[name]
     values = [tuple(r.get(c.name) for c in table.columns) for r in SERVER_BUILDERS[name](cluster)]
@@ -270,9 +297,10 @@ def _filler(cluster: Cluster, engine: Any, name: str) -> Write:
 
 def fill_server_table(cluster: Cluster, engine: Any, name: str) -> None:
     """Refill a model-fed server table right before a query reads it."""
+    db = engine.cursor()
     with cluster.advanced():
-        write = _filler(cluster, engine, name)
-    write()
+        write = engine.writes.plan(name, _filler(cluster, engine, name))
+    engine.writes.run([write], db)
 
 
 def writer_of(cluster: Cluster) -> Writer:
@@ -284,14 +312,19 @@ def writer_of(cluster: Cluster) -> Writer:
 
 def sync(cluster: Cluster, engine: Any, reads: Collection[str] | None = None) -> None:
     """Advance the model to now and write the ndbinfo tables among ``reads`` (the base and
-    lookup tables a statement reads; every table when None) whose content changed. The
-    caller holds the engine's lock."""
+    lookup tables a statement reads; every table when None) whose content changed, on the
+    calling thread's cursor; return once the writes planned for them so far, by this
+    statement or others, are applied."""
     writer = writer_of(cluster)
+    db = engine.cursor()
     with cluster.advanced():
-        writes = writer.plan(engine, reads)
+        planned = writer.plan(engine, reads, db)
+        writes = [engine.writes.plan(w.table, w.apply, w.after) for w in planned]
+        awaited = engine.writes.planned(writer.tables_read(reads))
     try:
-        for write in writes:
-            write()
+        engine.writes.run(writes, db)
     except BaseException:
-        writer.forget(engine)
+        with cluster.advanced():
+            writer.forget(engine)
         raise
+    engine.writes.wait(awaited)

@@ -49,12 +49,12 @@ def _insert_csv(db: Any, table: str, cols: str, width: int, values: list[tuple])
         os.unlink(path)
 
 
-def replace(engine: Any, name: str, columns: tuple[str, ...], values: list[tuple]) -> None:
-    """Replace a small table's rows; literal VALUES beat executemany by far for a few hundred
-    rows, larger sets go through the engine's bulk path."""
+def replace(engine: Any, name: str, columns: tuple[str, ...], values: list[tuple], db: Any) -> None:
+    """Replace a small table's rows on ``db``; literal VALUES beat executemany by far for a
+    few hundred rows, larger sets go through the engine's bulk path."""
     if len(values) > LITERAL_ROWS:
-        engine.replace_rows(name, values)
+        engine.replace_rows(name, values, db)
         return
-    engine.db.execute(f'DELETE FROM ndbinfo."{name}"')
+    db.execute(f'DELETE FROM ndbinfo."{name}"')
     if values:
-        insert_values(engine.db, f'ndbinfo."{name}"', list(columns), values)
+        insert_values(db, f'ndbinfo."{name}"', list(columns), values)

@@ -45,46 +45,75 @@ async def select(session: SessionState, sql: str, warnings: list) -> WireResult:
     plan = node.plan(sql, trees[0], session.translation_session())
     offline = bool(plan.objects) and bool(node.store.values["ndbinfo_offline"])
     reads: set[str] = set()  # ndbinfo objects read, with those under the views
+    needs_data_nodes = False
     if plan.objects and not offline:
         reads = set().union(*(node.reads[o] for o in plan.objects))
         delay = node.cluster.faults.ndbinfo_latency(reads)
         if delay > 0:
             await asyncio.sleep(delay)
-        needs = any(node.catalog.objects[o].needs_data_nodes for o in reads)
-        if needs and not node.cluster.data_nodes_reachable():
-            raise SqlError(*CLUSTER_FAILURE)
+        needs_data_nodes = any(node.catalog.objects[o].needs_data_nodes for o in reads)
     if offline:
         warnings.append(("Note", 1, _OFFLINE_NOTE))
     filtered = privileges.filtered_tables(session, trees[0])
-    rows, description = await asyncio.to_thread(_run, session, plan, offline, reads, filtered)
+    return await asyncio.to_thread(
+        _answer, session, plan, offline, reads, filtered, needs_data_nodes
+    )
+
+
+def _answer(
+    session: SessionState,
+    plan: Plan,
+    offline: bool,
+    reads: set[str],
+    filtered: list[str],
+    needs_data_nodes: bool,
+) -> WireResult:
+    """On a worker thread: the reachability check and the read take the model's lock, which
+    the protocol's event loop must never wait for."""
+    if needs_data_nodes and not session.node.cluster.data_nodes_reachable():
+        raise SqlError(*CLUSTER_FAILURE)
+    rows, description = _run(session, plan, offline, reads, filtered)
     return result_set(plan, rows, description)
 
 
 def _run(
     session: SessionState, plan: Plan, offline: bool, reads: set[str], filtered: list[str]
 ) -> tuple[list, list]:
-    """The plan's rows; the information_schema rows of what the account may not see are
-    deleted for the statement, and put back after it."""
+    """The plan's rows, read on the thread's own cursor once the tables it reads are written.
+    A statement that fills server tables with its own rows (session variables, processlist)
+    or filters them for its account runs under the engine's lock; the others run beside
+    each other."""
     engine = session.node.engine
-    sql = f"SELECT * FROM ({plan.duck_sql}) LIMIT 0" if offline else plan.duck_sql
+    if reads:
+        model_tables.sync(session.node.cluster, engine, reads)
+    if not (plan.perf_tables or filtered):
+        return _read(session, plan, offline, reads, filtered)
     with engine.lock:
-        if reads:
-            model_tables.sync(session.node.cluster, engine, reads)
-            engine.meter_reads(reads, plan.scan_limit)
         if plan.perf_tables:
             _fill_dynamic(session, plan.perf_tables)
+        return _read(session, plan, offline, reads, filtered)
+
+
+def _read(
+    session: SessionState, plan: Plan, offline: bool, reads: set[str], filtered: list[str]
+) -> tuple[list, list]:
+    """The cost meter's counts and the rows, in one snapshot; the information_schema rows of
+    what the account may not see are deleted in it, and put back after it."""
+    engine = session.node.engine
+    sql = f"SELECT * FROM ({plan.duck_sql}) LIMIT 0" if offline else plan.duck_sql
+    db = engine.cursor()
+    db.execute("BEGIN TRANSACTION")
+    try:
+        if reads:
+            engine.meter_reads(db, reads, plan.scan_limit)
         if filtered:
-            engine.db.execute("BEGIN TRANSACTION")
-        try:
-            if filtered:
-                privileges.delete_unseen(session, engine.db, infoschema.DATA, filtered)
-            cursor = engine.db.execute(sql)
-            return cursor.fetchall(), cursor.description or []
-        except duckdb.Error as e:
-            raise duck_error(e, plan.duck_sql) from None
-        finally:
-            if filtered:
-                engine.db.execute("ROLLBACK")
+            privileges.delete_unseen(session, db, infoschema.DATA, filtered)
+        cursor = db.execute(sql)
+        return cursor.fetchall(), cursor.description or []
+    except duckdb.Error as e:
+        raise duck_error(e, plan.duck_sql) from None
+    finally:
+        db.execute("ROLLBACK")
 
 
 def _fill_dynamic(session: SessionState, tables: frozenset[str]) -> None:

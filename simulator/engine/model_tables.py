@@ -22,10 +22,11 @@ import functools
 import math
 import weakref
 from collections import Counter
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ndbsim.engine import infoschema
+from ndbsim.engine.table_writes import TableWrite
 from ndbsim.engine.writers import FRAGMENT_TABLES, FRAGMENT_VIEWS, WRITTEN_ONCE, sim_schema
 from ndbsim.engine.writers.inserts import insert_values, replace
 from ndbsim.model import disk_data, metadata_sync, rows
@@ -86,38 +87,43 @@ class Writer:
         self._states: dict[int, _EngineState] = {}
         self.builds: Counter[str] = Counter()  # small tables built, by name (for the tests)
 
-    def plan(self, engine: Any, reads: Collection[str] | None, db: Any) -> list[Write]:
-        """Under the model's lock: the writes that bring the tables among ``reads`` (every
-        table when None) to the model's now, to run once the lock is released."""
+    def plan(self, engine: Any, reads: Collection[str] | None, db: Any) -> Iterator[list[Write]]:
+        """The writes that bring the tables among ``reads`` (every table when None) to the
+        model's now, table after table. The caller holds the model's lock while the generator
+        runs and may release it between two tables, so that another statement waits for the
+        build of one table, not of all those of this one; the writes run once it is
+        released."""
         st = self._states.setdefault(id(engine), _EngineState())
         if not st.ready:
             self._setup(engine, db)
             st.ready = True
         wanted = _with_sources(reads)
-        signature = self._state_signature()
-        key = (self.c.now, signature)
-        slow_key = (int(self.c.now // REFRESH_SECONDS), signature)
-        writes: list[Write] = []
         for name, builder in rows.BUILDERS.items():
             table = engine.catalog.get(name)
             if table is None or (wanted is not None and name not in wanted):
                 continue
-            stamp = slow_key if name in SLOW_TABLES else key
+            slow = name in SLOW_TABLES
+            stamp = (
+                int(self.c.now // REFRESH_SECONDS) if slow else self.c.now,
+                self._state_signature(),
+            )
             if st.signatures.get(name) == stamp:
                 continue
             st.signatures[name] = stamp
             columns = table.column_names
             new = [tuple(r.get(col) for col in columns) for r in builder(self.c)]
             self.builds[name] += 1
-            if new != st.last_rows.get(name):
-                st.last_rows[name] = new
-                writes.append(Write(name, functools.partial(replace, engine, name, columns, new)))
+            if new == st.last_rows.get(name):
+                yield []
+                continue
+            st.last_rows[name] = new
+            yield [Write(name, functools.partial(replace, engine, name, columns, new))]
+        key = (self.c.now, self._state_signature())
         if (wanted is None or "files" in wanted) and st.signatures.get("FILES") != key:
             st.signatures["FILES"] = key  # the ndbinfo.files view reads it
-            writes.append(Write("FILES", _filler(self.c, engine, "FILES")))
+            yield [Write("FILES", _filler(self.c, engine, "FILES"))]
         if wanted is None or not wanted.isdisjoint(_NODE_STATE_READERS):
-            writes += self._plan_fragment_tables(engine, st, wanted)
-        return writes
+            yield self._plan_fragment_tables(engine, st, wanted)
 
     @staticmethod
     def tables_read(reads: Collection[str] | None) -> set[str] | None:
@@ -310,17 +316,35 @@ def writer_of(cluster: Cluster) -> Writer:
     return writer
 
 
-def sync(cluster: Cluster, engine: Any, reads: Collection[str] | None = None) -> None:
+def sync(
+    cluster: Cluster,
+    engine: Any,
+    reads: Collection[str] | None = None,
+    check: Callable[[], None] | None = None,
+) -> None:
     """Advance the model to now and write the ndbinfo tables among ``reads`` (the base and
     lookup tables a statement reads; every table when None) whose content changed, on the
     calling thread's cursor; return once the writes planned for them so far, by this
-    statement or others, are applied."""
+    statement or others, are applied. ``check`` (the statement's own condition on the model,
+    which raises) runs first, in the same hold of the model's lock."""
     writer = writer_of(cluster)
     db = engine.cursor()
-    with cluster.advanced():
-        planned = writer.plan(engine, reads, db)
-        writes = [engine.writes.plan(w.table, w.apply, w.after) for w in planned]
-        awaited = engine.writes.planned(writer.tables_read(reads))
+    steps = writer.plan(engine, reads, db)
+    writes: list[TableWrite] = []
+    try:
+        while True:
+            with cluster.advanced():
+                if check is not None:
+                    check()
+                    check = None
+                step = next(steps, None)
+                if step is None:
+                    awaited = engine.writes.planned(writer.tables_read(reads))
+                    break
+                writes += [engine.writes.plan(w.table, w.apply, w.after) for w in step]
+    except BaseException:
+        engine.writes.run(writes, db)  # those planned already: nobody waits for them in vain
+        raise
     try:
         engine.writes.run(writes, db)
     except BaseException:

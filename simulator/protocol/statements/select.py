@@ -68,24 +68,33 @@ def _answer(
     filtered: list[str],
     needs_data_nodes: bool,
 ) -> WireResult:
-    """On a worker thread: the reachability check and the read take the model's lock, which
-    the protocol's event loop must never wait for."""
-    if needs_data_nodes and not session.node.cluster.data_nodes_reachable():
-        raise SqlError(*CLUSTER_FAILURE)
-    rows, description = _run(session, plan, offline, reads, filtered)
+    """On a worker thread: the read takes the model's lock, which the protocol's event loop
+    must never wait for."""
+    rows, description = _run(session, plan, offline, reads, filtered, needs_data_nodes)
     return result_set(plan, rows, description)
 
 
 def _run(
-    session: SessionState, plan: Plan, offline: bool, reads: set[str], filtered: list[str]
+    session: SessionState,
+    plan: Plan,
+    offline: bool,
+    reads: set[str],
+    filtered: list[str],
+    needs_data_nodes: bool,
 ) -> tuple[list, list]:
-    """The plan's rows, read on the thread's own cursor once the tables it reads are written.
-    A statement that fills server tables with its own rows (session variables, processlist)
-    or filters them for its account runs under the engine's lock; the others run beside
-    each other."""
+    """The plan's rows, read on the thread's own cursor once the tables it reads are written
+    (1296 first when it needs the data nodes and none answers). A statement that fills server
+    tables with its own rows (session variables, processlist) or filters them for its account
+    runs under the engine's lock; the others run beside each other."""
     engine = session.node.engine
+    cluster = session.node.cluster
+
+    def reachable() -> None:
+        if not cluster.is_up():
+            raise SqlError(*CLUSTER_FAILURE)
+
     if reads:
-        model_tables.sync(session.node.cluster, engine, reads)
+        model_tables.sync(cluster, engine, reads, reachable if needs_data_nodes else None)
     if not (plan.perf_tables or filtered):
         return _read(session, plan, offline, reads, filtered)
     with engine.lock:

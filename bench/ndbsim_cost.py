@@ -142,7 +142,10 @@ def tail(data_nodes: int, tables: int, runs: int, version: str) -> None:
         httpx.Client(timeout=300) as client,
     ):
         # the first scrape: connections, detection, the first reads of every collector
-        complete_scrape(url, FIRST_SCRAPE_ATTEMPTS)
+        try:
+            complete_scrape(url, FIRST_SCRAPE_ATTEMPTS)
+        except RuntimeError as e:
+            print(f"note: {e}; measuring anyway")
         placement = url.removesuffix("/metrics") + PLACEMENT
         connection = connect(sim)
 

@@ -154,7 +154,8 @@ class ViewSource:
         again, and the model built once from both."""
         result = self._scraper.last(self.target_name)
         if result is None or not self._fresh(result.finished_at):
-            result = await self._scraper.scrape(self._target, self._timeout, for_view=True)
+            scraped = await self._scraper.scrape(self._target, self._timeout, for_view=True)
+            result = scraped.kept()
         current = self._model
         if current is not None and result.finished_at < current.result.finished_at:
             result = current.result  # a model never goes back in time

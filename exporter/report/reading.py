@@ -52,10 +52,10 @@ async def read(
         settings.refresh_max_age,
         interval=interval or VIEW_INTERVAL_SECONDS,
     )
-    model = await source.refreshed()
+    model = await source.model(fresh=True)
     if interval is not None and model.result.up:
         await asyncio.sleep(interval)
-        model = await source.refreshed()
+        model = await source.model(fresh=True)
     bodies = model.bodies
     return Reading(
         result=model.result,

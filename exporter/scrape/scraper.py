@@ -8,7 +8,7 @@ import logging
 import platform
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from mysql.connector import errors
@@ -31,6 +31,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+NO_EXPOSITION = Exposition(b"", b"")
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,6 @@ class ScrapeResult:
     target: str  # "host:port" (never credentials)
     up: bool
     families: list[Metric]  # everything exported by this scrape, incl. ndb_up and ndb_exporter_*
-    rows: dict[str, list[Row]]  # raw rows per collector name, so the view can reuse them
     target_info: TargetInfo | None
     error: str | None  # one line, never credentials
     finished_at: float  # time.time()
@@ -47,6 +47,11 @@ class ScrapeResult:
     # Collector name -> why it failed in this scrape (one line, never credentials).
     collector_errors: dict[str, str] = field(default_factory=dict)
 
+    def kept(self) -> ScrapeResult:
+        """The result as the view keeps it: without its rendered exposition, which only the
+        scrape's own answer serves."""
+        return replace(self, exposition=NO_EXPOSITION)
+
 
 @dataclass(frozen=True)
 class _Outcome:
@@ -54,14 +59,13 @@ class _Outcome:
     success: bool
     duration: float
     families: list[Metric]
-    rows: list[Row] | None
     exposition: Exposition | None = None
     error: str | None = None
 
 
 @dataclass(frozen=True)
 class _Rendered:
-    rows: list[Row]
+    values: tuple[tuple, ...]  # the rows' values, compact, to tell the next rows equal
     target_info: TargetInfo
     families: list[Metric]
     exposition: Exposition
@@ -73,10 +77,15 @@ def _collect_and_render(
 ) -> _Rendered:
     """Rows equal to the previous scrape's (configuration, dictionary, layout) reuse its
     families and text."""
-    if previous is not None and previous.rows == rows and previous.target_info == context.target:
+    values = tuple(tuple(row.values()) for row in rows)
+    if (
+        previous is not None
+        and previous.values == values
+        and previous.target_info == context.target
+    ):
         return previous
     families, skipped = collect_rows(collector, rows, context)
-    return _Rendered(rows, context.target, families, render(families), skipped)
+    return _Rendered(values, context.target, families, render(families), skipped)
 
 
 def collector_rows(
@@ -294,7 +303,7 @@ class Scraper:
             )
             log.warning("scrape failed", extra={"fields": {"target": target.name, "err": error}})
             result = _down(target, error)
-            self._last[target.name] = result
+            self._last[target.name] = result.kept()
             return result
         self._visibility.observe(target.name, info.ndb_visibility)
 
@@ -343,7 +352,6 @@ class Scraper:
             target=target.name,
             up=True,
             families=families,
-            rows={o.collector.name: o.rows for o in outcomes if o.rows is not None},
             target_info=info,
             error=None,
             finished_at=time.time(),
@@ -351,13 +359,13 @@ class Scraper:
             collector_errors={o.collector.name: o.error for o in outcomes if o.error},
         )
         if only is None:
-            self._last[target.name] = result
+            self._last[target.name] = result.kept()
         return result
 
     def _served(self, target: TargetConfig, collector: Collector) -> _Outcome:
         """The last families of a collector whose state has not changed: no statement ran."""
         rendered = self._rendered[target.name, collector.name]
-        return _Outcome(collector, True, 0.0, rendered.families, rendered.rows, rendered.exposition)
+        return _Outcome(collector, True, 0.0, rendered.families, rendered.exposition)
 
     def _refreshed(self, target: TargetConfig, collectors: Sequence[Collector]) -> list[Metric]:
         family = GaugeMetricFamily(
@@ -466,9 +474,9 @@ class Scraper:
             self._rendered[target.name, collector.name] = rendered
             if rendered.skipped:
                 self._count_skipped(target, collector, rendered.skipped)
-            self._refresher.record_read(target.name, collector, signals, rendered.rows)
+            self._refresher.record_read(target.name, collector, signals, rows)
             self._privileges.observe(target.name, collector.name, None)
-            return _Outcome(collector, True, seconds, rendered.families, rows, rendered.exposition)
+            return _Outcome(collector, True, seconds, rendered.families, rendered.exposition)
         error = (
             f"timed out after {timeout:.1f}s"
             if isinstance(rendered, TimeoutError)
@@ -485,7 +493,7 @@ class Scraper:
                 },
                 exc_info=rendered if log.isEnabledFor(logging.DEBUG) else None,
             )
-        return _Outcome(collector, False, seconds, [], rows, error=error)
+        return _Outcome(collector, False, seconds, [], error=error)
 
     def _count_skipped(self, target: TargetConfig, collector: Collector, rows: int) -> None:
         key = (target.name, collector.name)
@@ -515,7 +523,6 @@ def _down(target: TargetConfig, error: str) -> ScrapeResult:
         target=target.name,
         up=False,
         families=down,
-        rows={},
         target_info=None,
         error=error,
         finished_at=time.time(),

@@ -160,8 +160,10 @@ def _groups(pairs: Iterable[tuple[int, int]]) -> list[set[int]]:
 
 
 def build(rows: Iterable[Row], source_node: int, refreshed_at: float) -> Placement:
-    """One row per table and data node -> tables with their replicas per node."""
+    """One row per table and data node -> tables with their replicas per node. Equal shares
+    are one object: about 100,000 at 48 data nodes, most of them alike."""
     tables: dict[int, TablePlacement] = {}
+    shares: dict[tuple[int, int, int, int], Share] = {}
     pairs: set[tuple[int, int]] = set()
     for row in rows:
         table_id = _count(row, "table_id")
@@ -176,12 +178,16 @@ def build(rows: Iterable[Row], source_node: int, refreshed_at: float) -> Placeme
                 fully_replicated=_flag(row.get("fully_replicated")),
             )
         node = _count(row, "node_id")
-        table.shares[node] = Share(
-            primaries=_count(row, "primaries"),
-            backups=_count(row, "backups"),
-            dead=_count(row, "dead"),
-            lcp_ongoing=_count(row, "lcp_ongoing"),
+        counts = (
+            _count(row, "primaries"),
+            _count(row, "backups"),
+            _count(row, "dead"),
+            _count(row, "lcp_ongoing"),
         )
+        share = shares.get(counts)
+        if share is None:
+            share = shares[counts] = Share(*counts)
+        table.shares[node] = share
         peer = _count(row, "group_peer")
         if peer:
             pairs.add((node, peer))

@@ -162,7 +162,7 @@ def make_router(
         }
 
     async def reachable(view: ViewSource, first_placement: bool = False) -> ViewModel:
-        model = await (view.with_placement() if first_placement else view.model())
+        model = await view.model(placement=first_placement)
         if not model.result.up:
             raise ApiFailure(
                 503, f"SQL node {model.result.target} is unreachable: {model.result.error}"

@@ -93,25 +93,49 @@ class ViewSource:
     def _fresh(self, at: float) -> bool:
         return self.clock() - at < self.interval
 
-    async def model(self) -> ViewModel:
-        """The newest model. One older than the refresh interval starts a refresh in the
-        background and is answered after REFRESH_GRACE at most (at once while a refresh runs
-        already); a target without a model yet waits for its first one, bounded by the scrape
-        timeout."""
+    async def model(self, placement: bool = False, fresh: bool = False) -> ViewModel:
+        """The newest model, after one bounded wait.
+
+        A model younger than the refresh interval is answered at once. An older one starts a
+        refresh in the background (one per target) and is answered with its age after
+        REFRESH_GRACE at most (at once while a refresh runs already). A reader the model
+        there is does not serve waits for the refresh, up to twice the scrape timeout (its
+        scrape, then its placement): a target without a model yet, a reader of the placement
+        while the first one is being read (``placement``), a reader that cannot show an age
+        and wants a model younger than the interval (``fresh``: the report)."""
         current = self._model
-        if current is not None and self._fresh(current.result.finished_at):
+        if (
+            current is not None
+            and self._fresh(current.result.finished_at)
+            and (not placement or self._placement_tried(current))
+        ):
             return current
         started = self._refresh is None
         refresh = self._start_refresh()
-        if current is None:  # its scrape, then its placement, each bounded by the timeout
+        if not self._serves(current, placement, fresh):
             await asyncio.wait({refresh}, timeout=2 * self._timeout)
         elif started:
             await asyncio.wait({refresh}, timeout=REFRESH_GRACE)
         if self._model is not None:
             return self._model
-        if refresh.done() and refresh.exception() is not None:
+        if refresh.done() and not refresh.cancelled() and refresh.exception() is not None:
             raise refresh.exception()  # type: ignore[misc]
         raise Unavailable(f"the first scrape of {self.target_name} has not finished yet")
+
+    def _serves(self, model: ViewModel | None, placement: bool, fresh: bool) -> bool:
+        """Whether ``model`` can be answered to a reader while a refresh runs."""
+        if model is None:
+            return False
+        if placement and not self._placement_tried(model):
+            return False
+        return not fresh or self._fresh(model.result.finished_at)
+
+    def _placement_tried(self, model: ViewModel) -> bool:
+        """The placement was read for ``model``, or failed, or is not read (the SQL node is
+        down)."""
+        return (
+            model.placement is not None or model.placement_error is not None or not model.result.up
+        )
 
     def _start_refresh(self) -> asyncio.Task[None]:
         if self._refresh is None:
@@ -130,7 +154,8 @@ class ViewSource:
         again, and the model built once from both."""
         result = self._scraper.last(self.target_name)
         if result is None or not self._fresh(result.finished_at):
-            result = await self._scraper.scrape(self._target, self._timeout, for_view=True)
+            scraped = await self._scraper.scrape(self._target, self._timeout, for_view=True)
+            result = scraped.kept()
         current = self._model
         if current is not None and result.finished_at < current.result.finished_at:
             result = current.result  # a model never goes back in time
@@ -156,28 +181,6 @@ class ViewSource:
             self._placement,
             self._error_text(),
         )
-
-    async def refreshed(self) -> ViewModel:
-        """The model of a refresh that starts now (or runs already), placement included,
-        waited for up to twice the scrape timeout: for a one-off reader (the report), which
-        wants a new read rather than the model there is."""
-        refresh = self._start_refresh()
-        await asyncio.wait({refresh}, timeout=2 * self._timeout)
-        if refresh.done() and not refresh.cancelled() and refresh.exception() is not None:
-            raise refresh.exception()  # type: ignore[misc]
-        if self._model is None:
-            raise Unavailable(f"the first scrape of {self.target_name} has not finished yet")
-        return self._model
-
-    async def with_placement(self) -> ViewModel:
-        """The newest model; while the first placement is being read, waited for up to the
-        scrape timeout."""
-        model = await self.model()
-        refresh = self._refresh
-        if model.placement is None and model.placement_error is None and refresh is not None:
-            await asyncio.wait({refresh}, timeout=self._timeout)
-            model = self._model or model
-        return model
 
     def _remember_groups(self, result: ScrapeResult) -> dict[int, int]:
         if result.up:
@@ -226,7 +229,7 @@ class ViewSource:
     async def fragments(self, table_id: int) -> Body:
         """The fragments of one table, read when a viewer opens it and kept until the
         placement is read again."""
-        model = await self.with_placement()
+        model = await self.model(placement=True)
         placement = model.require_placement()
         table = next((t for t in placement.tables if t.table_id == table_id), None)
         if table is None:

@@ -22,11 +22,13 @@ class Result:
     target: str = "127.0.0.1:3306"
     up: bool = True
     families: list[Metric] = field(default_factory=list)
-    rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     target_info: TargetInfo | None = TargetInfo("8.4.3-cluster", (8, 4, 3), OBJECTS)
     error: str | None = None
     finished_at: float = 1000.0
     collector_errors: dict[str, str] = field(default_factory=dict)
+
+    def kept(self) -> Result:
+        return self
 
 
 def gauge(name: str, labels: dict[str, str] | None = None, value: float = 1.0) -> GaugeMetricFamily:

@@ -16,12 +16,11 @@ from ndbsim.engine import infoschema
 from ndbsim.engine.catalog import SCHEMA, Catalog, TableDef, load_json
 from ndbsim.engine.mysqltypes import parse_type
 from ndbsim.engine.translate import Translator, quote
+from ndbsim.engine.writers.inserts import CSV_ROWS, insert_columns
 
 log = logging.getLogger(__name__)
 
 _NULL = "\\N"
-# rows above this go through a CSV file, which DuckDB ingests far faster than executemany
-_BULK_ROWS = 64
 
 
 # ndbinfo_max_rows' default: rows a data node sends per round trip of an ndbinfo scan.
@@ -154,11 +153,10 @@ class Engine:
             self.db.execute("BEGIN")
             try:
                 self.db.execute(f"DELETE FROM {target}")
-                if len(rows) > _BULK_ROWS:
+                if len(rows) > CSV_ROWS:  # DuckDB reads a CSV file faster than lists then
                     self._insert_csv(target, obj, rows)
-                elif rows:
-                    marks = ", ".join("?" for _ in obj.columns)
-                    self.db.executemany(f"INSERT INTO {target} VALUES ({marks})", rows)
+                else:
+                    insert_columns(self.db, target, rows)
                 self.db.execute("COMMIT")
             except Exception:
                 self.db.execute("ROLLBACK")

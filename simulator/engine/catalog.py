@@ -284,11 +284,14 @@ def _view(name: str, spec: dict, version: NdbVersion) -> TableDef:
     )
 
 
-def referenced_tables(sql: str) -> set[tuple[str, str]]:
+@cache  # parsed once per process: every engine and SQL node of a version asks again
+def referenced_tables(sql: str) -> frozenset[tuple[str, str]]:
     """(schema, table) pairs a view reads, CTE names excluded; schema '' when unqualified."""
     tree = sqlglot.parse_one(sql, read="mysql")
     ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
-    return {(t.db.lower(), t.name) for t in tree.find_all(exp.Table) if t.name not in ctes or t.db}
+    return frozenset(
+        (t.db.lower(), t.name) for t in tree.find_all(exp.Table) if t.name not in ctes or t.db
+    )
 
 
 def _settle_needs_data_nodes(objects: dict[str, TableDef]) -> dict[str, TableDef]:

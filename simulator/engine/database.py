@@ -17,12 +17,11 @@ from ndbsim.engine.catalog import SCHEMA, Catalog, TableDef, load_json
 from ndbsim.engine.mysqltypes import parse_type
 from ndbsim.engine.table_writes import TableWrites
 from ndbsim.engine.translate import Translator, quote
+from ndbsim.engine.writers.inserts import CSV_ROWS, insert_columns
 
 log = logging.getLogger(__name__)
 
 _NULL = "\\N"
-# rows above this go through a CSV file, which DuckDB ingests far faster than executemany
-_BULK_ROWS = 64
 
 
 # ndbinfo_max_rows' default: rows a data node sends per round trip of an ndbinfo scan.
@@ -185,11 +184,10 @@ class Engine:
 
     def _replace(self, db: Any, target: str, obj: TableDef, rows: list[Sequence[Any]]) -> None:
         db.execute(f"DELETE FROM {target}")
-        if len(rows) > _BULK_ROWS:
+        if len(rows) > CSV_ROWS:  # DuckDB reads a CSV file faster than lists then
             self._insert_csv(db, target, obj, rows)
-        elif rows:
-            marks = ", ".join("?" for _ in obj.columns)
-            db.executemany(f"INSERT INTO {target} VALUES ({marks})", rows)
+        else:
+            insert_columns(db, target, rows)
 
     def _insert_csv(self, db: Any, target: str, obj: TableDef, rows: list[Sequence[Any]]) -> None:
         fd, path = tempfile.mkstemp(suffix=".csv", dir=self._tmpdir)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from ndbsim.engine.catalog import SCHEMA, Column, TableDef
 from ndbsim.engine.mysqltypes import CHARSET_MAXLEN, COLLATIONS, parse_type
 from ndbsim.engine.translate import create_macros, quote
+from ndbsim.engine.writers.inserts import insert_columns
 
 if TYPE_CHECKING:
     from ndbsim.engine.database import Engine
@@ -461,15 +462,7 @@ def index_rows(objects) -> list[tuple]:
 
 
 def _insert(engine: Engine, name: str, rows: list[tuple]) -> None:
-    if not rows:
-        return
-    marks = ", ".join("?" for _ in rows[0])
-    target = f"{quote(DATA)}.{quote(name)}"
-    # a single multi-row VALUES statement is much faster than executemany in DuckDB
-    placeholders = ", ".join(f"({marks})" for _ in rows)
-    engine.db.execute(
-        f"INSERT INTO {target} VALUES {placeholders}", [v for row in rows for v in row]
-    )
+    insert_columns(engine.db, f"{quote(DATA)}.{quote(name)}", rows)
 
 
 def _tables_row(obj: TableDef) -> tuple:

@@ -6,6 +6,7 @@ import datetime as dt
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from ndbsim.engine.catalog import SCHEMA, Column, TableDef
@@ -130,23 +131,7 @@ class Translator:
     # --- views ----------------------------------------------------------------------------
 
     def translate_view(self, sql: str) -> str:
-        from ndbsim.engine import infoschema
-
-        tree = parse(sql)[0]
-        ctes = _cte_names(tree)
-        for table in list(tree.find_all(exp.Table)):
-            if not table.db and table.name in ctes:
-                continue
-            db = (table.db or SCHEMA).lower()
-            if db == "information_schema":
-                _retarget(table, infoschema.ALL, table.name.upper())
-            else:
-                _retarget(table, SCHEMA, table.name)
-        for column in tree.find_all(exp.Column):
-            if column.args.get("db") and column.text("db").lower() == "information_schema":
-                column.set("db", exp.to_identifier(infoschema.ALL, quoted=True))
-        mysql_semantics(tree)
-        return tree.sql(dialect="duckdb")
+        return _translated_view(sql)
 
     # --- queries --------------------------------------------------------------------------
 
@@ -548,3 +533,26 @@ def select_item_texts(sql: str) -> list[str] | None:
     if any(not group for group in items):  # "SELECT , x": an empty select item
         raise syntax_error(sql, ValueError())
     return [sql[group[0].start : group[-1].end + 1] for group in items]
+
+
+@cache
+def _translated_view(sql: str) -> str:
+    """DuckDB SQL of a view's MySQL SQL; the same for every engine, so translated once per
+    process (in-process SQL nodes of the tests share it)."""
+    from ndbsim.engine import infoschema
+
+    tree = parse(sql)[0]
+    ctes = _cte_names(tree)
+    for table in list(tree.find_all(exp.Table)):
+        if not table.db and table.name in ctes:
+            continue
+        db = (table.db or SCHEMA).lower()
+        if db == "information_schema":
+            _retarget(table, infoschema.ALL, table.name.upper())
+        else:
+            _retarget(table, SCHEMA, table.name)
+    for column in tree.find_all(exp.Column):
+        if column.args.get("db") and column.text("db").lower() == "information_schema":
+            column.set("db", exp.to_identifier(infoschema.ALL, quoted=True))
+    mysql_semantics(tree)
+    return tree.sql(dialect="duckdb")

@@ -1,4 +1,5 @@
-"""Putting rows into DuckDB fast: literal VALUES for a few hundred, a CSV file for more."""
+"""Putting rows into DuckDB fast: one list per column for a few hundred rows, a CSV file for
+more."""
 
 from __future__ import annotations
 
@@ -11,26 +12,25 @@ LITERAL_ROWS = 400
 CSV_ROWS = 500
 
 
-def _quote(value: Any) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, int | float):
-        return repr(value)
-    return "'" + str(value).replace("'", "''") + "'"
+def insert_columns(db: Any, target: str, values: list[tuple], columns: str = "") -> None:
+    """Insert rows as one list parameter per column, unnested side by side: DuckDB binds a
+    parameter per column instead of parsing a literal or binding a parameter per value (a
+    multi-row VALUES or executemany), about 20 times faster for a few hundred rows.
+    ``columns``: the target's column list, e.g. '("a", "b")', or all of them in order."""
+    if not values:
+        return
+    lists = [list(column) for column in zip(*values, strict=True)]
+    unnested = ", ".join("unnest(?)" for _ in lists)
+    db.execute(f"INSERT INTO {target} {columns} SELECT {unnested}", lists)
 
 
 def insert_values(db: Any, table: str, columns: list[str], values: list[tuple]) -> None:
-    """Insert rows: literal VALUES for a few hundred, a CSV file DuckDB reads for more."""
+    """Insert rows: one list per column for a few hundred, a CSV file DuckDB reads for more."""
     cols = ", ".join(f'"{c}"' for c in columns)
     if len(values) > CSV_ROWS:
         _insert_csv(db, table, cols, len(columns), values)
         return
-    for start in range(0, len(values), 2000):
-        chunk = values[start : start + 2000]
-        body = ", ".join("(" + ", ".join(_quote(v) for v in row) + ")" for row in chunk)
-        db.execute(f"INSERT INTO {table} ({cols}) VALUES {body}")
+    insert_columns(db, table, values, f"({cols})")
 
 
 def _insert_csv(db: Any, table: str, cols: str, width: int, values: list[tuple]) -> None:
@@ -50,8 +50,7 @@ def _insert_csv(db: Any, table: str, cols: str, width: int, values: list[tuple])
 
 
 def replace(engine: Any, name: str, columns: tuple[str, ...], values: list[tuple], db: Any) -> None:
-    """Replace a small table's rows on ``db``; literal VALUES beat executemany by far for a
-    few hundred rows, larger sets go through the engine's bulk path."""
+    """Replace a small table's rows on ``db``; larger sets go through the engine's bulk path."""
     if len(values) > LITERAL_ROWS:
         engine.replace_rows(name, values, db)
         return

@@ -218,6 +218,8 @@ def fault_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("lock-contention", help="transactions queue for a hot row's lock")
     s.add_argument("--table", help="table name (default the busiest user table)")
     s.add_argument("--waiters", type=_positive_int(1, 1000), help="waiting requests (default 6)")
+    s = sub.add_parser("operation-errors", help="operations of the data nodes end in an error")
+    s.add_argument("--share", type=_float_range(0, 1), help="errors per success (default 0.2)")
     for name, what in (("slow-disk", "disk data page I/O"), ("latency-degradation", "TC")):
         s = sub.add_parser(name, help=f"{what} latency multiplied by a factor")
         s.add_argument("--factor", type=_float_range(1, 1000), help="(default 20)")

@@ -88,6 +88,11 @@ FAULTS: dict[str, FaultSpec] = {
             {"table": (str, False), "waiters": (int, False)},
         ),
         FaultSpec(
+            "operation-errors",
+            "a share of the transactions, key operations and scans end in an error (default 0.2)",
+            {"share": (float, False)},
+        ),
+        FaultSpec(
             "slow-disk",
             "disk data page reads, writes and log waits take longer (PGMAN latency)",
             {"factor": (float, False)},

@@ -189,3 +189,27 @@ def test_cli_sets_the_latency_and_lock_faults():
         }
         bad = run("fault", *url, "long-transaction", "--node", "99")
         assert bad.returncode == 1 and "not a data node" in bad.stderr
+
+
+def totals(sim: Sim) -> tuple[int, int]:
+    """Transactions that succeeded and that ended in an error, on every data node."""
+    return sim.q(
+        "SELECT SUM(transactions), SUM(transaction_errors) FROM ndbinfo.tc_time_track_stats"
+    )[0]
+
+
+def errors_per_success(sim: Sim, since: tuple[int, int] = (0, 0)) -> float:
+    transactions, errors = totals(sim)
+    return (errors - since[1]) / (transactions - since[0])
+
+
+def test_operation_errors_raise_the_tc_error_counts_and_return(sim):
+    assert errors_per_success(sim) < 0.01
+    sim.cluster.faults.set("operation-errors", share=0.3)
+    mark = totals(sim)
+    sim.tick(30)
+    assert errors_per_success(sim, mark) == pytest.approx(0.3, rel=0.05)
+    sim.cluster.faults.clear("operation-errors")
+    mark = totals(sim)
+    sim.tick(30)
+    assert errors_per_success(sim, mark) < 0.01

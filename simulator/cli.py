@@ -259,6 +259,8 @@ def fault_parser() -> argparse.ArgumentParser:
         type=_float_range(0, 86400, low_open=True),
         help=f"seconds behind (default {DEFAULT_BEHIND_SECONDS:g})",
     )
+    s = sub.add_parser("subscriber-lag", help="the source's event buffer receives epochs late")
+    s.add_argument("--gcis", type=_positive_int(1, 100000), help="GCIs late (default 10)")
     s = sub.add_parser("injector-behind", help="the source's binlog injector falls behind")
     s.add_argument(
         "--gap",

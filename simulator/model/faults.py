@@ -21,6 +21,7 @@ LINK_FAULTS = (
     "replica-behind",
     "injector-behind",
     "conflicts",
+    "subscriber-lag",
 )
 
 # Faults that make a resource fill up over cluster time, and what they fill.
@@ -159,6 +160,12 @@ FAULTS: dict[str, FaultSpec] = {
         ),
         FaultSpec("conflicts", "the source counts NDB$EPOCH2 conflicts", {}),
         FaultSpec(
+            "subscriber-lag",
+            "the source's event buffer receives the cluster's epochs a number of GCIs late"
+            " (default 10)",
+            {"gcis": (int, False)},
+        ),
+        FaultSpec(
             "metadata-excluded",
             "the SQL node fails to synchronize some user tables and excludes them",
             {"tables": (int, True)},
@@ -191,6 +198,8 @@ def validate(name: str, params: dict[str, Any], topology: Topology | None = None
         clean[key] = _convert(name, key, kind, value)
     if "share" in clean and not 0.0 <= clean["share"] <= 1.0:
         raise FaultError(f"{name}: share must be between 0 and 1, got {clean['share']}")
+    if "gcis" in clean and clean["gcis"] < 1:
+        raise FaultError(f"{name}: gcis must be 1 or more, got {clean['gcis']}")
     if "days" in clean and not 0.0 <= clean["days"] <= 3650.0:
         raise FaultError(f"{name}: days must be between 0 and 3650, got {clean['days']}")
     if "tables" in clean and not 1 <= clean["tables"] <= 1000:

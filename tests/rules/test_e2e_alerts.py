@@ -559,10 +559,11 @@ def test_send_overload_makes_slowdown_and_buffer_full_true(stack: Stack):
 
 def test_operation_errors_make_operation_errors_high_true(stack: Stack):
     """Near the end: the 5-minute rates keep the errors, and the expression true, for 5
-    minutes after the fault is cleared."""
+    minutes after the fault is cleared. One error per success, so that the 5-minute ratio
+    passes 5% within the wait (about 15 s of errors)."""
     sim, exporter = stack.sim_a, stack.exporter_a
     sim.reset()
-    sim.fault("operation-errors")
+    sim.fault("operation-errors", share=1.0)
     found = stack.wait_for_alert("NdbOperationErrorsHigh", exporter, operation="transaction")
     assert {metric["node_id"] for metric in found} == {"1", "2", "3", "4"}
     sim.reset()

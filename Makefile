@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 SYSTEM_STAMP := .ci/.system-packages-done
 DEMO_ARGS ?=
 
-.PHONY: demo test lint fmt dashboards golden bench up down load image clean system-packages tools clients
+.PHONY: demo test test-isolated lint fmt dashboards golden bench bench-ndbsim up down load image clean system-packages tools clients
 
 # The exporter and, beside it, the distributions of ndbsim, the load generator and the dashboards.
 DISTRIBUTIONS := pyproject.toml simulator/pyproject.toml loadgen/pyproject.toml dashboards/pyproject.toml
@@ -36,6 +36,13 @@ test: $(STAMP) system-packages tools clients
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
+# Every test module with integration tests run alone, then the suite in reverse module order:
+# a test that passes only after others fails here.
+test-isolated: $(STAMP) system-packages tools clients
+	@set -e; for module in $$(grep -rl --include='test_*.py' -e 'integration' tests | sort); do \
+		echo "== $$module"; $(BIN)/python -m pytest -q -p no:cacheprovider $$module; done
+	$(BIN)/python -m pytest -q -p no:cacheprovider --reverse-modules
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -52,11 +59,19 @@ dashboards: $(STAMP)
 chart: $(STAMP)
 	$(BIN)/python charts/sync.py
 
+# The sample report of docs/report.md (from ndbsim) and docs/report.schema.json.
+.PHONY: report-sample
+report-sample: $(STAMP)
+	$(BIN)/python tests/report/report_sample.py
+
 golden: $(STAMP)
 	$(BIN)/python -m pytest tests/exporter/test_golden.py --update-golden
 
 bench: $(STAMP)
 	$(BIN)/python bench/scrape.py
+
+bench-ndbsim: $(STAMP)
+	$(BIN)/python bench/ndbsim_cost.py
 
 up:
 	docker compose up -d --build

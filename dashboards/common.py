@@ -154,6 +154,24 @@ def _with_common(
     return builder
 
 
+def per_node(expr: str, *labels: str, suffix: str = "", **options: bool) -> Query:
+    """A data node's series (and ``labels``) once, the maximum over the SQL nodes that
+    report it; the legend names the node and the labels, then ``suffix``."""
+    legend = " ".join(["node {{node_id}}", *(f"{{{{{label}}}}}" for label in labels), suffix])
+    return q(f"max by ({', '.join(('node_id', *labels))}) ({expr})", legend.rstrip(), **options)
+
+
+def per_instance(expr: str, *labels: str) -> str:
+    """A SQL node's series summed per exporter target (and ``labels``)."""
+    return f"sum by ({', '.join(('instance', *labels))}) ({expr})"
+
+
+def instance_query(expr: str, *labels: str, suffix: str = "") -> Query:
+    """``per_instance`` with a legend naming the SQL node and the labels, then ``suffix``."""
+    legend = " ".join(["{{instance}}", *(f"{{{{{label}}}}}" for label in labels), suffix])
+    return q(per_instance(expr, *labels), legend.rstrip())
+
+
 def thresholds(*steps: tuple[float | None, str]) -> dash.ThresholdsConfig:
     """Absolute thresholds; the first step's value is None (the base colour)."""
     return (
@@ -201,11 +219,17 @@ def timeseries_panel(
     width: int = 12,
     height: int = 8,
     legend_calcs: Iterable[str] = ("lastNotNull", "max"),
+    threshold_line: dash.ThresholdsConfig | None = None,
 ) -> PanelSpec:
+    """Series over time; ``threshold_line`` draws its steps as lines across the graph."""
     builder = _with_common(
         timeseries.Panel(), title, description, unit, queries, width, height
     ).legend(_legend_table(list(legend_calcs)))
     builder = builder.fill_opacity(10).line_width(1)
+    if threshold_line is not None:
+        builder = builder.thresholds(threshold_line).thresholds_style(
+            common.GraphThresholdsStyleConfig().mode(common_model.GraphThresholdsStyleMode.LINE)
+        )
     if stack:
         builder = builder.stacking(
             common.StackingConfig().mode(common_model.StackingMode.NORMAL)

@@ -8,6 +8,7 @@ from .common import (
     Layout,
     bargauge_panel,
     matrix_table,
+    per_node,
     q,
     sel,
     stat_panel,
@@ -59,7 +60,7 @@ def _summary_row(layout: Layout) -> None:
             "Expect the usual sizing parameters (DataMemory, NoOfReplicas, DataDir ...); a "
             "node with a different count from its peers has a config section of its own.",
             "none",
-            q(f"max by (node_id) ({non_default})", "node {{node_id}}", instant=True),
+            per_node(non_default, instant=True),
             steps=thresholds((None, "blue")),
             width=8,
         ),

@@ -10,6 +10,7 @@ from .common import (
     increase,
     joined_table,
     matrix_table,
+    per_node,
     q,
     rate,
     sel,
@@ -89,8 +90,8 @@ def _memory_row(layout: Layout) -> None:
             "7.6, hash indexes), the long message buffer, and IndexMemory on 7.5. The dashed "
             "lines are the pool sizes.",
             "bytes",
-            q(f"max by (node_id, memory_type) ({used})", "node {{node_id}} {{memory_type}} used"),
-            q(f"max by (node_id, memory_type) ({total})", "node {{node_id}} {{memory_type}} size"),
+            per_node(used, "memory_type", suffix="used"),
+            per_node(total, "memory_type", suffix="size"),
             min_value=0,
         ),
         bargauge_panel(
@@ -112,7 +113,7 @@ def _memory_row(layout: Layout) -> None:
             "transaction memory. Growth in TRANSACTION_MEMORY follows large or many concurrent "
             "transactions.",
             "bytes",
-            q(f"max by (node_id, resource) ({res_used})", "node {{node_id}} {{resource}}"),
+            per_node(res_used, "resource"),
             min_value=0,
         ),
         bargauge_panel(
@@ -233,7 +234,7 @@ def _activity_row(layout: Layout) -> None:
             "main for schema work; give that type more threads (ThreadConfig) before the "
             "others.",
             "percentunit",
-            q(f"max by (node_id, thread) ({exec_ratio})", "node {{node_id}} {{thread}}"),
+            per_node(exec_ratio, "thread"),
             min_value=0,
             max_value=1,
             width=8,
@@ -244,7 +245,7 @@ def _activity_row(layout: Layout) -> None:
             "buffers. Buffer-full time means the node produces data faster than its links "
             "send it (see the transporters).",
             "percentunit",
-            q(f"max by (node_id, thread) ({stalled})", "node {{node_id}} {{thread}}"),
+            per_node(stalled, "thread"),
             min_value=0,
             width=8,
         ),
@@ -311,7 +312,7 @@ def _transactions_row(layout: Layout) -> None:
                 f" or max by (node_id) ({inactive}) * 0",
                 "node {{node_id}} open",
             ),
-            q(f"max by (node_id) ({inactive})", "node {{node_id}} longest idle (s)"),
+            per_node(inactive, suffix="longest idle (s)"),
             min_value=0,
             width=8,
         ),
@@ -320,7 +321,7 @@ def _transactions_row(layout: Layout) -> None:
             "Row locks held and lock requests waiting per data node (cluster_locks). Waiters "
             "at every scrape mean contention on hot rows (NdbLockWaits).",
             "none",
-            q(f"max by (node_id, state) ({locks})", "node {{node_id}} {{state}}"),
+            per_node(locks, "state"),
             min_value=0,
             width=12,
         ),
@@ -330,7 +331,7 @@ def _transactions_row(layout: Layout) -> None:
             "Waits end at TransactionDeadlockDetectionTimeout (1.2 s by default) with error "
             "266; holds grow with idle transactions.",
             "s",
-            q(f"max by (node_id, state) ({longest})", "node {{node_id}} {{state}}"),
+            per_node(longest, "state"),
             min_value=0,
             width=12,
         ),
@@ -435,16 +436,20 @@ def _send_buffer_row(layout: Layout) -> None:
             "link. A queue that stays up while the traffic does not grow points at a slow "
             "receiver or network, or at busy send threads.",
             "bytes",
-            q(f"max by (node_id) ({used})", "node {{node_id}} all links"),
-            q(f"max by (node_id) ({fullest})", "node {{node_id}} fullest link"),
+            per_node(used, suffix="all links"),
+            per_node(fullest, suffix="fullest link"),
             min_value=0,
         ),
     )
 
 
 def _disk_row(layout: Layout) -> None:
-    requests = _node_rate("ndb_disk_page_buffer_page_requests_total")
-    hits = _node_rate("ndb_disk_page_buffer_page_requests_total", 'result="direct_return"')
+    def requests(result: str) -> str:
+        matcher = f'result="{result}"'
+        per_node = _node_rate("ndb_disk_page_buffer_page_requests_total", matcher)
+        return f"sum by (node_id) (max by (node_id, result) ({per_node}))"
+
+    hits, waits = requests("direct_return"), requests("wait_io")
     written = _node_rate("ndb_disk_page_buffer_pages_written_total")
     read = _node_rate("ndb_disk_page_buffer_pages_read_total")
     speed = _node("ndb_disk_write_speed_bytes_per_second", 'window="10s"')
@@ -452,24 +457,24 @@ def _disk_row(layout: Layout) -> None:
         "Disk",
         timeseries_panel(
             "Disk page buffer hit ratio",
-            "Share of disk-data page requests served from the page buffer without waiting "
-            "(ndbinfo.diskpagebuffer). Only tables with STORAGE DISK use it. Below about 95 % "
-            "raise DiskPageBufferMemory.",
+            "Page requests served from the page buffer against those that waited for a disk "
+            "read, direct_return / (direct_return + wait_io), the NDB manual's hit ratio "
+            "(ndbinfo.diskpagebuffer; requests queued behind a read already in progress are "
+            "left out). Only tables with STORAGE DISK use it. The line is 95 %: below it, "
+            "raise DiskPageBufferMemory (after a restart the buffer warms up first).",
             "percentunit",
-            q(
-                f"sum by (node_id) (max by (node_id, result) ({hits})) / (sum by (node_id) (max by (node_id, result) ({requests})) > 0)",
-                "node {{node_id}}",
-            ),
+            q(f"{hits} / (({hits} + {waits}) > 0)", "node {{node_id}}"),
             min_value=0,
             max_value=1,
             width=8,
+            threshold_line=thresholds((None, "red"), (0.95, "green")),
         ),
         timeseries_panel(
             "Disk page buffer I/O",
             "Disk-data pages read into and written from the page buffer per second; writes "
             "are split into those made by local checkpoints and the rest.",
             "ops",
-            q(f"max by (node_id) ({read})", "node {{node_id}} read"),
+            per_node(read, suffix="read"),
             q(f"max by (node_id, cause) ({written})", "node {{node_id}} written ({{cause}})"),
             min_value=0,
             width=8,
@@ -481,7 +486,7 @@ def _disk_row(layout: Layout) -> None:
             "adaptive between MinDiskWriteSpeed and MaxDiskWriteSpeed; if it sits at the "
             "maximum while the redo log fills, the disk is too slow for the write load.",
             "Bps",
-            q(f"max by (node_id, kind) ({speed})", "node {{node_id}} {{kind}}"),
+            per_node(speed, "kind"),
             min_value=0,
             width=8,
         ),
@@ -495,7 +500,7 @@ def _restart_row(layout: Layout) -> None:
             "Uptime",
             "Time since each data node started. A reset is a node restart.",
             "s",
-            q(f"max by (node_id) ({_node('ndb_data_node_uptime_seconds')})", "node {{node_id}}"),
+            per_node(_node("ndb_data_node_uptime_seconds")),
             min_value=0,
         ),
         timeseries_panel(
@@ -504,7 +509,7 @@ def _restart_row(layout: Layout) -> None:
             "and is 0 once the node has started. A node that sits in one phase for long is "
             "waiting (for example on a copy of data from its node group peer).",
             "none",
-            q(f"max by (node_id) ({_node('ndb_data_node_start_phase')})", "node {{node_id}}"),
+            per_node(_node("ndb_data_node_start_phase")),
             min_value=0,
         ),
         bargauge_panel(

@@ -13,6 +13,7 @@ from .common import (
     bargauge_panel,
     data_node_state_panel,
     heatmap_panel,
+    per_node,
     q,
     rate,
     sel,
@@ -144,7 +145,7 @@ def _redundancy_row(layout: Layout) -> None:
             "They stay dead from a node's failure until it has copied the data back during "
             "its restart.",
             "none",
-            q(f"max by (node_id) ({dead})", "node {{node_id}}"),
+            per_node(dead),
             min_value=0,
         ),
         alert_list_panel(

@@ -9,6 +9,7 @@ the cluster in its legend. Epochs are compared as GCIs (epoch >> 32).
 from __future__ import annotations
 
 from .common import (
+    CLUSTER,
     EPOCH_PER_GCI,
     REPLICATION,
     Board,
@@ -105,8 +106,6 @@ def _channel_row(layout: Layout) -> None:
 
 
 def _lag_row(layout: Layout) -> None:
-    written = _per("server_id", "ndb_binlog_written_gci")
-    applied = _per(INJECTOR, "ndb_replica_applied_gci")
     layout.row(
         "Replication lag",
         timeseries_panel(
@@ -122,18 +121,19 @@ def _lag_row(layout: Layout) -> None:
             width=8,
         ),
         timeseries_panel(
-            "Epoch lag per source server_id",
-            "GCIs the replica is behind each source SQL node: the newest GCI that binlog "
-            "server wrote to its binary log (SHOW ENGINE NDBCLUSTER STATUS, "
-            "latest_applied_binlog_epoch >> 32, on the source) minus the newest GCI the "
-            "replica applied from it (mysql.ndb_apply_status, epoch >> 32), joined on the "
-            "source's server_id. Select both clusters. One GCI per "
+            "Epoch lag per source server",
+            "GCIs each replica cluster is behind each source SQL node it reads "
+            "(cluster:ndb_replica_applied_gci:lag): the newest GCI that binlog server wrote to "
+            "its binary log (SHOW ENGINE NDBCLUSTER STATUS, latest_applied_binlog_epoch >> 32, "
+            "on the source) minus the newest GCI the replica applied from it "
+            "(mysql.ndb_apply_status, epoch >> 32). The source is the cluster named by the "
+            "replica's source_cluster label and its server_id. One GCI per "
             "TimeBetweenGlobalCheckpoints (2 s by default): NdbReplicationLagHigh fires above "
             "150 GCIs for 10 minutes.",
             "suffix: GCIs",
             _replicated(
-                f"{written} - on (server_id) group_right {applied}",
-                f"{WHERE} from server_id {{{{server_id}}}}",
+                f"cluster:ndb_replica_applied_gci:lag{{{CLUSTER}}}",
+                "{{cluster}} from {{source_cluster}} server_id {{server_id}}",
             ),
             min_value=0,
             width=8,

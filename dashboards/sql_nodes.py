@@ -10,6 +10,8 @@ from .common import (
     Board,
     Layout,
     increase,
+    instance_query,
+    per_instance,
     q,
     rate,
     sel,
@@ -17,10 +19,6 @@ from .common import (
 )
 
 UID = "ndb-sql-nodes"
-
-
-def _per_instance(expr: str, *labels: str) -> str:
-    return f"sum by ({', '.join(('instance', *labels))}) ({expr})"
 
 
 def _round_trip_row(layout: Layout) -> None:
@@ -37,7 +35,7 @@ def _round_trip_row(layout: Layout) -> None:
             "waited for the answer (Ndb_api_wait_exec_complete_count). Every round trip costs "
             "at least one network latency, so for a given workload fewer is better.",
             "ops",
-            q(_per_instance(round_trips), "{{instance}}"),
+            instance_query(round_trips),
             min_value=0,
             width=8,
         ),
@@ -49,7 +47,7 @@ def _round_trip_row(layout: Layout) -> None:
             "by replacing deep nested-loop joins (one round trip per outer row) with pushed "
             "joins or a denormalised table.",
             "none",
-            q(f"{_per_instance(round_trips)} / ({_per_instance(commits)} > 0)", "{{instance}}"),
+            q(f"{per_instance(round_trips)} / ({per_instance(commits)} > 0)", "{{instance}}"),
             min_value=0,
             width=8,
         ),
@@ -60,7 +58,7 @@ def _round_trip_row(layout: Layout) -> None:
             "busy data node threads, full send buffers or the network.",
             "s",
             q(
-                f"{_per_instance(waits)} / (({_per_instance(round_trips)} + {_per_instance(scan_waits)} + {_per_instance(meta_waits)}) > 0)",
+                f"{per_instance(waits)} / (({per_instance(round_trips)} + {per_instance(scan_waits)} + {per_instance(meta_waits)}) > 0)",
                 "{{instance}}",
             ),
             min_value=0,
@@ -81,8 +79,8 @@ def _scan_row(layout: Layout) -> None:
             "partition, per second. Table scans read every partition on every data node; "
             "they belong in reports, not in the hot path.",
             "ops",
-            q(_per_instance(scans, "kind"), "{{instance}} {{kind}} scans"),
-            q(_per_instance(pruned), "{{instance}} pruned scans"),
+            instance_query(scans, "kind", suffix="scans"),
+            instance_query(pruned, suffix="pruned scans"),
             min_value=0,
             width=8,
         ),
@@ -95,7 +93,7 @@ def _scan_row(layout: Layout) -> None:
             "that related rows share a partition and put an equality on it in the WHERE "
             "clause.",
             "percentunit",
-            q(f"{_per_instance(pruned)} / ({_per_instance(scans)} > 0)", "{{instance}}"),
+            q(f"{per_instance(pruned)} / ({per_instance(scans)} > 0)", "{{instance}}"),
             min_value=0,
             max_value=1,
             width=8,
@@ -106,7 +104,7 @@ def _scan_row(layout: Layout) -> None:
             "results are pulled in small pieces; narrow the scan with a better index or "
             "raise ndb_batch_size / BatchSizePerLocalScan for legitimately large scans.",
             "none",
-            q(f"{_per_instance(batches)} / ({_per_instance(scans)} > 0)", "{{instance}}"),
+            q(f"{per_instance(batches)} / ({per_instance(scans)} > 0)", "{{instance}}"),
             min_value=0,
             width=8,
         ),
@@ -127,7 +125,7 @@ def _rows_row(layout: Layout) -> None:
             "constant time regardless of table size and are the cheapest access NDB offers; "
             "unique-key lookups need an extra hop through the hidden index table.",
             "ops",
-            q(_per_instance(keys, "key"), "{{instance}} {{key}} key"),
+            instance_query(keys, "key", suffix="key"),
             min_value=0,
             width=6,
         ),
@@ -135,7 +133,7 @@ def _rows_row(layout: Layout) -> None:
             "Rows read",
             "Rows per second the SQL node read from the data nodes.",
             "rowsps",
-            q(_per_instance(rows), "{{instance}}"),
+            instance_query(rows),
             min_value=0,
             width=6,
         ),
@@ -146,7 +144,7 @@ def _rows_row(layout: Layout) -> None:
             "replicated; then the local replica can answer without a network hop. Co-locate "
             "SQL and data nodes and use READ_BACKUP for read-mostly tables to raise it.",
             "percentunit",
-            q(f"{_per_instance(local_rows)} / ({_per_instance(rows)} > 0)", "{{instance}}"),
+            q(f"{per_instance(local_rows)} / ({per_instance(rows)} > 0)", "{{instance}}"),
             min_value=0,
             max_value=1,
             width=6,
@@ -158,8 +156,8 @@ def _rows_row(layout: Layout) -> None:
             "prefer VARCHAR/VARBINARY over BLOB/TEXT (blob parts live in a hidden table and "
             "need extra reads).",
             "Bps",
-            q(_per_instance(sent), "{{instance}} sent"),
-            q(_per_instance(received), "{{instance}} received"),
+            instance_query(sent, suffix="sent"),
+            instance_query(received, suffix="received"),
             min_value=0,
             width=6,
         ),
@@ -200,9 +198,9 @@ def _transaction_row(layout: Layout) -> None:
             "lock wait timeouts (TransactionDeadlockDetectionTimeout), temporary errors such "
             "as overloaded send buffers or a node failure, and application rollbacks.",
             "ops",
-            q(_per_instance(started), "{{instance}} started"),
-            q(_per_instance(committed), "{{instance}} committed"),
-            q(_per_instance(aborted), "{{instance}} aborted"),
+            instance_query(started, suffix="started"),
+            instance_query(committed, suffix="committed"),
+            instance_query(aborted, suffix="aborted"),
             min_value=0,
             width=8,
         ),
@@ -212,7 +210,7 @@ def _transaction_row(layout: Layout) -> None:
             "contention is normal; spikes together with a node failure are expected; a "
             "steady high ratio points at hot rows or too short timeouts.",
             "percentunit",
-            q(f"{_per_instance(aborted)} / ({_per_instance(started)} > 0)", "{{instance}}"),
+            q(f"{per_instance(aborted)} / ({per_instance(started)} > 0)", "{{instance}}"),
             min_value=0,
             max_value=1,
             width=8,
@@ -223,8 +221,8 @@ def _transaction_row(layout: Layout) -> None:
             "transaction commands among them (Com_*). Compare with NDB round trips: "
             "statements that need many round trips each are the ones to tune.",
             "ops",
-            q(_per_instance(questions), "{{instance}} questions"),
-            q(_per_instance(commands, "command"), "{{instance}} {{command}}"),
+            instance_query(questions, suffix="questions"),
+            instance_query(commands, "command"),
             min_value=0,
             width=8,
         ),
@@ -257,7 +255,7 @@ def _connection_row(layout: Layout) -> None:
             "deferred (left to the send thread). Mostly forced sends mean ndb_force_send is on "
             "or the load is too light to batch.",
             "ops",
-            q(_per_instance(adaptive, "mode"), "{{instance}} {{mode}}"),
+            instance_query(adaptive, "mode"),
             min_value=0,
             width=8,
         ),
@@ -267,7 +265,7 @@ def _connection_row(layout: Layout) -> None:
             "client connections. A reconnect means the SQL node lost the cluster and its "
             "open NDB transactions failed.",
             "none",
-            q(_per_instance(connects), "{{instance}} reconnects"),
+            instance_query(connects, suffix="reconnects"),
             q(
                 f"max by (instance) ({sel('ndb_sql_threads_connected')})",
                 "{{instance}} client connections",

@@ -8,6 +8,7 @@ from .common import (
     Layout,
     bargauge_panel,
     joined_table,
+    per_node,
     q,
     sel,
     stat_panel,
@@ -129,15 +130,15 @@ def _fragment_row(layout: Layout) -> None:
             "Fragments for which each data node is the current primary, and for which it is "
             "the preferred primary. The current line should sit on the preferred one.",
             "none",
-            q(f"max by (node_id) ({primaries})", "node {{node_id}} current"),
-            q(f"max by (node_id) ({preferred})", "node {{node_id}} preferred"),
+            per_node(primaries, suffix="current"),
+            per_node(preferred, suffix="preferred"),
             min_value=0,
         ),
         timeseries_panel(
             "Fragments not on preferred primary by node",
             "Per preferred primary node: fragments that currently have their primary elsewhere.",
             "none",
-            q(f"max by (node_id) ({misplaced})", "node {{node_id}}"),
+            per_node(misplaced),
             min_value=0,
         ),
     )
@@ -151,7 +152,7 @@ def _replica_row(layout: Layout) -> None:
             "Fragment replicas stored on each data node, alive or dead. Dead replicas belong "
             "to a node that is down or still restarting.",
             "none",
-            q(f"max by (node_id, state) ({sel('ndb_replicas')})", "node {{node_id}} {{state}}"),
+            per_node(sel("ndb_replicas"), "state"),
             min_value=0,
             width=8,
         ),
@@ -160,7 +161,7 @@ def _replica_row(layout: Layout) -> None:
             "Replicas the distribution information records as crashed, per node. They are "
             "restored from a live replica during the node's restart.",
             "none",
-            q(f"max by (node_id) ({sel('ndb_replicas_crashed')})", "node {{node_id}}"),
+            per_node(sel("ndb_replicas_crashed")),
             min_value=0,
             width=8,
         ),
@@ -169,7 +170,7 @@ def _replica_row(layout: Layout) -> None:
             "Replicas per node that the running local checkpoint is still writing. It rises "
             "and falls with each LCP; a plateau that never empties is a stuck LCP.",
             "none",
-            q(f"max by (node_id) ({sel('ndb_replicas_lcp_ongoing')})", "node {{node_id}}"),
+            per_node(sel("ndb_replicas_lcp_ongoing")),
             min_value=0,
             width=8,
         ),

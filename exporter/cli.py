@@ -13,6 +13,7 @@ from ndbinfo_exporter import __version__, httpserver, logs, mycnf, targets, webc
 from ndbinfo_exporter.app import create_app
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.errors import ConfigError
+from ndbinfo_exporter.report import command as report_command
 from ndbinfo_exporter.scrape.pool import MAX_POOLS
 from ndbinfo_exporter.scrape.scraper import Scraper
 from ndbinfo_exporter.settings import FLAGS, Settings, listen_host_port, parse
@@ -61,8 +62,11 @@ def _configure(argv: Sequence[str]):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in report_command.COMMANDS:
+        return report_command.main(argv[0], argv[1:])
     try:
-        collectors, settings, resolved, web = _configure(sys.argv[1:] if argv is None else argv)
+        collectors, settings, resolved, web = _configure(argv)
         sock = _listen(settings.listen_address)
     except ConfigError as exc:
         print(f"ndbinfo-exporter: {logs.redact(str(exc))}", file=sys.stderr)

@@ -38,6 +38,30 @@ NDBCLUSTER STATUS`) are skipped too; `status` still runs. A change of state is l
 the cause.
 """
 
+REPLICATION_PAIRS = """## Replication pairs
+
+A replica cluster's lag in epochs (the recording rule `cluster:ndb_replica_applied_gci:lag`,
+read by `NdbReplicationLagHigh` and the Replication dashboard) compares what a source binlog
+server wrote (`ndb_binlog_written_gci{server_id}`, on the source's SQL node) with what the
+replica cluster applied from it (`ndb_replica_applied_gci{server_id}`, from
+`mysql.ndb_apply_status`). A server_id names a SQL node within its replication topology only:
+two clusters in one Prometheus often both have a SQL node with server_id 1. So a source binlog
+server is matched by its cluster and server_id together, and the exporter cannot know the
+source's cluster (SHOW REPLICA STATUS names a host and a server_id, not a cluster): the scrape
+config of the replica cluster says it.
+
+What a site configures: on every target of a replica cluster, the label `source_cluster` set
+to the `cluster` label of the cluster it replicates from (in Prometheus' `static_configs`
+labels or by relabelling; the Helm chart's `sourceCluster` value). The rule renames the
+source's `cluster` to `source_cluster` on `ndb_binlog_written_gci` and joins on
+`(source_cluster, server_id)`; the result carries the replica's `cluster`, its
+`source_cluster` and the source's `server_id`, and only for sources a channel of the replica
+reads now (`ndb_replica_source_server_id`). A replica cluster without `source_cluster` has no
+lag in epochs (its lag in seconds, `ndb_replica_seconds_behind_source`, needs no pairing). In
+circular replication each cluster is the other's source: each cluster's targets carry the
+other's name as `source_cluster`.
+"""
+
 
 def version_text(version: tuple[int, int, int]) -> str:
     return ".".join(str(part) for part in version)
@@ -81,6 +105,7 @@ def render() -> str:
     lines = [HEADER]
     for collector in all_collectors():
         lines += collector_section(collector)
+    lines.append(REPLICATION_PAIRS)
     return "\n".join(lines)
 
 

@@ -17,12 +17,17 @@ from ndbsim import versions
 from ndbsim.model.cluster import ClusterSpec, build_config
 from ndbsim.model.config_params import parse_override
 from ndbsim.model.faults import (
+    BUFFERS,
+    CONFLICT_FUNCTIONS,
     DEFAULT_BEHIND_SECONDS,
+    DEFAULT_DISK_PAGE_BUFFER_HITS,
     DEFAULT_GROWTH_SHARE,
+    DEFAULT_POOL,
     DEFAULT_SEND_BUFFER_SHARE,
     DEFAULT_STUCK_PHASE,
     GROWTH,
     LINK_FAULTS,
+    POOLS,
     START_PHASES,
 )
 
@@ -251,6 +256,7 @@ def fault_parser() -> argparse.ArgumentParser:
         s.add_argument("node", type=_positive_int(1, 255), help="data node id")
     s = sub.add_parser("metadata-excluded", help="exclude user tables from metadata sync")
     s.add_argument("tables", type=_positive_int(1, 1000), help="number of tables")
+    _capacity_faults(sub)
     sub.add_parser("replica-sql-error", help="the replica's SQL thread stops on error 1032")
     sub.add_parser("replica-io-disconnect", help="the replica's I/O thread loses the source")
     s = sub.add_parser("replica-behind", help="the replica's applier trails the source")
@@ -268,7 +274,12 @@ def fault_parser() -> argparse.ArgumentParser:
         const=True,
         help="the event buffer overflows: a LOST_EVENTS incident stops the replica (1590)",
     )
-    sub.add_parser("conflicts", help="the source counts NDB$EPOCH2 conflicts")
+    s = sub.add_parser("conflicts", help="the replica's SQL node finds rows in conflict")
+    s.add_argument(
+        "--function",
+        choices=CONFLICT_FUNCTIONS,
+        help="the conflict function (default NDB$EPOCH2; the _TRANS ones move Ndb_conflict_trans_*)",
+    )
     s = sub.add_parser("clear", help="clear one fault")
     s.add_argument("name")
     sub.add_parser("list", help="active faults")
@@ -283,6 +294,23 @@ def fault_parser() -> argparse.ArgumentParser:
                 help="the cluster of ndbsim --replica to act on (default source)",
             )
     return p
+
+
+def _capacity_faults(sub) -> None:
+    """The subcommands of the cache, buffer, pool and global checkpoint faults."""
+    s = sub.add_parser("disk-page-buffer-misses", help="disk page requests miss the cache")
+    s.add_argument(
+        "--share",
+        type=_float_range(0, 1),
+        help=f"share served from the cache (default {DEFAULT_DISK_PAGE_BUFFER_HITS})",
+    )
+    sub.add_parser("gcp-stall", help="the global checkpoint stops: the GCI and epoch stay")
+    s = sub.add_parser("resource-pool", help="fill a resource pool with a fixed limit")
+    s.add_argument("share", type=_float_range(0, 1), help="share of its limit")
+    s.add_argument("--resource", choices=list(POOLS), help=f"(default {DEFAULT_POOL})")
+    s = sub.add_parser("buffer-full", help="fill a buffer of every data node to a share")
+    s.add_argument("buffer", choices=list(BUFFERS))
+    s.add_argument("share", type=_float_range(0, 1))
 
 
 def run_fault(args: argparse.Namespace) -> int:
@@ -389,6 +417,7 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
         wanted = args.replica_port if args.replica_port is not None else args.port and args.port + 1
         replica_server = await listen(replica, replica_engine, wanted)
         servers.append(replica_server)
+        link.replica_port = _listening_port(replica_server, wanted)
         ready += f" replica={args.host}:{_listening_port(replica_server, wanted)}"
     log.info("NDB %s, %d data nodes, %d tables", version.series, args.data_nodes, args.tables)
     print(ready, flush=True)

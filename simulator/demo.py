@@ -250,6 +250,13 @@ def _alertmanager_config(logs: Path) -> Path:
     return path
 
 
+def _labels(cluster: str) -> dict[str, str]:
+    """The target labels of a cluster's exporter; the replica names its source cluster."""
+    if cluster == CLUSTER:
+        return {"cluster": cluster, "instance": "ndbsim"}
+    return {"cluster": cluster, "source_cluster": CLUSTER, "instance": f"ndbsim-{cluster}"}
+
+
 def _prometheus_config(
     logs: Path, exporters: dict[str, str], alertmanager: str | None, every: float
 ) -> Path:
@@ -268,10 +275,7 @@ def _prometheus_config(
                 "static_configs": [
                     {
                         "targets": [url.removeprefix("http://")],
-                        "labels": {
-                            "cluster": cluster,
-                            "instance": "ndbsim" if cluster == CLUSTER else f"ndbsim-{cluster}",
-                        },
+                        "labels": _labels(cluster),
                     }
                     for cluster, url in exporters.items()
                 ],
@@ -387,6 +391,10 @@ FAULT_EXAMPLES: tuple[tuple[str, str], ...] = (
         "TLS certificates expire in 2 days (NDB 8.3+): NdbTlsCertificateExpiring",
     ),
     ("metadata-excluded 3", "3 tables excluded from metadata sync"),
+    ("disk-page-buffer-misses", "80 % disk page hits: NdbDiskPageBufferHitRatioLow"),
+    ("gcp-stall", "the global checkpoint stops: NdbGlobalCheckpointStalled"),
+    ("resource-pool 0.95", "TRANSACTION_MEMORY 95 % of a limit: NdbResourcePoolHigh"),
+    ("buffer-full redo 0.9", "REDO log buffers 90 % used: NdbRedoBufferHigh"),
     (
         "data-memory-growth 0.1 --share 0.55",
         "DataMemory rises from 55 % by 10 % a cluster hour: NdbDataMemoryExhaustionPredicted",

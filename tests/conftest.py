@@ -11,6 +11,22 @@ def pytest_addoption(parser):
         default=False,
         help="rewrite tests/golden/ from the fixtures instead of comparing",
     )
+    parser.addoption(
+        "--reverse-modules",
+        action="store_true",
+        default=False,
+        help="run the test modules in reverse order (tests keep their order within a module):"
+        " a test that passes only after another module's fails",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    if not config.getoption("--reverse-modules"):
+        return
+    modules: dict[str, list] = {}
+    for item in items:
+        modules.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    items[:] = [item for module in reversed(modules.values()) for item in module]
 
 
 class StartedProcess(AssertionError):

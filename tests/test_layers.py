@@ -27,6 +27,7 @@ PACKAGES = {
             ],
             ["ndbinfo_exporter.scrape"],
             ["ndbinfo_exporter.view"],
+            ["ndbinfo_exporter.report"],
             [
                 "ndbinfo_exporter.app",
                 "ndbinfo_exporter.cli",

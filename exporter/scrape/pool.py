@@ -21,7 +21,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -39,6 +39,8 @@ T = TypeVar("T")
 _CONNECTION_ERRORS = (errors.InterfaceError, errors.OperationalError)
 _CLOSE_WAIT_SECONDS = 1.0
 MAX_POOLS = 32
+# Rows read from the server at a time by ``PooledConnection.each``.
+BATCH_ROWS = 1000
 
 
 @dataclass
@@ -59,6 +61,24 @@ class PooledConnection:
             names = cursor.column_names
             return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
         finally:
+            cursor.close()
+
+    def each(self, sql: str) -> Generator[Row, None, None]:
+        """The statement's rows as dicts, read from the server a batch at a time: whoever
+        folds them as they come holds one batch, never every row."""
+        cursor = self.raw.cursor()
+        finished = False
+        try:
+            cursor.execute(sql)
+            names = cursor.column_names
+            while batch := cursor.fetchmany(BATCH_ROWS):
+                for row in batch:
+                    yield dict(zip(names, row, strict=True))
+            finished = True
+        finally:
+            if not finished and self.raw.unread_result:
+                with contextlib.suppress(errors.Error):  # back to the pool with nothing unread
+                    cursor.fetchall()
             cursor.close()
 
 

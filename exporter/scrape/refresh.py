@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
-from ndbinfo_exporter.collectors.base import Collector, Row, text
+from ndbinfo_exporter.collectors.base import Collector, Row, number, text
 from ndbinfo_exporter.scrape.pool import PooledConnection
 
 log = logging.getLogger(__name__)
@@ -43,14 +43,16 @@ STATUS_SIGNALS = {
 
 # One statement, one round trip: ndbinfo.nodes (a row per running data node), a few status
 # variables and the NDB tables the SQL node's data dictionary knows (no data node row).
+# A data node's uptime tells a restart that no scrape saw in progress (shorter than the scrape
+# interval): its state, phase and ready count are the same before and after.
 SIGNAL_SQL = (
     "SELECT 'node' AS kind, CAST(node_id AS CHAR) AS name,"
-    " CONCAT(status, ' ', start_phase, ' ', config_generation) AS value"
+    " CONCAT(status, ' ', start_phase, ' ', config_generation) AS value, uptime"
     " FROM ndbinfo.nodes"
     " UNION ALL"
-    " SELECT 'status', VARIABLE_NAME, VARIABLE_VALUE FROM performance_schema.global_status"
+    " SELECT 'status', VARIABLE_NAME, VARIABLE_VALUE, NULL FROM performance_schema.global_status"
     " WHERE VARIABLE_NAME IN (" + ", ".join(f"'{name}'" for name in STATUS_SIGNALS) + ") UNION ALL"
-    " SELECT 'tables', CAST(COUNT(*) AS CHAR), CAST(MAX(CREATE_TIME) AS CHAR)"
+    " SELECT 'tables', CAST(COUNT(*) AS CHAR), CAST(MAX(CREATE_TIME) AS CHAR), NULL"
     " FROM information_schema.TABLES WHERE ENGINE = 'ndbcluster'"
 )
 
@@ -77,9 +79,23 @@ class Signals:
     # No answer in time: the SQL node is slow or the connection was lost. The rows read
     # before are served rather than read again on top of the load (up to the maximum age).
     late: bool = False
+    # Data node id -> (uptime, earliest start, latest start): the node started between the
+    # statement's sending less its uptime (whole seconds, so one more) and its answer less its
+    # uptime, on the exporter's monotonic clock.
+    uptimes: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
 
     def get(self, name: str) -> tuple | None:
         return None if self.values is None else self.values.get(name)
+
+    def restarted_since(self, earlier: Signals) -> bool:
+        """Whether a data node seen in both restarted in between, even if no read saw it down
+        or starting: its uptime went back, or it started after the latest start the earlier
+        read allows. However slow the reads, a node that did not restart never passes."""
+        for node, (uptime, earliest, _) in self.uptimes.items():
+            before = earlier.uptimes.get(node)
+            if before is not None and (uptime < before[0] or earliest > before[2]):
+                return True
+        return False
 
 
 UNKNOWN = Signals(None)
@@ -97,13 +113,24 @@ def signals_after(exc: BaseException) -> Signals:
     return UNKNOWN
 
 
-def parse_signals(rows: list[Row], objects: list[Row] | None = None) -> Signals:
+def parse_signals(
+    rows: list[Row],
+    objects: list[Row] | None = None,
+    sent: float = 0.0,
+    answered: float = 0.0,
+) -> Signals:
+    """The signals in the rows of SIGNAL_SQL (and OBJECTS_SQL), sent and answered at these
+    monotonic times."""
     values: dict[str, list] = {"nodes": [], "config": [], "ddl": []}
+    uptimes: dict[str, tuple[float, float, float]] = {}
     for row in rows:
         kind, name, value = text(row["kind"]), text(row["name"]), text(row["value"])
         if kind == "node":
             values["nodes"].append((name, value))
             values["config"].append((name, value.rpartition(" ")[2]))
+            uptime = number(row.get("uptime"))
+            if uptime is not None:
+                uptimes[name] = (uptime, sent - uptime - 1, answered - uptime)
         elif kind == "status":
             values[STATUS_SIGNALS[name]].append((name, value))
         elif kind == "tables":
@@ -111,7 +138,7 @@ def parse_signals(rows: list[Row], objects: list[Row] | None = None) -> Signals:
     parsed = {name: tuple(sorted(found)) for name, found in values.items()}
     if objects is not None:
         parsed[OBJECTS] = tuple(tuple(text(v) for v in row.values()) for row in objects)
-    return Signals(parsed)
+    return Signals(parsed, uptimes=uptimes)
 
 
 def signals_job(with_objects: bool) -> Callable[[PooledConnection], Signals]:
@@ -120,8 +147,11 @@ def signals_job(with_objects: bool) -> Callable[[PooledConnection], Signals]:
     the signals as UNKNOWN, so that the collectors run as they would without them."""
 
     def job(connection: PooledConnection) -> Signals:
+        sent = time.monotonic()
         rows = connection.rows(SIGNAL_SQL)
-        return parse_signals(rows, connection.rows(OBJECTS_SQL) if with_objects else None)
+        answered = time.monotonic()
+        objects = connection.rows(OBJECTS_SQL) if with_objects else None
+        return parse_signals(rows, objects, sent, answered)
 
     return job
 
@@ -220,17 +250,27 @@ class Refresher:
             return "every scrape"
         if last is None:
             return "no rows yet"
+        # A signal comes first: a node stopping or restarting during a transition (primaries
+        # being handed back) must not wait for the transition's backoff.
+        changed = "" if signals.late else self._changed(slow.signals, last, signals)
+        if changed:
+            return changed
         if not last.settled:
             return "in transition" if self._transition_due(last) else ""
-        if signals.late:
-            return "maximum age" if slow.aged and self._old(last) else ""
-        for name in sorted(slow.signals):
+        return "maximum age" if slow.aged and self._old(last) else ""
+
+    @staticmethod
+    def _changed(followed: Iterable[str], last: _Read, signals: Signals) -> str:
+        """Which followed signal differs from the one seen at the last read ("" when none)."""
+        for name in sorted(followed):
             now = signals.get(name)
             if now is None and name == OBJECTS and signals.values is not None:
                 continue  # not read yet on this target: the other signals decide
             if now is None or now != last.signals.get(name):
                 return f"{name} changed" if now is not None else "signals unknown"
-        return "maximum age" if slow.aged and self._old(last) else ""
+            if name == "nodes" and signals.restarted_since(last.signals):
+                return "a data node restarted"
+        return ""
 
     def _transition_due(self, last: _Read) -> bool:
         """A transition is read again at the next scrapes, then less and less often, up to

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import platform
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from mysql.connector import errors
 from ndbinfo_exporter import __version__, logs, settings
@@ -29,6 +30,7 @@ from ndbinfo_exporter.targets import TargetConfig
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -256,6 +258,21 @@ class Scraper:
         """A statement of the cluster view, on the view's own connections to ``target``."""
         return await self.view_pool(target).run(
             target, lambda connection: connection.rows(sql), min(timeout, self._query_timeout)
+        )
+
+    async def fold(
+        self,
+        target: TargetConfig,
+        sql: str,
+        timeout: float,
+        reduce: Callable[[Iterator[Row]], T],
+    ) -> T:
+        """A statement of the cluster view whose rows ``reduce`` folds as they are read (on a
+        pool thread), on the view's own connections: a large answer is never held whole."""
+        return await self.view_pool(target).run(
+            target,
+            lambda connection: _folded(connection.each(sql), reduce),
+            min(timeout, self._query_timeout),
         )
 
     async def _collect(
@@ -544,3 +561,9 @@ def _collector_families(outcomes: Sequence[_Outcome], skipped: Sequence[Collecto
     for collector in skipped:
         skip.add_metric([collector.name], 1)
     return [success, duration, skip]
+
+
+def _folded(rows: Generator[Row, None, None], reduce: Callable[[Iterator[Row]], T]) -> T:
+    """``reduce`` over ``rows``, whose cursor is closed (its rest read) even when it fails."""
+    with contextlib.closing(rows):
+        return reduce(rows)

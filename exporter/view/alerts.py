@@ -52,6 +52,18 @@ def public(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
+def web_link(url: object) -> str | None:
+    """``url`` when it is an absolute http:// or https:// URL, else None: an alert's links come
+    from whoever could post to the alert source, and the page makes them clickable."""
+    if not isinstance(url, str):
+        return None
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return None
+    return url.strip() if parts.scheme in ("http", "https") and parts.hostname else None
+
+
 def _from_prometheus(base: str, data: dict[str, Any]) -> list[Alert]:
     return [
         Alert(
@@ -61,7 +73,7 @@ def _from_prometheus(base: str, data: dict[str, Any]) -> list[Alert]:
             summary=item.get("annotations", {}).get("summary"),
             since=item.get("activeAt"),
             labels=item["labels"],
-            runbook_url=item.get("annotations", {}).get("runbook_url"),
+            runbook_url=web_link(item.get("annotations", {}).get("runbook_url")),
             link=f"{public(base)}/alerts",
         )
         for item in data.get("alerts", [])
@@ -77,8 +89,8 @@ def _from_alertmanager(base: str, items: list[dict[str, Any]]) -> list[Alert]:
             summary=item.get("annotations", {}).get("summary"),
             since=item.get("startsAt"),
             labels=item["labels"],
-            runbook_url=item.get("annotations", {}).get("runbook_url"),
-            link=item.get("generatorURL") or f"{public(base)}/#/alerts",
+            runbook_url=web_link(item.get("annotations", {}).get("runbook_url")),
+            link=web_link(item.get("generatorURL")) or f"{public(base)}/#/alerts",
         )
         for item in items
     ]

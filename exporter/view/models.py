@@ -315,8 +315,12 @@ class Alert(BaseModel):
     summary: str | None = None
     since: str | None = Field(None, description="When the condition started (RFC 3339)")
     labels: dict[str, str]
-    runbook_url: str | None = None
-    link: str = Field(description="Where the alert is shown in Prometheus or Alertmanager")
+    runbook_url: str | None = Field(
+        None, description="The rule's runbook_url annotation; null unless an http(s) URL"
+    )
+    link: str = Field(
+        description="Where the alert is shown in Prometheus or Alertmanager (http or https only)"
+    )
 
 
 class AlertsView(BaseModel):

@@ -72,7 +72,7 @@ def detail_sql(node_id: int, table_id: int) -> str:
     return DETAIL_SQL.format(node=int(node_id), table=int(table_id))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Share:
     """One table's replicas on one data node."""
 
@@ -82,7 +82,7 @@ class Share:
     lcp_ongoing: int
 
 
-@dataclass
+@dataclass(slots=True)
 class TablePlacement:
     db: str
     table: str
@@ -270,35 +270,54 @@ def summarize(
     ]
 
 
-def page_view(
+@dataclass(frozen=True)
+class Selection:
+    """The tables matching one filter, with their sums: what every page of it shares."""
+
+    placement: Placement
+    tables: list[TablePlacement]
+    databases: list[DatabaseCount]
+    nodes: list[PlacementNode]
+
+    def pages(self, page_size: int) -> int:
+        return max(1, math.ceil(len(self.tables) / page_size))
+
+
+def select(
     placement: Placement,
-    target: str,
     data_nodes: Mapping[int, tuple[int | None, bool]],
     *,
     db: str | None = None,
     table: str | None = None,
     node: int | None = None,
-    page: int = 1,
-    page_size: int = 50,
-) -> PlacementView:
+) -> Selection:
+    """The tables matching the filter, counted per database and summed per data node."""
     matched = [t for t in placement.tables if matches(t, db, table, node)]
-    pages = max(1, math.ceil(len(matched) / page_size))
-    start = (page - 1) * page_size
     databases: dict[str, int] = {}
     for t in matched:
         databases[t.db] = databases.get(t.db, 0) + 1
+    return Selection(
+        placement,
+        matched,
+        [DatabaseCount(db=name, tables=count) for name, count in databases.items()],
+        summarize(matched, data_nodes),
+    )
+
+
+def page_view(selection: Selection, target: str, *, page: int, page_size: int) -> PlacementView:
+    start = (page - 1) * page_size
     return PlacementView(
         target=target,
-        source_node=placement.source_node,
-        refreshed_at=placement.refreshed_at,
-        total_tables=len(placement.tables),
-        matched_tables=len(matched),
+        source_node=selection.placement.source_node,
+        refreshed_at=selection.placement.refreshed_at,
+        total_tables=len(selection.placement.tables),
+        matched_tables=len(selection.tables),
         page=page,
         page_size=page_size,
-        pages=pages,
-        databases=[DatabaseCount(db=name, tables=count) for name, count in databases.items()],
-        nodes=summarize(matched, data_nodes),
-        tables=[_table_model(t) for t in matched[start : start + page_size]],
+        pages=selection.pages(page_size),
+        databases=selection.databases,
+        nodes=selection.nodes,
+        tables=[_table_model(t) for t in selection.tables[start : start + page_size]],
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import html
 import importlib.resources
 import logging
@@ -21,6 +22,7 @@ from ndbinfo_exporter.scrape.scraper import Scraper
 from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import ProbeRefused, TargetConfig, Targets
 from ndbinfo_exporter.view.alerts import AlertSource
+from ndbinfo_exporter.view.body import Body
 from ndbinfo_exporter.view.models import (
     AlertsView,
     ApiError,
@@ -31,7 +33,14 @@ from ndbinfo_exporter.view.models import (
     TableFragments,
     TargetsView,
 )
-from ndbinfo_exporter.view.source import Body, Unavailable, ViewModel, ViewSource
+from ndbinfo_exporter.view.source import ViewSource
+from ndbinfo_exporter.view.thresholds import (
+    DATA_MEMORY_CRITICAL,
+    DATA_MEMORY_WARNING,
+    REDO_CRITICAL,
+    REDO_WARNING,
+)
+from ndbinfo_exporter.view.view_model import PageOutOfRange, Unavailable, ViewModel
 from ndbinfo_exporter.view.view_targets import ViewTargets
 
 log = logging.getLogger(__name__)
@@ -42,6 +51,17 @@ PAGE = Template((HERE / "templates" / "index.html").read_text(encoding="utf-8"))
 SWAGGER_UI = importlib.resources.files("fastapi_offline") / "static"
 SWAGGER_FILES = ("swagger-ui-bundle.js", "swagger-ui.css", "favicon.png")
 MAX_PAGE_SIZE = 500
+# The page and its assets come from this origin only: no inline script or style, no plugin,
+# no frame around it; links the page shows are http(s) only (view.js checks each one).
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
 ERRORS: dict[int | str, dict[str, Any]] = {
     304: {"description": "Not modified since the ETag given in If-None-Match"},
     400: {"model": ApiError, "description": "Bad query parameter"},
@@ -79,6 +99,8 @@ class JsonErrorRoute(APIRoute):
                 return await handler(request)
             except RequestValidationError as exc:
                 return error(400, _validation_message(exc))
+            except PageOutOfRange as exc:
+                return error(400, str(exc))
             except ApiFailure as exc:
                 return error(exc.status, str(exc))
             except ProbeRefused as exc:
@@ -100,9 +122,10 @@ AuthModuleQuery = Annotated[
 ]
 
 
-def answer(body: Body, request: Request) -> Response:
-    """A cached body, or 304 when the viewer has it already."""
-    headers = {"ETag": body.etag, "Cache-Control": "no-cache"}
+def answer(body: Body, request: Request, freshness: dict[str, str] | None = None) -> Response:
+    """A cached body, or 304 when the viewer has it already; ``freshness`` says how old the
+    data is and whether a refresh runs."""
+    headers = {"ETag": body.etag, "Cache-Control": "no-cache", **(freshness or {})}
     if body.etag in request.headers.get("if-none-match", ""):
         return Response(status_code=304, headers=headers)
     return Response(body.content, media_type="application/json", headers=headers)
@@ -132,8 +155,14 @@ def make_router(
             raise ApiFailure(400, "no default SQL node: choose one with ?target=host:port")
         return view_targets.source(chosen)
 
-    async def reachable(view: ViewSource) -> ViewModel:
-        model = await view.model()
+    def freshness(view: ViewSource, model: ViewModel) -> dict[str, str]:
+        return {
+            "Age": str(int(view.age(model))),
+            "X-View-Refreshing": "true" if view.refreshing else "false",
+        }
+
+    async def reachable(view: ViewSource, first_placement: bool = False) -> ViewModel:
+        model = await (view.with_placement() if first_placement else view.model())
         if not model.result.up:
             raise ApiFailure(
                 503, f"SQL node {model.result.target} is unreachable: {model.result.error}"
@@ -155,8 +184,11 @@ def make_router(
                 version=html.escape(__version__),
                 metrics_path=html.escape(settings.telemetry_path, quote=True),
                 target=html.escape(shown),
+                data_memory_levels=f"{DATA_MEMORY_WARNING} {DATA_MEMORY_CRITICAL}",
+                redo_levels=f"{REDO_WARNING} {REDO_CRITICAL}",
             ),
             status_code=status,
+            headers=SECURITY_HEADERS,
         )
 
     @router.get("/static/view/{name}", include_in_schema=False)
@@ -164,7 +196,7 @@ def make_router(
         files = {p.name: p for p in STATIC.iterdir() if p.is_file()}
         if name not in files:
             return error(404, f"no static file {name!r}")
-        return FileResponse(files[name])
+        return FileResponse(files[name], headers=SECURITY_HEADERS)
 
     @router.get("/static/docs/{name}", include_in_schema=False)
     async def swagger_ui(name: str) -> Response:
@@ -202,8 +234,9 @@ def make_router(
 
         Answers 200 with `up: false` and the reason when the SQL node is unreachable.
         """
-        model = await source(target, auth_module).model()
-        return answer(model.bodies["cluster"], request)
+        view = source(target, auth_module)
+        model = await view.model()
+        return answer(model.bodies["cluster"], request, freshness(view, model))
 
     @api.get("/placement", response_model=PlacementView, responses=ERRORS)
     async def get_placement(
@@ -220,11 +253,11 @@ def make_router(
     ) -> Response:
         """Replicas of user tables per data node: primaries, backups and dead replicas, with a
         summary per data node over the matching tables. Fragment detail: /placement/{table_id}."""
-        model = await reachable(source(target, auth_module))
-        body, pages = model.page(db or None, table or None, node, page, page_size)
-        if page > pages:
-            raise ApiFailure(400, f"page {page} is past the last page ({pages})")
-        return answer(body, request)
+        view = source(target, auth_module)
+        model = await reachable(view, first_placement=True)
+        model.require_placement()
+        body = await asyncio.to_thread(model.page, db or None, table or None, node, page, page_size)
+        return answer(body, request, freshness(view, model))
 
     @api.get("/placement/{table_id}", response_model=TableFragments, responses=ERRORS)
     async def get_table_fragments(
@@ -248,16 +281,18 @@ def make_router(
         request: Request, target: TargetQuery = None, auth_module: AuthModuleQuery = None
     ) -> Response:
         """Tuning findings, each with its evidence, PromQL expression and SQL."""
-        model = await reachable(source(target, auth_module))
-        return answer(model.bodies["findings"], request)
+        view = source(target, auth_module)
+        model = await reachable(view)
+        return answer(model.bodies["findings"], request, freshness(view, model))
 
     @api.get("/config", response_model=ConfigView, responses=ERRORS)
     async def get_config(
         request: Request, target: TargetQuery = None, auth_module: AuthModuleQuery = None
     ) -> Response:
         """Data node parameters that differ from their default or between data nodes."""
-        model = await reachable(source(target, auth_module))
-        return answer(model.bodies["config"], request)
+        view = source(target, auth_module)
+        model = await reachable(view)
+        return answer(model.bodies["config"], request, freshness(view, model))
 
     @api.get("/alerts", response_model=AlertsView)
     async def get_alerts() -> AlertsView:

@@ -1,159 +1,45 @@
 """Where the view's data comes from: one model per scrape result, shared by every viewer.
 
-However many pages and API clients are open, the view starts at most one scrape per refresh
-interval (a scrape result younger than the interval, from Prometheus or an earlier viewer,
-is reused) and builds from it, once and off the event loop, every model the API serves:
-the cluster, the findings and the configuration, serialized with their ETags. A viewer's
-refresh is then a look-up. The fragment placement is read again only when the scrape read
-the distribution again (a change signal: `scrape.refresh`), or at the maximum age when the
-distribution's collectors are off; its pages are computed from what is cached.
+However many pages and API clients are open, the view refreshes a target at most once per
+refresh interval, and never makes a viewer wait for it: a model older than the interval is
+answered at once, with its age, while one refresh per target runs in the background (a scrape
+result younger than the interval, from Prometheus or an earlier refresh, is reused; otherwise
+the view scrapes on its own connections). Only a target never scraped yet waits for its first
+scrape, bounded by the scrape timeout. The fragment placement is read again only when the
+scrape read the distribution again (a change signal: `scrape.refresh`), or at the maximum age
+when the distribution's collectors are off. Models only move forward: each is built from a
+result at least as new as the one before.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from ndbinfo_exporter import logs
 from ndbinfo_exporter.scrape.ndb_visibility import OK
 from ndbinfo_exporter.scrape.scraper import Scraper, ScrapeResult
 from ndbinfo_exporter.targets import TargetConfig
-from ndbinfo_exporter.view import findings
 from ndbinfo_exporter.view import placement as placement_model
-from ndbinfo_exporter.view.cluster import cluster_view, node_groups_seen
-from ndbinfo_exporter.view.models import ClusterView, FindingsView, TableFragments
-from ndbinfo_exporter.view.parameters import config_view
+from ndbinfo_exporter.view.body import Body
+from ndbinfo_exporter.view.cluster import node_groups_seen
+from ndbinfo_exporter.view.models import TableFragments
 from ndbinfo_exporter.view.placement import Placement
 from ndbinfo_exporter.view.samples import Samples
+from ndbinfo_exporter.view.view_model import Unavailable, ViewModel, build, previous_of
+
+log = logging.getLogger(__name__)
 
 VIEW_INTERVAL_SECONDS = 10.0
-# A new placement being read is waited for this long before the previous one is served.
-PLACEMENT_GRACE = 1.0
+# A viewer whose request started a refresh waits for it this long, then gets the model there is.
+REFRESH_GRACE = 0.5
 # The collectors whose reads say the distribution was read again.
 DISTRIBUTION = ("fragments", "replicas")
 LAST_REFRESH = "ndb_exporter_collector_last_refresh_timestamp_seconds"
-PAGES_KEPT = 64
 DETAILS_KEPT = 32
-
-
-class Unavailable(Exception):
-    """The data cannot be produced now; the message says why in one line."""
-
-
-@dataclass(frozen=True)
-class Body:
-    """A serialized JSON answer and its entity tag."""
-
-    content: bytes
-    etag: str
-
-    @classmethod
-    def of(cls, model) -> Body:
-        content = model.model_dump_json().encode()
-        return cls(content, '"' + hashlib.blake2b(content, digest_size=12).hexdigest() + '"')
-
-
-@dataclass
-class ViewModel:
-    """Everything the API serves for one scrape result and one placement."""
-
-    result: ScrapeResult
-    previous: ScrapeResult | None  # the result before, for counter increases
-    samples: Samples
-    cluster: ClusterView
-    placement: Placement | None
-    placement_error: str | None
-    bodies: dict[str, Body]
-    pages: OrderedDict[tuple, tuple[Body, int]] = field(default_factory=OrderedDict)
-
-    def placement_read(self) -> Placement:
-        """The placement, or Unavailable saying why there is none."""
-        if self.placement is None:
-            raise Unavailable(self.placement_error or "no placement has been read yet")
-        return self.placement
-
-    def page(
-        self, db: str | None, table: str | None, node: int | None, page: int, page_size: int
-    ) -> tuple[Body, int]:
-        """A placement page and the number of pages, computed once per model and query."""
-        key = (db, table, node, page, page_size)
-        found = self.pages.get(key)
-        if found is None:
-            topology = self.cluster.topology
-            nodes = {
-                n.node_id: (g.nodegroup, n.running) for g in topology.node_groups for n in g.nodes
-            }
-            nodes.update({n.node_id: (None, n.running) for n in topology.unassigned_data_nodes})
-            view = placement_model.page_view(
-                self.placement_read(),
-                self.result.target,
-                nodes,
-                db=db,
-                table=table,
-                node=node,
-                page=page,
-                page_size=page_size,
-            )
-            found = self.pages[key] = (Body.of(view), view.pages)
-            if len(self.pages) > PAGES_KEPT:
-                self.pages.popitem(last=False)
-        return found
-
-
-def _build(
-    result: ScrapeResult,
-    previous: ScrapeResult | None,
-    groups: dict[int, int],
-    placement: Placement | None,
-    placement_error: str | None,
-) -> ViewModel:
-    """Runs on a worker thread: everything O(series) happens here, once per model."""
-    samples = Samples(result.families)
-    before = Samples(previous.families) if previous is not None else None
-    groups = {**groups, **_groups_from(placement, groups)}
-    cluster = cluster_view(result, samples, before, previous, groups)
-    bodies = {"cluster": Body.of(cluster)}
-    if result.up:
-        config = config_view(result, samples)
-        checked = findings.evaluate(
-            findings.Inputs(
-                cluster=cluster,
-                samples=samples,
-                config=config,
-                placement=placement,
-                previous=before,
-            )
-        )
-        bodies["config"] = Body.of(config)
-        bodies["findings"] = Body.of(
-            FindingsView(
-                target=result.target,
-                up=result.up,
-                error=result.error,
-                scraped_at=result.finished_at,
-                findings=checked,
-                problems=sum(1 for f in checked if f.status == "problem"),
-                unknown=sum(1 for f in checked if f.status == "unknown"),
-            )
-        )
-    return ViewModel(result, previous, samples, cluster, placement, placement_error, bodies)
-
-
-def _groups_from(placement: Placement | None, known: dict[int, int]) -> dict[int, int]:
-    """Node groups of data nodes not seen running, from the placement's replica sets."""
-    found: dict[int, int] = {}
-    if placement is None:
-        return found
-    for nodes in placement.node_groups:
-        groups = {known[n] for n in nodes if n in known}
-        if len(groups) == 1:
-            group = groups.pop()
-            found.update({node: group for node in nodes if node not in known})
-    return found
 
 
 def distribution_version(samples: Samples) -> tuple[float, ...] | None:
@@ -182,14 +68,12 @@ class ViewSource:
         self._max_age = max_age
         self.interval = interval
         self.clock = clock
-        self._scrape_lock = asyncio.Lock()
-        self._build_lock = asyncio.Lock()
         self._groups: dict[int, int] = {}  # node group of every data node seen running
         self._placement: Placement | None = None
         self._placement_version: tuple | None = None
         self._placement_error: tuple[float, str] | None = None
-        self._placement_read: asyncio.Task[None] | None = None
         self._model: ViewModel | None = None
+        self._refresh: asyncio.Task[None] | None = None
         self._details: OrderedDict[tuple[float, int], Body] = OrderedDict()
         self._detail_reads: dict[tuple[float, int], asyncio.Future[Body]] = {}
 
@@ -197,47 +81,103 @@ class ViewSource:
     def target_name(self) -> str:
         return self._target.name
 
+    @property
+    def refreshing(self) -> bool:
+        """A refresh of this target runs now."""
+        return self._refresh is not None
+
+    def age(self, model: ViewModel) -> float:
+        """Seconds since the scrape ``model`` shows finished."""
+        return max(0.0, self.clock() - model.result.finished_at)
+
     def _fresh(self, at: float) -> bool:
         return self.clock() - at < self.interval
 
-    async def result(self) -> ScrapeResult:
-        """A scrape result younger than the refresh interval, collecting one if needed."""
-        last = self._scraper.last(self.target_name)
-        if last is None or not self._fresh(last.finished_at):
-            async with self._scrape_lock:
-                last = self._scraper.last(self.target_name)
-                if last is None or not self._fresh(last.finished_at):
-                    last = await self._scraper.scrape(self._target, self._timeout, for_view=True)
-        return last
-
     async def model(self) -> ViewModel:
-        """The model of the newest scrape result, built once for all viewers and kept for the
-        refresh interval, however often Prometheus scrapes."""
+        """The newest model. One older than the refresh interval starts a refresh in the
+        background and is answered after REFRESH_GRACE at most (at once while a refresh runs
+        already); a target without a model yet waits for its first one, bounded by the scrape
+        timeout."""
         current = self._model
         if current is not None and self._fresh(current.result.finished_at):
-            result = current.result
-        else:
-            result = await self.result()
-        async with self._build_lock:
-            if result.up:
-                await self._follow_placement(result)
-            model = self._model
-            if (
-                model is not None
-                and model.result is result
-                and model.placement is self._placement
-                and model.placement_error == self._error_text()
-            ):
-                return model
-            self._model = await asyncio.to_thread(
-                _build,
-                result,
-                _previous(model, result),
-                self._remember_groups(result),
-                self._placement,
-                self._error_text(),
-            )
+            return current
+        started = self._refresh is None
+        refresh = self._start_refresh()
+        if current is None:  # its scrape, then its placement, each bounded by the timeout
+            await asyncio.wait({refresh}, timeout=2 * self._timeout)
+        elif started:
+            await asyncio.wait({refresh}, timeout=REFRESH_GRACE)
+        if self._model is not None:
             return self._model
+        if refresh.done() and refresh.exception() is not None:
+            raise refresh.exception()  # type: ignore[misc]
+        raise Unavailable(f"the first scrape of {self.target_name} has not finished yet")
+
+    def _start_refresh(self) -> asyncio.Task[None]:
+        if self._refresh is None:
+            self._refresh = asyncio.ensure_future(self._refreshed())
+            self._refresh.add_done_callback(self._refresh_done)
+        return self._refresh
+
+    def _refresh_done(self, task: asyncio.Task[None]) -> None:
+        self._refresh = None
+        failure = None if task.cancelled() else task.exception()
+        if failure is not None and self._model is not None:  # else the waiting viewer gets it
+            log.error("cluster view refresh of %s failed", self.target_name, exc_info=failure)
+
+    async def _refreshed(self) -> None:
+        """One refresh: the newest scrape result, the placement when the distribution was read
+        again, and the model built once from both."""
+        result = self._scraper.last(self.target_name)
+        if result is None or not self._fresh(result.finished_at):
+            result = await self._scraper.scrape(self._target, self._timeout, for_view=True)
+        current = self._model
+        if current is not None and result.finished_at < current.result.finished_at:
+            result = current.result  # a model never goes back in time
+        if current is None:  # the first viewers wait for the scrape, not for the placement too
+            current = self._model = await self._build(result, None)
+        if result.up:
+            await self._follow_placement(result)
+        if (
+            current is not None
+            and current.result is result
+            and current.placement is self._placement
+            and current.placement_error == self._error_text()
+        ):
+            return
+        self._model = await self._build(result, current)
+
+    async def _build(self, result: ScrapeResult, current: ViewModel | None) -> ViewModel:
+        return await asyncio.to_thread(
+            build,
+            result,
+            previous_of(current, result),
+            self._remember_groups(result),
+            self._placement,
+            self._error_text(),
+        )
+
+    async def refreshed(self) -> ViewModel:
+        """The model of a refresh that starts now (or runs already), placement included,
+        waited for up to twice the scrape timeout: for a one-off reader (the report), which
+        wants a new read rather than the model there is."""
+        refresh = self._start_refresh()
+        await asyncio.wait({refresh}, timeout=2 * self._timeout)
+        if refresh.done() and not refresh.cancelled() and refresh.exception() is not None:
+            raise refresh.exception()  # type: ignore[misc]
+        if self._model is None:
+            raise Unavailable(f"the first scrape of {self.target_name} has not finished yet")
+        return self._model
+
+    async def with_placement(self) -> ViewModel:
+        """The newest model; while the first placement is being read, waited for up to the
+        scrape timeout."""
+        model = await self.model()
+        refresh = self._refresh
+        if model.placement is None and model.placement_error is None and refresh is not None:
+            await asyncio.wait({refresh}, timeout=self._timeout)
+            model = self._model or model
+        return model
 
     def _remember_groups(self, result: ScrapeResult) -> dict[int, int]:
         if result.up:
@@ -249,9 +189,9 @@ class ViewSource:
         return None if self._placement_error is None else self._placement_error[1]
 
     async def _follow_placement(self, result: ScrapeResult) -> None:
-        """Start reading the placement when the scrape read the distribution again (or, with
-        the distribution's collectors off, at the maximum age), and wait for the read a
-        moment, so that a change shows in the same answer when it can."""
+        """Read the placement again when the scrape read the distribution again (or, with
+        the distribution's collectors off, at the maximum age); after a failure, once per
+        interval."""
         version = distribution_version(Samples(_families(result, LAST_REFRESH)))
         current = self._placement is not None and (
             self._placement_version == version
@@ -259,14 +199,8 @@ class ViewSource:
             else self.clock() - self._placement.refreshed_at < self._max_age
         )
         failed_lately = self._placement_error is not None and self._fresh(self._placement_error[0])
-        if not current and not failed_lately and self._placement_read is None:
-            self._placement_read = asyncio.ensure_future(self._read_placement(result, version))
-        task = self._placement_read
-        if task is not None:
-            wait = PLACEMENT_GRACE if self._placement is not None else self._timeout
-            await asyncio.wait({task}, timeout=wait)
-
-    async def _read_placement(self, result: ScrapeResult, version: tuple | None) -> None:
+        if current or failed_lately:
+            return
         try:
             self._placement = await self._placement_from(result)
             self._placement_version = version
@@ -274,25 +208,26 @@ class ViewSource:
             self._details.clear()
         except Unavailable as exc:
             self._placement_error = (self.clock(), str(exc))
-        finally:
-            self._placement_read = None
 
     async def _placement_from(self, result: ScrapeResult) -> Placement:
         node = _running_node(result)
-        try:
-            rows = await self._scraper.query(
-                self._target, placement_model.sql_for(node), self._timeout
+        read_at = self.clock()
+        try:  # folded as the rows come: about 100,000 at 48 data nodes, never held at once
+            return await self._scraper.fold(
+                self._target,
+                placement_model.sql_for(node),
+                self._timeout,
+                lambda rows: placement_model.build(rows, node, read_at),
             )
         except Exception as exc:  # a failed query is reported to the viewer, not raised
             message = "timed out" if isinstance(exc, TimeoutError) else logs.redact(str(exc))
             raise Unavailable(f"placement query failed: {message}") from exc
-        return await asyncio.to_thread(placement_model.build, rows, node, self.clock())
 
     async def fragments(self, table_id: int) -> Body:
         """The fragments of one table, read when a viewer opens it and kept until the
         placement is read again."""
-        model = await self.model()
-        placement = model.placement_read()
+        model = await self.with_placement()
+        placement = model.require_placement()
         table = next((t for t in placement.tables if t.table_id == table_id), None)
         if table is None:
             raise LookupError(f"no user table with id {table_id}")
@@ -349,13 +284,3 @@ def _running_node(result: ScrapeResult) -> int:
 
 def _families(result: ScrapeResult, name: str) -> list:
     return [family for family in result.families if family.name == name]
-
-
-def _previous(model: ViewModel | None, result: ScrapeResult) -> ScrapeResult | None:
-    """The scrape result before ``result``: the last model's, when it was another result of
-    a reachable SQL node; otherwise the one that model had."""
-    if model is None:
-        return None
-    if model.result is not result and model.result.up:
-        return model.result
-    return model.previous

@@ -59,3 +59,18 @@ EQUALITY_ALERTS = {
 FREE_SHARE_ALERTS = {
     "NdbTablespaceFull": TABLESPACE_CRITICAL,
 }
+
+# NdbDiskPageBufferHitRatioLow: the manual's hit ratio of the disk page buffer,
+# direct_return / (direct_return + wait_io), judged at 10 page requests a second or more and
+# once a (re)started node has run 30 minutes (its cache is cold before).
+DISK_PAGE_BUFFER_HIT_RATIO_LOW = 0.95
+DISK_PAGE_BUFFER_MIN_REQUESTS_PER_SECOND = 10
+DISK_PAGE_BUFFER_WARMUP_SECONDS = 1800
+ALERTS["NdbDiskPageBufferHitRatioLow"] = (
+    DISK_PAGE_BUFFER_MIN_REQUESTS_PER_SECOND,
+    DISK_PAGE_BUFFER_WARMUP_SECONDS,
+)
+# Alert name -> the threshold its expression fires below.
+BELOW_ALERTS = {
+    "NdbDiskPageBufferHitRatioLow": DISK_PAGE_BUFFER_HIT_RATIO_LOW,
+}

@@ -6,12 +6,21 @@ in schema `sim` (fragments, replicas, node states), so 8 data nodes x 2000 table
 seconds. The `*_all` variants are views over the master's copy cross-joined with the started
 data nodes. Each table that is not a small one has its writer in engine/writers, registered
 for it there.
+
+A statement pays for what it reads: `sync` is given the ndbinfo objects the statement reads
+(views expanded to their base tables) and writes only those, each at most once per cluster
+second (once per REFRESH_SECONDS for the history tables) unless the state they follow besides
+time changed. Reading one node's row of ndb$nodes builds ndb$nodes and nothing else. The rows
+are built under the model's lock; DuckDB is written after it is released.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import weakref
+from collections import Counter
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 from ndbsim.engine import infoschema
@@ -46,45 +55,65 @@ ALL_VARIANTS = {
 }
 
 
+# what reads sim.node_state and sim.started (below the per-fragment tables and views)
+_NODE_STATE_READERS = {*FRAGMENT_TABLES, *FRAGMENT_VIEWS, *ALL_VARIANTS}
+
+
 class _EngineState:
     def __init__(self) -> None:
         self.last_rows: dict[str, list[tuple]] = {}
         self.signatures: dict[str, Any] = {}
-        self.last_key: Any = None
         self.ready = False
+
+
+Write = Callable[[], None]
 
 
 class Writer:
     def __init__(self, cluster: Cluster) -> None:
         self.c = cluster
         self._states: dict[int, _EngineState] = {}
+        self.builds: Counter[str] = Counter()  # small tables built, by name (for the tests)
 
-    def write(self, engine: Any) -> None:
+    def plan(self, engine: Any, reads: Collection[str] | None) -> list[Write]:
+        """Under the model's lock: the writes that bring the tables among ``reads`` (every
+        table when None) to the model's now, to run once the lock is released."""
         st = self._states.setdefault(id(engine), _EngineState())
-        catalog = engine.catalog
         if not st.ready:
             self._setup(engine)
             st.ready = True
-        key = (self.c.now, self._state_signature())
-        if key == st.last_key:
-            return
-        st.last_key = key
-        slow_key = (int(self.c.now // REFRESH_SECONDS), key[1])
+        wanted = _with_sources(reads)
+        signature = self._state_signature()
+        key = (self.c.now, signature)
+        slow_key = (int(self.c.now // REFRESH_SECONDS), signature)
+        writes: list[Write] = []
         for name, builder in rows.BUILDERS.items():
-            table = catalog.get(name)
-            if table is None:
+            table = engine.catalog.get(name)
+            if table is None or (wanted is not None and name not in wanted):
                 continue
-            if name in SLOW_TABLES:
-                if st.signatures.get(name) == slow_key:
-                    continue
-                st.signatures[name] = slow_key
+            stamp = slow_key if name in SLOW_TABLES else key
+            if st.signatures.get(name) == stamp:
+                continue
+            st.signatures[name] = stamp
             columns = table.column_names
             new = [tuple(r.get(col) for col in columns) for r in builder(self.c)]
+            self.builds[name] += 1
             if new != st.last_rows.get(name):
-                replace(engine, name, columns, new)
                 st.last_rows[name] = new
-        _fill(self.c, engine, "FILES")  # the ndbinfo.files view reads it
-        self._write_fragment_tables(engine, st)
+                writes.append(functools.partial(replace, engine, name, columns, new))
+        if (wanted is None or "files" in wanted) and st.signatures.get("FILES") != key:
+            st.signatures["FILES"] = key  # the ndbinfo.files view reads it
+            writes.append(_filler(self.c, engine, "FILES"))
+        if wanted is None or not wanted.isdisjoint(_NODE_STATE_READERS):
+            writes += self._plan_fragment_tables(engine, st, wanted)
+        return writes
+
+    def forget(self, engine: Any) -> None:
+        """Write every table again at the next plan (after a write failed)."""
+        st = self._states.get(id(engine))
+        if st is not None:
+            st.last_rows.clear()
+            st.signatures.clear()
 
     # --- state -----------------------------------------------------------------------------
 
@@ -172,35 +201,53 @@ class Writer:
 
     # --- per-fragment tables ---------------------------------------------------------------
 
-    def _write_fragment_tables(self, engine: Any, st: _EngineState) -> None:
+    def _plan_fragment_tables(
+        self, engine: Any, st: _EngineState, wanted: set[str] | None
+    ) -> list[Write]:
         c = self.c
         state = self._bulk_signature()
         lcp = self._lcp_view()
         marks = tuple(c.lcp_marks(n) for n in sorted(c.nodes))
         master = c.president if c.is_up() else None
+        writes: list[Write] = []
         if st.signatures.get("nodes") != (state, marks):
-            sim_schema.write_node_state(c, engine.db)
+            values, started = sim_schema.node_state(c)
+            writes.append(
+                functools.partial(sim_schema.write_node_state, engine.db, values, started)
+            )
             st.signatures["nodes"] = (state, marks)
         elif st.signatures.get("ops") != c.now:
             cases = " ".join(f"WHEN {n} THEN {s.ops!r}" for n, s in sorted(c.nodes.items()))
-            engine.db.execute(f"UPDATE sim.node_state SET ops = CASE node_id {cases} END")
+            sql = f"UPDATE sim.node_state SET ops = CASE node_id {cases} END"
+            writes.append(functools.partial(engine.db.execute, sql))
         st.signatures["ops"] = c.now
         follows = {"state": state, "lcp": lcp, "marks": marks, "master": master}
         for name, writer in FRAGMENT_TABLES.items():
             table = engine.catalog.get(name)
-            signature = tuple(follows[k] for k in writer.follows)
-            if table is None or st.signatures.get(name) == signature:
+            if table is None or (wanted is not None and name not in wanted):
                 continue
-            engine.db.execute(f'DELETE FROM ndbinfo."{name}"')
+            signature = tuple(follows[k] for k in writer.follows)
+            if st.signatures.get(name) == signature:
+                continue
+            statements = [f'DELETE FROM ndbinfo."{name}"']
             if master is not None:
                 select = writer.select(c, master, lcp)
                 cols = [col for col in table.column_names if col in select.columns]
                 quoted = ", ".join(f'"{col}"' for col in cols)
-                engine.db.execute(
+                statements.append(
                     f'INSERT INTO ndbinfo."{name}" ({quoted}) '
                     f"SELECT {select.select_list(cols)} {select.source}"
                 )
+            writes += [functools.partial(engine.db.execute, sql) for sql in statements]
             st.signatures[name] = signature
+        return writes
+
+
+def _with_sources(reads: Collection[str] | None) -> set[str] | None:
+    """The tables written for ``reads``: an `*_all` variant is a view of its source."""
+    if reads is None:
+        return None
+    return {*reads, *(ALL_VARIANTS[name] for name in reads if name in ALL_VARIANTS)}
 
 
 _writers: weakref.WeakKeyDictionary[Cluster, Writer] = weakref.WeakKeyDictionary()
@@ -214,22 +261,37 @@ SERVER_BUILDERS = {
 }
 
 
-def _fill(cluster: Cluster, engine: Any, name: str) -> None:
+def _filler(cluster: Cluster, engine: Any, name: str) -> Write:
+    """Under the model's lock: the rows of a model-fed server table, and their write."""
     schema, table = infoschema.MODEL_FED[name]
     values = [tuple(r.get(c.name) for c in table.columns) for r in SERVER_BUILDERS[name](cluster)]
-    engine.replace_rows_in(f'"{schema}"."{table.name}"', table, values)
+    return functools.partial(engine.replace_rows_in, f'"{schema}"."{table.name}"', table, values)
 
 
 def fill_server_table(cluster: Cluster, engine: Any, name: str) -> None:
     """Refill a model-fed server table right before a query reads it."""
     with cluster.advanced():
-        _fill(cluster, engine, name)
+        write = _filler(cluster, engine, name)
+    write()
 
 
-def sync(cluster: Cluster, engine: Any) -> None:
-    """Advance the model to now and write every ndbinfo table whose content changed."""
+def writer_of(cluster: Cluster) -> Writer:
+    writer = _writers.get(cluster)
+    if writer is None:
+        writer = _writers[cluster] = Writer(cluster)
+    return writer
+
+
+def sync(cluster: Cluster, engine: Any, reads: Collection[str] | None = None) -> None:
+    """Advance the model to now and write the ndbinfo tables among ``reads`` (the base and
+    lookup tables a statement reads; every table when None) whose content changed. The
+    caller holds the engine's lock."""
+    writer = writer_of(cluster)
     with cluster.advanced():
-        writer = _writers.get(cluster)
-        if writer is None:
-            writer = _writers[cluster] = Writer(cluster)
-        writer.write(engine)
+        writes = writer.plan(engine, reads)
+    try:
+        for write in writes:
+            write()
+    except BaseException:
+        writer.forget(engine)
+        raise

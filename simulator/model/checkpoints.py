@@ -2,7 +2,9 @@
 
 GCIs advance every TimeBetweenGlobalCheckpoints while the cluster is up; an epoch is
 gci << 32 | micro-GCI (one micro-GCI per TimeBetweenEpochs). LCP rounds take 30-60 s of cluster
-time with gaps of 2-10 s; a stalled round stays open until the stall is cleared.
+time with gaps of 2-10 s; a stalled round stays open until the stall is cleared. While the
+global checkpoint stalls (`gcp_stalled`), the GCI and the epoch stay where they are and resume
+from there.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ class Checkpoints:
         self.epoch_interval = max(epoch_interval_ms, 1) / 1000.0
         self.base_gci = 60000 + self._rnd.randint(0, 999)
         self.up_time = 0.0  # cluster seconds the cluster has been up
+        self.gcp_stalled = False  # set by the model while the gcp-stall fault is active
+        self.stalled_time = 0.0  # cluster seconds of up_time the global checkpoint stood still
         lcp_id = 30 + self._rnd.randint(0, 9)
         last_gci = self.base_gci - self._rnd.randint(5, 20)
         self.last = LcpMark(lcp_id, last_gci, last_gci)
@@ -39,12 +43,22 @@ class Checkpoints:
 
     @property
     def gci(self) -> int:
-        return self.base_gci + int(self.up_time / self.gcp_interval)
+        return self.base_gci + int(self._gcp_time / self.gcp_interval)
 
     @property
     def epoch(self) -> int:
-        micro = int((self.up_time % self.gcp_interval) / self.epoch_interval)
+        micro = int((self._gcp_time % self.gcp_interval) / self.epoch_interval)
         return (self.gci << 32) | micro
+
+    @property
+    def _gcp_time(self) -> float:
+        """Cluster seconds the global checkpoint has advanced."""
+        return self.up_time - self.stalled_time
+
+    def _run_for(self, step: float) -> None:
+        self.up_time += step
+        if self.gcp_stalled:
+            self.stalled_time += step
 
     @property
     def progress(self) -> float:
@@ -65,10 +79,10 @@ class Checkpoints:
                 self._start_round()
             if self.in_round:
                 if stalled:
-                    self.up_time += dt
+                    self._run_for(dt)
                     return completed
                 step = min(dt, self.round_duration - self.round_elapsed)
-                self.up_time += step
+                self._run_for(step)
                 self.round_elapsed += step
                 dt -= step
                 if self.round_elapsed >= self.round_duration - 1e-9:
@@ -76,7 +90,7 @@ class Checkpoints:
                     completed += 1
             else:
                 step = min(dt, self.gap_left)
-                self.up_time += step
+                self._run_for(step)
                 self.gap_left -= step
                 dt -= step
                 if self.gap_left <= 1e-9:

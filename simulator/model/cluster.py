@@ -91,6 +91,10 @@ class DataNodeState:
     held: bool = False  # started while stuck-start was set for it
     # cluster seconds each link (by remote node id) has been overloaded since the node started
     overloaded_seconds: dict[int, float] = field(default_factory=dict)
+    # of `ops`, those run while disk-page-buffer-misses was set, and the share of their disk
+    # page requests the buffer served, in operations
+    cold_ops: float = 0.0
+    cold_hit_ops: float = 0.0
 
 
 class Cluster:
@@ -200,10 +204,22 @@ class Cluster:
         for node_id, remote in self.overloaded_links():
             seconds = self.nodes[node_id].overloaded_seconds
             seconds[remote] = seconds.get(remote, 0.0) + dt
+        self._count_cold_cache(ready, ops / len(ready))
+        self.checkpoints.gcp_stalled = self.faults.is_active("gcp-stall")
         self.checkpoints.advance(dt, self.faults.is_active("lcp-stall"))
         if self.replication is not None and self.replication.source is self:
             self.replication.observe(dt, ops)
         self._run_backups(self.now + dt)
+
+    def _count_cold_cache(self, ready: list[int], ops_per_node: float) -> None:
+        """Count the operations whose disk page requests disk-page-buffer-misses makes miss."""
+        params = self.faults.get("disk-page-buffer-misses")
+        if params is None:
+            return
+        for node_id in ready:
+            s = self.nodes[node_id]
+            s.cold_ops += ops_per_node
+            s.cold_hit_ops += ops_per_node * params["share"]
 
     def _run_backups(self, until: float) -> None:
         """Start the backups scheduled up to cluster time `until`; none while backups-stopped
@@ -229,6 +245,7 @@ class Cluster:
         s.lcp_frozen = None
         s.held = False
         s.overloaded_seconds = {}
+        s.cold_ops = s.cold_hit_ops = 0.0
         if was_down:
             self.connect_count += 1
         return was_down

@@ -15,6 +15,8 @@ PREFIX = "ndb$"
 START_PHASES = 9  # a starting data node shows start phases 1..9 in ndbinfo.nodes
 DEFAULT_STUCK_PHASE = 5  # node restart: copying fragments from the live nodes
 DEFAULT_BEHIND_SECONDS = 900.0  # replica-behind without seconds: past the 300 s lag alert
+# conflicts: the epoch conflict functions of mysql.ndb_replication; the _TRANS ones are transactional
+CONFLICT_FUNCTIONS = ("NDB$EPOCH", "NDB$EPOCH2", "NDB$EPOCH_TRANS", "NDB$EPOCH2_TRANS")
 LINK_FAULTS = (
     "replica-sql-error",
     "replica-io-disconnect",
@@ -32,6 +34,17 @@ GROWTH = {
     "tablespace-growth": "the disk data tablespace",
 }
 DEFAULT_GROWTH_SHARE = 0.5  # a growth fault starts at half full
+
+# Faults of the data nodes' caches, buffers and memory pools, and of the global checkpoint.
+DEFAULT_DISK_PAGE_BUFFER_HITS = 0.8  # disk-page-buffer-misses: share served from the cache
+# resource-pool: the pools it can fill, with their resource_id in ndbinfo.resources
+POOLS = {"TRANSACTION_MEMORY": 1, "QUERY_MEMORY": 8, "SCHEMA_TRANS_MEMORY": 9}
+DEFAULT_POOL = "TRANSACTION_MEMORY"
+BUFFERS = {
+    "long-message": "the long message buffer (LongMessageBuffer)",
+    "redo": "every REDO log buffer (RedoBuffer)",
+    "undo": "the disk data undo buffer",
+}
 
 
 @dataclass(frozen=True)
@@ -158,7 +171,12 @@ FAULTS: dict[str, FaultSpec] = {
             "the event buffer and writes a LOST_EVENTS incident",
             {"gap": (bool, False)},
         ),
-        FaultSpec("conflicts", "the source counts NDB$EPOCH2 conflicts", {}),
+        FaultSpec(
+            "conflicts",
+            "the replica's SQL node, which applies the changes, finds rows in conflict with a "
+            "conflict function (default NDB$EPOCH2)",
+            {"function": (str, False)},
+        ),
         FaultSpec(
             "subscriber-lag",
             "the source's event buffer receives the cluster's epochs a number of GCIs late"
@@ -169,6 +187,25 @@ FAULTS: dict[str, FaultSpec] = {
             "metadata-excluded",
             "the SQL node fails to synchronize some user tables and excludes them",
             {"tables": (int, True)},
+        ),
+        FaultSpec(
+            "disk-page-buffer-misses",
+            "disk data page requests miss the disk page buffer: only a share of them "
+            f"(default {DEFAULT_DISK_PAGE_BUFFER_HITS}) is served from it, the rest is read "
+            "from disk",
+            {"share": (float, False)},
+        ),
+        FaultSpec("gcp-stall", "the global checkpoint stops: the GCI and the epoch stay", {}),
+        FaultSpec(
+            "resource-pool",
+            f"a resource pool (default {DEFAULT_POOL}) of every data node gets a fixed "
+            "limit, as when TransactionMemory is set, and fills to a share of it",
+            {"resource": (str, False), "share": (float, True)},
+        ),
+        FaultSpec(
+            "buffer-full",
+            f"a buffer ({', '.join(BUFFERS)}) of every data node fills to a share",
+            {"buffer": (str, True), "share": (float, True)},
         ),
     )
 }
@@ -227,11 +264,31 @@ def validate(name: str, params: dict[str, Any], topology: Topology | None = None
             raise FaultError(f"{name}: {key} must be 1..1000, got {clean[key]}")
     if "factor" in clean and not 1.0 <= clean["factor"] <= 1000.0:
         raise FaultError(f"{name}: factor must be between 1 and 1000, got {clean['factor']}")
+    if name == "conflicts":
+        clean["function"] = clean.get("function", "NDB$EPOCH2").upper()
+        if clean["function"] not in CONFLICT_FUNCTIONS:
+            known = ", ".join(CONFLICT_FUNCTIONS)
+            raise FaultError(
+                f"conflicts: function must be one of {known}, got {params['function']!r}"
+            )
     if name == "stuck-start":
         clean.setdefault("phase", DEFAULT_STUCK_PHASE)
         if not 1 <= clean["phase"] <= START_PHASES:
             raise FaultError(f"{name}: phase must be 1..{START_PHASES}, got {clean['phase']}")
+    _check_capacity(name, clean)
     return clean
+
+
+def _check_capacity(name: str, clean: dict[str, Any]) -> None:
+    """Defaults and checks of the cache, buffer and pool faults."""
+    if name == "disk-page-buffer-misses":
+        clean.setdefault("share", DEFAULT_DISK_PAGE_BUFFER_HITS)
+    if name == "resource-pool":
+        clean["resource"] = clean.get("resource", DEFAULT_POOL).strip().upper()
+        if clean["resource"] not in POOLS:
+            raise FaultError(f"{name}: resource must be one of {', '.join(POOLS)}")
+    if name == "buffer-full" and clean["buffer"] not in BUFFERS:
+        raise FaultError(f"{name}: buffer must be one of {', '.join(BUFFERS)}")
 
 
 def _convert(name: str, key: str, kind: type, value: Any) -> Any:

@@ -42,6 +42,7 @@ def _tc_bounds() -> tuple[int, ...]:
 TC_BOUNDS = _tc_bounds()  # 50, 75, 112, ... 14303454 us
 PGMAN_BOUNDS = (0, *(16 << k for k in range(18)), 2**32 - 1)  # 0, 16, 32, ... 2^21, max
 SIGMA = 0.7  # log-normal shape of every latency
+_SPREAD = SIGMA * math.sqrt(2)
 DEADLOCK_TIMEOUT_MS = 1200  # TransactionDeadlockDetectionTimeout default
 
 # TC columns: (column, share of the node's operations, median microseconds at no load)
@@ -71,12 +72,9 @@ PGMAN_MEASURES = (
 def fractions(bounds: tuple[int, ...], median_us: float) -> list[float]:
     """Share of a log-normal latency (median, SIGMA) in each range; the last takes the tail."""
 
-    def cdf(x: float) -> float:
-        if x <= 0:
-            return 0.0
-        return 0.5 * (1 + math.erf(math.log(x / median_us) / (SIGMA * math.sqrt(2))))
-
-    cum = [cdf(b) for b in bounds[:-1]] + [1.0]
+    erf, log = math.erf, math.log
+    cum = [0.0 if b <= 0 else 0.5 * (1 + erf(log(b / median_us) / _SPREAD)) for b in bounds[:-1]]
+    cum.append(1.0)
     return [hi - lo for lo, hi in zip([0.0, *cum[:-1]], cum, strict=True)]
 
 
@@ -96,7 +94,11 @@ DEFAULT_FACTOR = {"latency-degradation": 20.0, "slow-disk": 20.0, "lock-contenti
 
 def tc_medians(c: Cluster, node_id: int) -> dict[str, float]:
     """Median microseconds of each TC measure on a data node right now."""
-    load = _load(c, node_id) * _factor(c, "latency-degradation")
+    return _tc_medians(c, _load(c, node_id))
+
+
+def _tc_medians(c: Cluster, ldm_load: float) -> dict[str, float]:
+    load = ldm_load * _factor(c, "latency-degradation")
     medians = {col: base * load for col, _, base in TC_MEASURES if base is not None}
     contention = _factor(c, "lock-contention")
     medians["read_key_ops"] *= contention
@@ -109,8 +111,8 @@ def tc_medians(c: Cluster, node_id: int) -> dict[str, float]:
     return medians
 
 
-def pgman_medians(c: Cluster, node_id: int) -> dict[str, float]:
-    load = 1 + 0.3 * (_load(c, node_id) - 1)
+def pgman_medians(c: Cluster, ldm_load: float) -> dict[str, float]:
+    load = 1 + 0.3 * (ldm_load - 1)
     slow = _factor(c, "slow-disk")
     return {col: base * load * slow for col, _, base in PGMAN_MEASURES}
 
@@ -125,9 +127,8 @@ class NodeHistograms:
 
 def _add(counts: dict, key, amount: float, spread: list[float]) -> None:
     """Add `amount` operations to the ranges of `key` by their shares (`fractions`)."""
-    row = counts.setdefault(key, [0.0] * len(spread))
-    for i, share in enumerate(spread):
-        row[i] += amount * share
+    row = counts.get(key) or [0.0] * len(spread)
+    counts[key] = [count + amount * share for count, share in zip(row, spread, strict=True)]
 
 
 def _api_weights(apis: list[int]) -> dict[int, float]:
@@ -158,23 +159,34 @@ class Latency:
         if operation_errors is not None:
             errors = operation_errors.get("share", DEFAULT_ERROR_SHARE)
         weights = _api_weights(apis)
+        # the data nodes share the load, so their medians are mostly equal: one spread each
+        spreads: dict[tuple[int, float], list[float]] = {}
+
+        def spread(bounds: tuple[int, ...], median: float) -> list[float]:
+            key = (len(bounds), median)
+            found = spreads.get(key)
+            if found is None:
+                found = spreads[key] = fractions(bounds, median)
+            return found
+
         for node_id, ops in ops_by_node.items():
             started_at = c.nodes[node_id].started_at
             h = self.nodes.get(node_id)
             if h is None or h.started_at != started_at:
                 h = self.nodes[node_id] = NodeHistograms(started_at)
-            tc = tc_medians(c, node_id)
+            ldm_load = _load(c, node_id)  # one thread_util per node and step
+            tc = _tc_medians(c, ldm_load)
             for col, share, _ in TC_MEASURES:
-                spread = fractions(TC_BOUNDS, tc[col])
-                failed = fractions(TC_BOUNDS, tc[col] * 2) if col in TC_ERRORS else None
+                on_time = spread(TC_BOUNDS, tc[col])
+                failed = spread(TC_BOUNDS, tc[col] * 2) if col in TC_ERRORS else None
                 for api, weight in weights.items():
                     amount = ops * weight * share
-                    _add(h.tc, (api, col), amount, spread)
+                    _add(h.tc, (api, col), amount, on_time)
                     if failed is not None:
                         _add(h.tc, (api, TC_ERRORS[col]), amount * errors, failed)
-            pg = pgman_medians(c, node_id)
+            pg = pgman_medians(c, ldm_load)
             for col, share, _ in PGMAN_MEASURES:
-                _add(h.pgman, col, ops * disk * share, fractions(PGMAN_BOUNDS, pg[col]))
+                _add(h.pgman, col, ops * disk * share, spread(PGMAN_BOUNDS, pg[col]))
 
     def _current(self, c: Cluster, node_id: int) -> NodeHistograms | None:
         h = self.nodes.get(node_id)

@@ -4,7 +4,9 @@ The source cluster's SQL node runs the binlog injector: it receives the cluster'
 (epoch = GCI << 32 | micro GCI) into its event buffer, handles them, and writes those with
 changes into the binary log (files binlog.NNNNNN, rotated at max_binlog_size) and into
 mysql.ndb_binlog_index. The replica cluster's SQL node reads that log (I/O thread) and applies
-it (SQL thread), recording the newest applied epoch in mysql.ndb_apply_status.
+it (SQL thread), recording the newest applied epoch in mysql.ndb_apply_status. Conflict
+detection runs where changes are applied: the `conflicts` fault moves the replica SQL node's
+Ndb_conflict_* counters.
 
 The link advances with the source cluster (`observe` runs in each step of its model) and reads
 the link faults from the source cluster's faults.
@@ -13,6 +15,7 @@ the link faults from the source cluster's faults.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -33,6 +36,8 @@ EVENT_BYTES_PER_WRITE = 160  # bytes the event buffer receives per row change
 INDEX_ROWS = 256  # ndb_binlog_index rows kept (mysqld purges with the binlog files)
 CONFLICTS_PER_SECOND = 3.0
 INCIDENT_BYTES = 40
+# binlog transactions kept to place an applied epoch that replica-behind puts minutes back
+HISTORY_ROWS = 16_384
 
 
 @dataclass
@@ -81,12 +86,13 @@ class ReplicationLink:
         self.first_position = first_position  # after the format description event
         self.files = [BinlogFile("binlog.000001", first_position)]
         self.index: deque[IndexRow] = deque(maxlen=INDEX_ROWS)
+        self.history: deque[IndexRow] = deque(maxlen=HISTORY_ROWS)
         self.end: Sample | None = None  # the binlog's end at the last step
         self.written_epoch = 0
         self.data_events = 0.0
         self.nondata_events = 0.0
         self.event_bytes = 0.0
-        self.conflicts = 0.0
+        self.conflicts: dict[str, float] = {}  # conflict function -> rows in conflict
         self.last_conflict_epoch = 0
         self.incident: Sample | None = None  # LOST_EVENTS written by injector-behind gap=true
         self.applied: Sample | None = None  # what the replica's SQL thread applied
@@ -98,6 +104,7 @@ class ReplicationLink:
         self.io_attempts = 0
         self.source_server_id = SOURCE_SERVER_ID
         self.source_host, self.source_port = "127.0.0.1", 3306  # the source SQL node's address
+        self.replica_port = 3306  # the replica SQL node's port, as it registers with the source
         source.replication = replica.replication = self
         source.faults.link = replica.faults.link = True
 
@@ -115,9 +122,11 @@ class ReplicationLink:
         handled = self.handled_epoch()
         if changed > 0:
             self._write(handled, changed, epochs)
-        if faults.is_active("conflicts"):
-            self.conflicts += CONFLICTS_PER_SECOND * dt
-            self.last_conflict_epoch = cp.epoch
+        conflicts = faults.get("conflicts")
+        if conflicts is not None:
+            function = conflicts["function"]
+            self.conflicts[function] = self.conflicts.get(function, 0.0) + CONFLICTS_PER_SECOND * dt
+            self.last_conflict_epoch = self.replica.checkpoints.epoch
         self._catch_up()
 
     def _catch_up(self) -> None:
@@ -143,12 +152,12 @@ class ReplicationLink:
             start_file, start = self.files[-1].name, self.position
             self._grow(size)
             inserts, updates = int(rows * 0.3), int(rows * 0.6)
-            self.index.append(
-                IndexRow(
-                    start, start_file, epoch, inserts, updates, max(0, int(rows) - inserts - updates),
-                    self.position, self.files[-1].name,
-                )
+            row = IndexRow(
+                start, start_file, epoch, inserts, updates, max(0, int(rows) - inserts - updates),
+                self.position, self.files[-1].name,
             )  # fmt: skip
+            self.index.append(row)
+            self.history.append(row)
             self.written_epoch = epoch
 
     def _append(self, size: int, epoch: int) -> Sample:
@@ -218,6 +227,22 @@ class ReplicationLink:
             )
             self.applied = target
 
+    def transaction_of(self, epoch: int) -> tuple[str, int, int] | None:
+        """(file, start, end) of the newest epoch transaction up to `epoch` as the source wrote it
+        into its binary log; before the oldest one kept, an empty span at that one's start."""
+        if not self.history:
+            return None
+        i = bisect_right(self.history, epoch, key=lambda r: r.epoch)
+        if i == 0:
+            oldest = self.history[0]
+            return oldest.file, oldest.position, oldest.position
+        row = self.history[i - 1]
+        if row.next_file == row.file:
+            return row.file, row.position, row.next_position
+        # the transaction closed its file: it ends where that file ends
+        size = next(f.size for f in self.files if f.name == row.file)
+        return row.file, row.position, size
+
     def behind_seconds(self) -> float:
         params = self.source.faults.get("replica-behind")
         if params is None:
@@ -238,6 +263,10 @@ class ReplicationLink:
             if lag and applied_epoch:
                 gcis = math.ceil(lag / cp.gcp_interval)
                 applied_epoch = max(0, applied_epoch - (gcis << 32))
+            transaction = self.transaction_of(applied_epoch) if applied else None
+            if lag and transaction is not None:
+                # the SQL thread stands at the end of the epoch it applied last
+                applied = Sample(applied_epoch, transaction[0], transaction[2])
             io_running = "Connecting" if self.io_error else "Yes"
             sql_running = "No" if self.sql_error else "Yes"
             seconds: int | None = int(lag)
@@ -257,6 +286,7 @@ class ReplicationLink:
                 "received": self.received,
                 "applied": applied,
                 "applied_epoch": applied_epoch,
+                "applied_transaction": transaction,
                 "io_running": io_running,
                 "sql_running": sql_running,
                 "io_error": self.io_error,
@@ -267,7 +297,8 @@ class ReplicationLink:
                 "data_events": int(self.data_events),
                 "nondata_events": int(self.nondata_events),
                 "event_bytes": int(self.event_bytes),
-                "conflicts": int(self.conflicts),
+                "conflicts": int(sum(self.conflicts.values())),
+                "conflicts_by_function": {f: int(n) for f, n in self.conflicts.items()},
                 "last_conflict_epoch": self.last_conflict_epoch,
                 "applied_writes": int(self.applied_writes),
                 "applied_epochs": self.applied_epochs,
@@ -277,24 +308,14 @@ class ReplicationLink:
         """The Ndb_% status variables the link moves on that cluster's SQL node."""
         s = self.snapshot()
         if cluster is self.source:
-            conflicts = s["conflicts"]
-            values = {
+            return {
                 "Ndb_api_event_data_count_injector": s["data_events"],
                 "Ndb_api_event_nondata_count_injector": s["nondata_events"],
                 "Ndb_api_event_bytes_count_injector": s["event_bytes"],
                 "Ndb_api_event_data_count": s["data_events"],
                 "Ndb_api_event_nondata_count": s["nondata_events"],
                 "Ndb_api_event_bytes_count": s["event_bytes"],
-                "Ndb_conflict_fn_epoch2": conflicts,
-                "Ndb_conflict_trans_row_conflict_count": conflicts,
-                "Ndb_conflict_trans_row_reject_count": conflicts * 2,
-                "Ndb_conflict_trans_reject_count": conflicts,
-                "Ndb_conflict_trans_detect_iter_count": conflicts,
-                "Ndb_conflict_trans_conflict_commit_count": conflicts,
-                "Ndb_conflict_last_conflict_epoch": s["last_conflict_epoch"],
-                "Ndb_conflict_last_stable_epoch": s["handled_epoch"] if conflicts else 0,
             }
-            return values
         applied, txns = s["applied_writes"], s["applied_epochs"]
         values = {
             "Ndb_replica_max_replicated_epoch": s["applied_epoch"],
@@ -313,7 +334,33 @@ class ReplicationLink:
                     f"Ndb_api_bytes_received_count_{suffix}": txns * 96,
                 }
             )
+        values.update(_conflict_values(s))
         return values
+
+
+def _conflict_values(s: dict[str, Any]) -> dict[str, int]:
+    """Ndb_conflict_* of the applying SQL node: one Ndb_conflict_fn_* per function; the
+    Ndb_conflict_trans_* counters only for the transactional functions (*_TRANS)."""
+    by_function = s["conflicts_by_function"]
+    values = {
+        "Ndb_conflict_fn_" + function.removeprefix("NDB$").lower(): count
+        for function, count in by_function.items()
+    }
+    trans = sum(n for function, n in by_function.items() if function.endswith("_TRANS"))
+    if trans:
+        values.update(
+            {
+                "Ndb_conflict_trans_row_conflict_count": trans,
+                "Ndb_conflict_trans_row_reject_count": trans * 2,
+                "Ndb_conflict_trans_reject_count": trans,
+                "Ndb_conflict_trans_detect_iter_count": trans,
+                "Ndb_conflict_trans_conflict_commit_count": trans,
+            }
+        )
+    if by_function:
+        values["Ndb_conflict_last_conflict_epoch"] = s["last_conflict_epoch"]
+        values["Ndb_conflict_last_stable_epoch"] = s["applied_epoch"]
+    return values
 
 
 def _epochs_up_to(last: int, count: int, per_gci: int) -> list[int]:

@@ -16,10 +16,14 @@ _NOT_IN_7X = (
     "Ndb_config_generation",
     "Ndb_trans_hint_count_session",
     "Ndb_fetch_table_stats",
-    "Ndb_conflict_fn_max_ins",
-    "Ndb_conflict_fn_max_del_win_ins",
     "Ndb_replica_max_replicated_epoch",
 )
+# The NDB version that added them: NDB$MAX_INS() and NDB$MAX_DEL_WIN_INS() came with NDB 8.0.30
+# (NDB Cluster 8.0.30 release notes; manual, NDB Cluster Replication Conflict Resolution).
+_SINCE = {
+    "Ndb_conflict_fn_max_ins": (8, 0, 30),
+    "Ndb_conflict_fn_max_del_win_ins": (8, 0, 30),
+}
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,8 @@ def ndb_variables(version: NdbVersion) -> list[StatusVar]:
         if version.is_7x and (
             name in _NOT_IN_7X or name.endswith("_replica") or name.startswith("Ndb_metadata_")
         ):
+            continue
+        if name in _SINCE and not version.at_least(*_SINCE[name]):
             continue
         out.append(
             StatusVar(

@@ -248,21 +248,24 @@ def test_selectors_select_the_chart_objects(values):
 
 @pytest.mark.parametrize("values", VALUES, ids=IDS)
 def test_scrape_jobs_carry_cluster_and_an_ndb_job(values):
-    """The rules join on cluster and select job=~".*ndb.*"."""
+    """The rules join on cluster (and pair a replica with its source on source_cluster) and
+    select job=~".*ndb.*"."""
     docs = objects(values)
     settings = yaml.safe_load(values.read_text()) if values else {}
     cluster = settings.get("cluster") or "ndb"  # the release name
+    source = settings.get("sourceCluster")  # absent when not set
     for doc in docs:
         if doc["kind"] == "Probe":
             assert "ndb" in doc["spec"]["jobName"]
-            assert doc["spec"]["targets"]["staticConfig"]["labels"]["cluster"] == cluster
+            labels = doc["spec"]["targets"]["staticConfig"]["labels"]
+            assert (labels["cluster"], labels.get("source_cluster")) == (cluster, source)
         elif doc["kind"] in SCRAPE_KINDS:
             endpoints = doc["spec"].get("endpoints") or doc["spec"]["podMetricsEndpoints"]
             for endpoint in endpoints:
                 labels = {
                     r.get("targetLabel"): r.get("replacement") for r in endpoint["relabelings"]
                 }
-                assert labels["cluster"] == cluster
+                assert (labels["cluster"], labels.get("source_cluster")) == (cluster, source)
                 assert "ndb" in labels["job"]
 
 

@@ -74,6 +74,19 @@ def metric_names(expr: str) -> set[str]:
     return names
 
 
+def unfiltered_by_cluster(expr: str) -> list[str]:
+    """The metrics of ``expr`` selected at least once without ``cluster=~"$cluster"``."""
+    text = _without_strings(expr)
+    missing = []
+    for name in sorted(metric_names(expr)):
+        word = rf"(?<![A-Za-z0-9_:]){re.escape(name)}(?![A-Za-z0-9_:])"
+        used = len(re.findall(word, text))
+        filtered = len(re.findall(word + r'\s*\{[^}]*cluster=~"\$cluster"', expr))
+        if filtered < used:
+            missing.append(name)
+    return missing
+
+
 def selectors(expr: str) -> Iterator[tuple[str, set[str]]]:
     """(metric, label names it matches on) for each ``metric{...}`` selector."""
     for match in _SELECTOR.finditer(expr):

@@ -14,6 +14,7 @@ from dashboard_queries import (
     rate_ranges,
     recording_rule_names,
     selectors,
+    unfiltered_by_cluster,
 )
 from grafana_foundation_sdk.models import units
 from ndb_dashboards import build
@@ -32,7 +33,8 @@ GRAFANA_UNITS = {
     value for name, value in vars(units).items() if name[:1].isupper() and isinstance(value, str)
 }
 EXPORTED = exported_metrics()
-KNOWN_METRICS = set(EXPORTED) | recording_rule_names()
+RECORDED = recording_rule_names()
+KNOWN_METRICS = set(EXPORTED) | RECORDED
 ALL_PANELS = [(uid, panel) for uid, dashboard in DASHBOARDS.items() for panel in panels(dashboard)]
 ALL_QUERIES = [
     (uid, panel, target)
@@ -135,11 +137,32 @@ def test_query_uses_rate_interval_and_known_names(uid, panel, target):
     for metric, matched in selectors(expr):
         allowed = EXPORTED.get(metric, labels) | TARGET_LABELS
         assert matched <= allowed, f"{where}: {metric} has no label(s) {sorted(matched - allowed)}"
-        assert {"cluster", "instance"} <= matched, (
-            f"{where}: {metric} not filtered by $cluster/$instance"
-        )
+        # recorded cluster- and node-level series have no instance
+        needed = {"cluster"} if metric in RECORDED else {"cluster", "instance"}
+        assert needed <= matched, f"{where}: {metric} not filtered by $cluster/$instance"
     stray = grouping_labels(expr) - labels
     assert not stray, f"{where}: grouping by labels no metric here has: {sorted(stray)}"
+
+
+@pytest.mark.parametrize(
+    ("uid", "panel", "target"),
+    ALL_QUERIES,
+    ids=lambda v: v if isinstance(v, str) else v.get("title", v.get("refId")),
+)
+def test_every_query_is_filtered_by_the_cluster_variable(uid, panel, target):
+    """Every series a panel reads is selected with the cluster variable, so that one
+    Prometheus holding several clusters shows the chosen ones only."""
+    missing = unfiltered_by_cluster(target["expr"])
+    assert not missing, f"{_panel_id(uid, panel)} {target['refId']}: {missing} without $cluster"
+
+
+def test_unfiltered_by_cluster_finds_a_bare_or_unfiltered_selector():
+    assert unfiltered_by_cluster(
+        'max(ndb_up{cluster=~"$cluster"}) / ndb_up + x:ndb_y:z{instance="a"}'
+    ) == ["ndb_up", "x:ndb_y:z"]
+    assert not unfiltered_by_cluster(
+        'label_replace(ndb_up{cluster=~"$cluster", instance=~"$instance"}, "ndb_up", "", "", "")'
+    )
 
 
 def test_metric_name_extraction():

@@ -9,7 +9,7 @@ return nothing there and data in the faulty one, on every Prometheus build.
 Queries declared with the REPLICATION condition need a source and a replica cluster: they
 must return nothing in the healthy cluster, and data in a replication pair (ndbsim --replica)
 scraped by the same servers, its source's SQL node labelled cluster="primary" and its
-replica's cluster="dr" (both selected in the cluster variable). Under each fault of the link,
+replica's cluster="dr" and source_cluster="primary" (both selected in the cluster variable). Under each fault of the link,
 the panels that show it must show it.
 """
 
@@ -71,7 +71,7 @@ HEALTHY_PAIR = {
 FAULT_PANELS = {
     "replica-behind": {
         ("Seconds behind source", "A"): "> 300",
-        ("Epoch lag per source server_id", "A"): "> 150",
+        ("Epoch lag per source server", "A"): "> 150",
         ("Channels", "B"): "> 300",
     },
     "replica-sql-error": {
@@ -191,9 +191,12 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
             }
             for name, sim in (("healthy", healthy_sim), ("faulty", faulty_sim))
         }
-        for name, port in ((SOURCE, pair.port), (REPLICA, pair.replica_port)):
+        for name, port, source in (
+            (SOURCE, pair.port, {}),
+            (REPLICA, pair.replica_port, {"source_cluster": SOURCE}),
+        ):
             address = running.enter_context(_exporter(pair, workdir, port, PAIR_FLAGS))
-            targets[address] = {"cluster": name, "instance": f"mysqld-{name}"}
+            targets[address] = {"cluster": name, "instance": f"mysqld-{name}", **source}
         servers = running.enter_context(running_prometheus_builds(targets, workdir, "1s"))
         for condition in sorted(set(conditions.values())):
             _apply(faulty_sim, condition)

@@ -434,3 +434,60 @@ def test_a_maximum_age_of_zero_reads_every_collector_at_every_scrape():
         refresh.record_read("t", slow, signals, [])
     assert refresh.due("t", [aged, distribution], signals, False) == [aged, distribution]
     assert not refresh.objects_due("t", [distribution])
+
+
+def uptime_rows(uptimes: dict[str, int]) -> list[dict]:
+    rows = signal_rows()
+    for row in rows:
+        if row["kind"] == "node":
+            row["uptime"] = uptimes[row["name"]]
+    return rows
+
+
+def read_at(uptimes: dict[str, int], sent: float, answered: float | None = None):
+    return parse_signals(uptime_rows(uptimes), None, sent, sent if answered is None else answered)
+
+
+def test_a_restart_between_two_scrapes_reads_the_node_followers_again():
+    """A data node that restarted between two reads of the signals looks the same in its state,
+    phase and the ready count: its uptime going back, or its start time moving forward,
+    reads the collectors that follow the nodes again (the distribution's primaries moved)."""
+    clock, slow = Clock(), collector({"nodes"})
+    refresh = refresher(clock)
+    refresh.record_read("t", slow, read_at({"1": 500, "2": 500}, 1000.0), [])
+    assert not is_due(refresh, slow, read_at({"1": 515, "2": 514}, 1015.0))
+    assert is_due(refresh, slow, read_at({"1": 515, "2": 3}, 1015.0))
+    # Up again long enough that its uptime is past the last one read: its start time moved.
+    assert is_due(refresh, slow, read_at({"1": 1100, "2": 600}, 1600.0))
+
+
+def test_slow_answers_are_no_restart():
+    """However long the SQL node takes to answer, a node that did not restart started within
+    the bounds of both reads."""
+    clock, slow = Clock(), collector({"nodes"})
+    refresh = refresher(clock)
+    refresh.record_read("t", slow, read_at({"1": 500, "2": 500}, 1000.0, 1030.0), [])
+    assert not is_due(refresh, slow, read_at({"1": 531, "2": 531}, 1001.0, 1002.0))
+    assert not is_due(refresh, slow, read_at({"1": 560, "2": 530}, 1060.0, 1061.0))
+
+
+def test_an_uptime_running_faster_than_the_exporter_is_no_restart():
+    """ndbsim's clock may run faster than wall time: the estimated start time then goes back,
+    which is not a restart."""
+    clock, slow = Clock(), collector({"nodes"})
+    refresh = refresher(clock)
+    refresh.record_read("t", slow, read_at({"1": 500, "2": 500}, 1000.0), [])
+    assert not is_due(refresh, slow, read_at({"1": 560, "2": 560}, 1010.0))
+
+
+def test_a_signal_during_a_transition_reads_at_once():
+    """Primaries being handed back are read again less and less often; a node stopping in
+    the meantime is a signal, read at the next scrape whatever the backoff."""
+    clock, slow = Clock(), collector({"nodes"}, settled=lambda rows: False)
+    refresh = refresher(clock)
+    signals = parse_signals(signal_rows())
+    for _ in range(6):
+        refresh.record_read("t", slow, signals, [])
+    assert not is_due(refresh, slow, signals)
+    stopped = parse_signals(signal_rows(nodes=(("1", "STARTED 0 1"),), ready="1"))
+    assert is_due(refresh, slow, stopped)

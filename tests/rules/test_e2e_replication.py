@@ -3,7 +3,8 @@ replication) -> an exporter per SQL node -> Prometheus servers (one of each buil
 with the NDB rules.
 
 The source's SQL node (the binlog server) is labelled cluster="primary", the replica's
-cluster="dr", as a scrape config tells the two clusters apart. On the healthy pair no alert
+cluster="dr" and source_cluster="primary", as a scrape config tells the two clusters apart and
+names the replica's source. On the healthy pair no alert
 expression is true; each fault of the replication link makes its alert's expression true
 (the `for` durations are covered by the promtool tests in
 provisioning/prometheus/rules/tests/replication.yml), and the pair is healthy again after a
@@ -116,7 +117,10 @@ def pair(tmp_path_factory) -> Iterator[Pair]:
         replica = running.enter_context(
             running_exporter(sim.replica_port, sim.user, sim.password, workdir, *collector_flags())
         )
-        targets = {source.address: {"cluster": SOURCE}, replica.address: {"cluster": REPLICA}}
+        targets = {
+            source.address: {"cluster": SOURCE},
+            replica.address: {"cluster": REPLICA, "source_cluster": SOURCE},
+        }
         servers = running.enter_context(
             running_prometheus_builds(targets, workdir, SCRAPE_INTERVAL)
         )
@@ -216,4 +220,4 @@ def test_conflicts_make_replication_conflicts_true(pair: Pair):
         found = pair.wait_for_alert("NdbReplicationConflicts")
     finally:
         pair.sim.reset()
-    assert {m["cluster"] for m in found} == {SOURCE}
+    assert {m["cluster"] for m in found} == {REPLICA}

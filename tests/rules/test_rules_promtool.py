@@ -41,11 +41,16 @@ def test_promtool_check_rules(prometheus_build: PrometheusBuild):
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-@every_prometheus_build
-def test_promtool_unit_tests(prometheus_build: PrometheusBuild):
+def test_there_are_promtool_unit_tests():
     assert UNIT_TEST_FILES, "no promtool unit tests found"
+
+
+# One promtool run per test file: each is bounded on its own, and a failure names its file.
+@every_prometheus_build
+@pytest.mark.parametrize("unit_tests", UNIT_TEST_FILES, ids=[f.stem for f in UNIT_TEST_FILES])
+def test_promtool_unit_tests(prometheus_build: PrometheusBuild, unit_tests):
     prometheus_build.require()
-    result = run(str(prometheus_build.promtool), "test", "rules", *map(str, UNIT_TEST_FILES))
+    result = run(str(prometheus_build.promtool), "test", "rules", str(unit_tests))
     assert result.returncode == 0, result.stdout + result.stderr
 
 

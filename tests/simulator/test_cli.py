@@ -121,16 +121,38 @@ def test_resource_fault_commands():
         assert sim.status()["faults"] == {}
 
 
+def test_buffer_pool_and_checkpoint_fault_commands():
+    with running_ndbsim(speed=20) as sim:
+        url = ["--control-url", sim.control_url]
+        assert run("fault", *url, "disk-page-buffer-misses").returncode == 0
+        assert run("fault", *url, "gcp-stall").returncode == 0
+        pool = ["resource-pool", "0.95", "--resource", "QUERY_MEMORY"]
+        assert run("fault", *url, *pool).returncode == 0
+        assert run("fault", *url, "buffer-full", "undo", "0.9").returncode == 0
+        assert sim.status()["faults"] == {
+            "disk-page-buffer-misses": {"share": 0.8},
+            "gcp-stall": {},
+            "resource-pool": {"resource": "QUERY_MEMORY", "share": 0.95},
+            "buffer-full": {"buffer": "undo", "share": 0.9},
+        }
+        assert run("fault", *url, "buffer-full", "send", "0.9").returncode == 2
+        assert (
+            run("fault", *url, "resource-pool", "0.9", "--resource", "DATA_MEMORY").returncode == 2
+        )
+        assert run("fault", *url, "reset").returncode == 0
+        assert sim.status()["faults"] == {}
+
+
 def test_replication_fault_commands():
     with running_ndbsim(replica=True, speed=20) as sim:
         url = ["--control-url", sim.control_url]
         assert run("fault", *url, "replica-behind", "--seconds", "400").returncode == 0
         assert run("fault", *url, "injector-behind", "--gap").returncode == 0
-        assert run("fault", *url, "conflicts").returncode == 0
+        assert run("fault", *url, "conflicts", "--function", "NDB$EPOCH_TRANS").returncode == 0
         assert sim.status()["faults"] == {
             "replica-behind": {"seconds": 400.0},
             "injector-behind": {"gap": True},
-            "conflicts": {},
+            "conflicts": {"function": "NDB$EPOCH_TRANS"},
         }
         link = json.loads(run("fault", *url, "replication").stdout)
         assert link["last_sql_errno"] == 1590

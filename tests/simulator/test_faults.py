@@ -362,3 +362,121 @@ def test_connection_and_latency_faults(sim):
 def test_bad_fault_requests(name, params, message):
     with pytest.raises(FaultError, match=message):
         Faults().set(name, **params)
+
+
+DISK_PAGE_REQUESTS = (
+    "SELECT node_id, sum(page_requests_direct_return), sum(page_requests_wait_io) "
+    "FROM ndbinfo.diskpagebuffer GROUP BY node_id ORDER BY node_id"
+)
+
+
+def disk_page_hits(sim: Sim) -> dict[int, tuple[int, int]]:
+    return {node: (int(hits), int(misses)) for node, hits, misses in sim.q(DISK_PAGE_REQUESTS)}
+
+
+def hit_ratios(before: dict, after: dict) -> dict[int, float]:
+    """The manual's hit ratio, direct_return / (direct_return + wait_io), between two reads."""
+    ratios = {}
+    for node, (hits, misses) in after.items():
+        new_hits, new_misses = hits - before[node][0], misses - before[node][1]
+        ratios[node] = new_hits / (new_hits + new_misses)
+    return ratios
+
+
+def test_disk_page_buffer_misses():
+    sim = Sim(data_nodes=2, replicas=2, tables=8)
+    start = disk_page_hits(sim)
+    sim.tick(60)
+    healthy_read = disk_page_hits(sim)
+    assert all(ratio >= 0.98 for ratio in hit_ratios(start, healthy_read).values())
+    sim.cluster.faults.set("disk-page-buffer-misses", share=0.6)
+    sim.tick(60)
+    faulted = disk_page_hits(sim)
+    assert all(
+        r == pytest.approx(0.6, abs=0.01) for r in hit_ratios(healthy_read, faulted).values()
+    )
+    sim.cluster.faults.clear("disk-page-buffer-misses")
+    sim.tick(60)
+    cleared = disk_page_hits(sim)
+    assert all(ratio >= 0.98 for ratio in hit_ratios(faulted, cleared).values())
+    # counters only grow, and a restart counts from 0 again
+    assert all(cleared[n][0] >= faulted[n][0] and cleared[n][1] >= faulted[n][1] for n in cleared)
+
+
+def test_disk_page_buffer_misses_default_share():
+    assert Faults().set("disk-page-buffer-misses") == {"share": 0.8}
+
+
+def test_gcp_stall(sim):
+    epoch = sim.cluster.global_status()["Ndb_last_commit_epoch_server"]
+    sim.cluster.faults.set("gcp-stall")
+    gci = sim.cluster.status()["gci"]
+    stalled = sim.cluster.global_status()["Ndb_last_commit_epoch_server"]
+    assert stalled >= epoch
+    commits = sim.cluster.global_status()["Ndb_api_trans_commit_count"]
+    sim.tick(120)
+    assert sim.cluster.status()["gci"] == gci
+    assert sim.cluster.global_status()["Ndb_last_commit_epoch_server"] == stalled
+    assert sim.cluster.global_status()["Ndb_api_trans_commit_count"] > commits
+    sim.cluster.faults.clear("gcp-stall")
+    sim.tick(10)
+    # from where it stopped, one GCI every 2 s
+    assert gci + 4 <= sim.cluster.status()["gci"] <= gci + 5
+    assert sim.cluster.global_status()["Ndb_last_commit_epoch_server"] > stalled
+    healthy(sim)
+
+
+POOL_SQL = (
+    "SELECT node_id, reserved, used, max FROM ndbinfo.resources "
+    "WHERE resource_name = '{}' ORDER BY node_id"
+)
+
+
+@pytest.mark.parametrize("resource", ["TRANSACTION_MEMORY", "QUERY_MEMORY", "SCHEMA_TRANS_MEMORY"])
+def test_resource_pool(sim, resource):
+    assert {row[3] for row in sim.q(POOL_SQL.format(resource))} == {0}
+    sim.cluster.faults.set("resource-pool", resource=resource, share=0.95)
+    rows = sim.q(POOL_SQL.format(resource))
+    assert len(rows) == 4
+    for _, reserved, used, limit in rows:
+        assert limit == max(reserved, 64)
+        assert used == int(limit * 0.95)
+    others = sim.q("SELECT count(*) FROM ndbinfo.resources WHERE max > 0")[0][0]
+    assert others == 4 * 3  # DATA_MEMORY, TRANSPORTER_BUFFERS and the filled pool
+    sim.cluster.faults.clear("resource-pool")
+    assert {row[3] for row in sim.q(POOL_SQL.format(resource))} == {0}
+
+
+def test_resource_pool_defaults_and_checks():
+    assert Faults().set("resource-pool", share=0.5) == {
+        "resource": "TRANSACTION_MEMORY",
+        "share": 0.5,
+    }
+    with pytest.raises(FaultError, match="resource must be one of"):
+        Faults().set("resource-pool", resource="DATA_MEMORY", share=0.5)
+
+
+BUFFER_SQL = {
+    "long-message": "SELECT used, total FROM ndbinfo.memoryusage "
+    "WHERE memory_type = 'Long message buffer'",
+    "redo": "SELECT used, total FROM ndbinfo.logbuffers WHERE log_type = 'REDO'",
+    "undo": "SELECT used, total FROM ndbinfo.logbuffers WHERE log_type = 'DD-UNDO'",
+}
+
+
+@pytest.mark.parametrize("buffer", BUFFER_SQL)
+def test_buffer_full(buffer):
+    sim = Sim(data_nodes=2, replicas=2, tables=8)  # with a disk data table: an undo buffer
+    assert max(used / total for used, total in sim.q(BUFFER_SQL[buffer])) < 0.5
+    sim.cluster.faults.set("buffer-full", buffer=buffer, share=0.9)
+    shares = {round(used / total, 3) for used, total in sim.q(BUFFER_SQL[buffer])}
+    assert shares == {0.9}
+    others = [sql for name, sql in BUFFER_SQL.items() if name != buffer]
+    assert all(max(u / t for u, t in sim.q(sql)) < 0.5 for sql in others)
+    sim.cluster.faults.clear("buffer-full")
+    assert max(used / total for used, total in sim.q(BUFFER_SQL[buffer])) < 0.5
+
+
+def test_buffer_full_checks_the_buffer():
+    with pytest.raises(FaultError, match="buffer must be one of"):
+        Faults().set("buffer-full", buffer="send", share=0.5)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from ndbsim.model import replication
 from ndbsim.model.cluster import Cluster, ClusterSpec
+from ndbsim.model.faults import FaultError
 from ndbsim.model.replication import INDEX_ROWS, INJECTOR_BEHIND_GCIS, ReplicationLink
 from ndbsim.versions import parse_version
 
@@ -111,12 +112,28 @@ def test_io_disconnect_counts_its_attempts(pair):
     assert snap["io_running"] == "Yes" and snap["received"].position == snap["binlog_position"]
 
 
-def test_conflicts_move_the_source_counters(pair):
+def test_conflicts_move_the_applying_sql_nodes_counters(pair):
     pair.source.faults.set("conflicts")
     pair.tick(10)
-    values = pair.source.global_status()
+    values = pair.replica.global_status()
     assert values["Ndb_conflict_fn_epoch2"] == 30
+    assert "Ndb_conflict_trans_row_conflict_count" not in values  # 0, the server's start value
     assert values["Ndb_conflict_last_conflict_epoch"] > 0
+    assert not any(name.startswith("Ndb_conflict") for name in pair.source.global_status())
     pair.source.faults.clear("conflicts")
     pair.tick(10)
-    assert pair.source.global_status()["Ndb_conflict_fn_epoch2"] == 30
+    assert pair.replica.global_status()["Ndb_conflict_fn_epoch2"] == 30
+
+
+def test_only_transactional_functions_move_the_trans_counters(pair):
+    pair.source.faults.set("conflicts", function="ndb$epoch_trans")
+    pair.tick(10)
+    values = pair.replica.global_status()
+    assert values["Ndb_conflict_fn_epoch_trans"] == 30
+    assert values["Ndb_conflict_trans_row_conflict_count"] == 30
+    assert "Ndb_conflict_fn_epoch2" not in values
+
+
+def test_an_unknown_conflict_function_is_refused(pair):
+    with pytest.raises(FaultError, match="function must be one of"):
+        pair.source.faults.set("conflicts", function="NDB$MAX")

@@ -5,11 +5,13 @@ forms a version lacks fail as mysqld fails them."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pymysql
 import pytest
 from ndbsim import versions
+from ndbsim.protocol import status
 from ndbsim.testing import running_ndbsim
 
 REFERENCE = json.loads(
@@ -62,6 +64,8 @@ STATEMENTS = {
     "SHOW MASTER STATUS": "source",
     "SHOW BINARY LOG STATUS": "source",
     "SHOW ENGINE NDBCLUSTER STATUS": "source",
+    "SHOW SLAVE HOSTS": "source",
+    "SHOW REPLICAS": "source",
 }
 
 
@@ -89,6 +93,30 @@ def test_table_columns(pair, table):
     assert len(rows) >= 1
 
 
+def test_the_source_lists_its_replica(pair):
+    series, sim = pair
+    statement = "SHOW SLAVE HOSTS" if _server(series) < (8, 0, 22) else "SHOW REPLICAS"
+    names, rows = _run(sim, sim.port, statement)
+    assert rows == [(2, sim.host, sim.replica_port, 1, rows[0][4])]
+    _, replica_uuid = _run(sim, sim.replica_port, "SELECT @@server_uuid")
+    assert rows[0][4] == replica_uuid[0][0]
+    assert _run(sim, sim.replica_port, statement)[1] == []
+
+
+def test_syntax_errors_name_the_unknown_words(pair):
+    series, sim = pair
+    server = _server(series)
+    if (8, 0, 22) <= server < (8, 4):
+        pytest.skip("8.0.22 to 8.3 know both statements")
+    statement = "SHOW REPLICAS" if server < (8, 0, 22) else "SHOW SLAVE HOSTS"
+    with pytest.raises(pymysql.err.ProgrammingError) as error:
+        _run(sim, sim.port, statement)
+    assert error.value.args[1] == (
+        "You have an error in your SQL syntax; check the manual that corresponds to your MySQL "
+        f"server version for the right syntax to use near '{statement[5:]}' at line 1"
+    )
+
+
 def test_messages_use_the_words_of_the_version(pair):
     series, sim = pair
     sim.fault("replica-io-disconnect")
@@ -105,3 +133,65 @@ def test_messages_use_the_words_of_the_version(pair):
             assert row[names[0]] == "Connecting to master"
     finally:
         sim.reset()
+
+
+def _fact(name: str, server: tuple[int, ...]):
+    for entry in REFERENCE["facts"][name]:
+        since = tuple(int(p) for p in entry["since"].split("."))
+        until = "until" in entry and tuple(int(p) for p in entry["until"].split("."))
+        if since <= server and (not until or server < until):
+            return entry["value"]
+    raise AssertionError(f"no {name} for {server}")
+
+
+def test_every_fact_names_its_source_and_covers_every_version():
+    for name, entries in REFERENCE["facts"].items():
+        if name.startswith("_"):
+            continue
+        for entry in entries:
+            assert entry["source"] and "value" in entry, name
+        for series in versions.SUPPORTED:
+            _fact(name, _server(series))
+
+
+def test_retry_count_and_incident_text_follow_the_version(pair):
+    """Source_Retry_Count (86400 until 8.4, then 10) in the column and in the 2003 text, and the
+    1590 text of a LOST_EVENTS incident with the server's words and spelling."""
+    series, sim = pair
+    server = _server(series)
+    retries = _fact("retry_count", server)
+    assert retries == (10 if server >= (8, 4) else 86400)
+    statement = "SHOW SLAVE STATUS" if server < (8, 0, 22) else "SHOW REPLICA STATUS"
+    count_column = "Master_Retry_Count" if server < (8, 0, 22) else "Source_Retry_Count"
+    sim.fault("replica-io-disconnect")
+    try:
+        names, rows = _run(sim, sim.replica_port, statement)
+        row = dict(zip(names, rows[0], strict=True))
+        assert row[count_column] == retries
+        if server >= (8, 0, 26):
+            assert re.search(rf"This was attempt \d+/{retries},", row["Last_IO_Error"])
+    finally:
+        sim.reset()
+    sim.fault("injector-behind", gap=True)
+    try:
+        names, rows = _run(sim, sim.replica_port, statement)
+        row = dict(zip(names, rows[0], strict=True))
+        words = "source" if server >= (8, 0, 26) else "master"
+        assert row["Last_SQL_Errno"] == 1590
+        assert row["Last_SQL_Error"] == (
+            f"The incident LOST_EVENTS occured on the {words}. Message: cluster disconnect"
+        )
+    finally:
+        sim.reset()
+
+
+def test_max_ins_conflict_counters_from_ndb_8_0_30():
+    def names(ndb: tuple[int, int, int], server: str) -> set[str]:
+        version = versions.NdbVersion(server, ndb, f"{server}-cluster", "", 0)
+        return {v.name for v in status.ndb_variables(version)}
+
+    added = {"Ndb_conflict_fn_max_ins", "Ndb_conflict_fn_max_del_win_ins"}
+    assert not added & names((8, 0, 29), "8.0.29")
+    assert added <= names((8, 0, 30), "8.0.30")
+    assert not added & names((7, 6, 34), "5.7.44")
+    assert "Ndb_conflict_fn_max" in names((8, 0, 29), "8.0.29")

@@ -213,6 +213,8 @@ def test_every_exporter_is_scraped_with_its_cluster_label():
     assert all(t.port == EXPORTER_PORT for t in targets)
     clusters = {t.host: t.labels.get("cluster") for t in targets}
     assert clusters == {"exporter1": "demo", "exporter2": "demo", "exporter-dr": "dr"}
+    sources = {t.host: t.labels.get("source_cluster") for t in targets}  # the replica's source
+    assert sources == {"exporter1": None, "exporter2": None, "exporter-dr": "demo"}
     for target in targets:  # instance names the SQL node the exporter reads
         assert target.labels["instance"] == _sql_address(SERVICES[target.host])[0]
 

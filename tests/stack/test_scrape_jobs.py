@@ -31,4 +31,7 @@ def test_the_cluster_job_scrapes_two_sql_nodes_of_each_cluster_more_slowly():
     assert Counter(t.labels["cluster"] for t in chosen) == {
         name: min(2, count) for name, count in per_cluster.items()
     }
-    assert all(set(t.labels) == {"cluster", "instance"} for t in chosen)
+    # A replica cluster's targets also name the cluster they replicate from (source_cluster).
+    assert all(set(t.labels) - {"source_cluster"} == {"cluster", "instance"} for t in chosen)
+    sources = {t.labels["source_cluster"] for t in every if "source_cluster" in t.labels}
+    assert sources <= {t.labels["cluster"] for t in every if "source_cluster" not in t.labels}

@@ -41,3 +41,9 @@ def test_equality_alert_tests_the_views_value(alert, value):
 def test_free_share_alert_compares_with_the_complement_of_the_views_threshold(alert, used):
     expr = alert_expressions()[alert]
     assert [float(n) for n in BELOW.findall(expr)] == [pytest.approx(1 - used)], f"{alert}: {expr}"
+
+
+@pytest.mark.parametrize(("alert", "threshold"), sorted(thresholds.BELOW_ALERTS.items()))
+def test_alert_fires_below_the_views_threshold(alert, threshold):
+    expr = alert_expressions()[alert]
+    assert {float(n) for n in BELOW.findall(expr)} == {threshold}, f"{alert}: {expr}"

@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from ndbinfo_exporter.targets import TargetConfig, Targets
 from ndbinfo_exporter.view import routes as view
 from ndbinfo_exporter.view import source as source_module
+from ndbinfo_exporter.view import thresholds
 from ndbinfo_exporter.view.source import LAST_REFRESH
 from prometheus_client.core import GaugeMetricFamily
 from scrape_data import Result, cluster, placement_rows, replica_rows
@@ -36,6 +37,9 @@ class RecordedScraper:
         await asyncio.sleep(0.01)  # let concurrent viewers pile up
         self._last = dataclasses.replace(self.result, finished_at=clock.now)
         return self._last
+
+    async def fold(self, target, sql: str, timeout: float, reduce):
+        return reduce(iter(await self.query(target, sql, timeout)))
 
     async def query(self, target, sql: str, timeout: float) -> list[dict]:
         self.queries.append(sql)
@@ -62,10 +66,13 @@ def scraper():
     return RecordedScraper(cluster(), placement_rows(**shape), replica_rows(**shape))
 
 
-def view_app(scraper: RecordedScraper, targets: Targets) -> FastAPI:
+def view_app(scraper: RecordedScraper, targets: Targets, alerts_url: str | None = None) -> FastAPI:
     application = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     settings = SimpleNamespace(
-        telemetry_path="/metrics", query_timeout=5.0, view_alerts_url=None, refresh_max_age=120.0
+        telemetry_path="/metrics",
+        query_timeout=5.0,
+        view_alerts_url=alerts_url,
+        refresh_max_age=120.0,
     )
     application.include_router(view.make_router(application, settings, scraper, targets, clock))
     return application
@@ -94,6 +101,13 @@ async def test_landing_page_keeps_the_links(client):
     assert page.status_code == 200
     for link in ('href="/metrics"', 'href="/healthz"', 'href="/docs"', "0.1.0"):
         assert link in page.text
+    # The page's bars turn amber and red at the findings' thresholds.
+    levels = (
+        f'data-data-memory="{thresholds.DATA_MEMORY_WARNING} {thresholds.DATA_MEMORY_CRITICAL}"'
+    )
+    assert levels in page.text
+    assert f'data-redo="{thresholds.REDO_WARNING} {thresholds.REDO_CRITICAL}"' in page.text
+    assert "script-src 'self'" in page.headers["content-security-policy"]
     assert (await client.get("/static/view/view.js")).status_code == 200
     missing = await client.get("/static/view/../view.py")
     assert missing.status_code == 404
@@ -115,6 +129,15 @@ def distribution_read_at(result: Result, at: float) -> Result:
     return dataclasses.replace(result, families=[*result.families, family])
 
 
+async def refreshed(client) -> None:
+    """Returns once the view's background refresh has finished (the counts are then final)."""
+    for _ in range(500):
+        if (await client.get("/api/v1/cluster")).headers["x-view-refreshing"] == "false":
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the view's refresh never finished")
+
+
 async def test_concurrent_viewers_cause_one_collection_per_interval(client, scraper):
     """One scrape per interval, and the placement read again only when the scrape read the
     distribution again."""
@@ -125,25 +148,28 @@ async def test_concurrent_viewers_cause_one_collection_per_interval(client, scra
     assert (scraper.scrapes, len(scraper.queries)) == (1, 1)
     clock.now += 5  # within the interval: served from the cache
     await asyncio.gather(*(client.get(p) for p in paths))
+    await refreshed(client)
     assert (scraper.scrapes, len(scraper.queries)) == (1, 1)
     clock.now += 10
     await asyncio.gather(*(client.get(p) for p in paths))
+    await refreshed(client)
     assert (scraper.scrapes, len(scraper.queries)) == (2, 1)  # the distribution is the same
     scraper.result = distribution_read_at(cluster(), 1010.0)
     clock.now += 10
     await asyncio.gather(*(client.get(p) for p in paths))
+    await refreshed(client)
     assert (scraper.scrapes, len(scraper.queries)) == (3, 2)
 
 
 async def test_viewers_share_one_model_per_scrape(client, scraper, monkeypatch):
     builds = []
-    build = source_module._build
-    monkeypatch.setattr(source_module, "_build", lambda *args: builds.append(1) or build(*args))
+    build = source_module.build
+    monkeypatch.setattr(source_module, "build", lambda *args: builds.append(1) or build(*args))
     paths = ["/api/v1/cluster", "/api/v1/findings", "/api/v1/config"] * 30
     await asyncio.gather(*(client.get(p) for p in paths))
-    assert len(builds) == 1  # the first placement is waited for
+    assert len(builds) == 2  # the first scrape's model, then the same with its placement
     await asyncio.gather(*(client.get(p) for p in paths))
-    assert len(builds) == 1
+    assert len(builds) == 2
 
 
 async def test_an_unchanged_answer_is_a_304(client):
@@ -200,6 +226,7 @@ async def test_second_scrape_gives_a_window(client):
     first = (await client.get("/api/v1/cluster")).json()
     assert first["sql_efficiency"]["basis"] == "since SQL node start"
     clock.now += 11
+    await refreshed(client)  # under load the refresh may outlast the viewer's grace
     second = (await client.get("/api/v1/cluster")).json()
     assert second["sql_efficiency"]["basis"] == "two scrapes"
     assert second["sql_efficiency"]["window_seconds"] == 11
@@ -351,6 +378,7 @@ async def test_cluster_answer_carries_the_replication_card(client, scraper):
         server_id=2,
     )
     clock.now += 11  # the next scrape
+    await refreshed(client)  # under load the refresh may outlast the viewer's grace
     card = (await client.get("/api/v1/cluster")).json()["replication"]
     assert card["replicating"] is True
     assert card["channels"] == [

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
+import threading
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
+from fastapi import FastAPI
+from ndbinfo_exporter.targets import TargetConfig, Targets
 from ndbsim.demo import running_ndbsim
+from scrape_data import cluster, placement_rows, replica_rows
+from test_view_api import RecordedScraper, view_app
+from view_server import serving_app
 from view_stack import running_stack
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
@@ -349,3 +356,116 @@ def test_without_a_default_sql_node_the_page_asks_for_one(page, stack):
         select.select_option(label="db7:3306 · my.cnf [client.db7]")
     query = parse_qs(urlsplit(navigation.value.url).query)
     assert query == {"target": ["db7:3306"], "auth_module": ["db7"]}
+
+
+# ---- the page's own behaviour, over recorded data (no ndbsim needed) ----
+
+
+def recorded_view(alerts_url: str | None = None):
+    scraper = RecordedScraper(cluster(), placement_rows(tables=30), replica_rows(tables=30))
+    targets = Targets(
+        default=TargetConfig("127.0.0.1", 3306, "exporter"), auth_modules={}, allowed_patterns=()
+    )
+    return view_app(scraper, targets, alerts_url)
+
+
+def prometheus_with_alerts(alerts: list[dict]) -> FastAPI:
+    prometheus = FastAPI()
+
+    @prometheus.get("/api/v1/alerts")
+    async def answer() -> dict:
+        return {"status": "success", "data": {"alerts": alerts}}
+
+    return prometheus
+
+
+def firing(name: str, runbook_url: str) -> dict:
+    return {
+        "labels": {"alertname": name, "severity": "critical"},
+        "annotations": {"summary": f"{name} fires", "runbook_url": runbook_url},
+        "state": "firing",
+        "activeAt": "2026-01-01T00:00:00Z",
+    }
+
+
+def test_alert_links_are_http_only_and_the_page_works_under_its_csp(page):
+    violations: list[str] = []
+    dialogs: list[str] = []
+    page.on(
+        "console",
+        lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None,
+    )
+    page.on("dialog", lambda d: dialogs.append(d.message) or d.dismiss())
+    planted = prometheus_with_alerts(
+        [
+            firing("NdbDataNodeDown", "javascript:alert(1)"),
+            firing("NdbDataMemoryHigh", "https://runbooks.example/memory"),
+        ]
+    )
+    with serving_app(planted) as alerts_url, serving_app(recorded_view(alerts_url)) as url:
+        answer = page.goto(url + "/")
+        policy = answer.headers["content-security-policy"]
+        assert "script-src 'self'" in policy and "unsafe-inline" not in policy
+        page.wait_for_selector("body[data-loaded]")
+        planted_alert = page.get_by_test_id("alert-NdbDataNodeDown")
+        planted_alert.wait_for()
+        assert planted_alert.get_by_test_id("runbook").count() == 0
+        hrefs = page.locator("#alerts a").evaluate_all("links => links.map(a => a.href)")
+        assert hrefs and all(h.startswith(("http://", "https://")) for h in hrefs)
+        assert "https://runbooks.example/memory" in hrefs
+        # Styles set from the script (the bars' widths) work under the policy.
+        widths = page.locator(".bar > span").evaluate_all("s => s.map(e => e.style.width)")
+        assert widths and all(w.endswith("%") for w in widths)
+    assert (violations, dialogs) == ([], [])
+
+
+def test_a_finding_opened_stays_open_across_refreshes(page):
+    page.clock.install()
+    with serving_app(recorded_view()) as url:
+        load(page, url)
+        problem = page.locator("#findings > [data-testid^=finding-]").first
+        problem.locator("summary").click()
+        page.get_by_test_id("passed-checks").locator("> summary").click()
+        opened = problem.get_attribute("data-testid")
+        for _ in range(3):
+            refreshes = int(page.locator("body").get_attribute("data-refreshes"))
+            page.clock.run_for(10_000)
+            page.wait_for_function(
+                "n => Number(document.body.dataset.refreshes) > n", arg=refreshes
+            )
+        assert page.get_by_test_id(opened).evaluate("d => d.open")
+        assert page.get_by_test_id("passed-checks").evaluate("d => d.open")
+
+
+def test_a_filter_typed_fast_shows_the_answer_to_the_last_keystroke(page):
+    """The answer to "t" comes after the answer to "t1": the page keeps showing "t1"."""
+    application = recorded_view()
+    slow_done = threading.Event()
+
+    @application.middleware("http")
+    async def slow_first_keystroke(request, call_next):
+        response = await call_next(request)
+        if request.query_params.get("table") == "t":
+            await asyncio.sleep(1.0)
+            slow_done.set()
+        return response
+
+    page.clock.install()
+    with serving_app(application) as url:
+        load(page, url)
+        box = page.get_by_test_id("filter-table")
+        box.press_sequentially("t")
+        with page.expect_request(lambda r: "table=t&" in r.url or r.url.endswith("table=t")):
+            page.clock.run_for(300)  # the filter waits 250 ms after a keystroke
+        box.press_sequentially("1")
+        page.clock.run_for(300)
+        placement = page.get_by_test_id("placement")
+        page.wait_for_function(
+            "() => (document.querySelector('[data-testid=placement]').dataset.query || '')"
+            ".endsWith('table=t1')"
+        )
+        assert slow_done.wait(10)
+        page.wait_for_timeout(300)  # room for the slow answer to land, were it to be shown
+        assert placement.get_attribute("data-query").endswith("table=t1")
+        names = page.locator("#placement .tname").all_inner_texts()
+        assert names and all("t1" in name for name in names)

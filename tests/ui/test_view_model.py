@@ -133,12 +133,17 @@ def test_fragments_of_one_table_mark_dead_replicas_and_primaries():
 def test_placement_filter_paging_and_summary():
     data = placement.build(placement_rows(tables=30, dbs=("app", "shop")), 1, 0.0)
     nodes = {1: (0, True), 2: (0, True), 3: (1, True), 4: (1, True)}
-    page = placement.page_view(data, "t", nodes, db="shop", page=2, page_size=20)
+
+    def page_view(page=1, page_size=50, **match):
+        chosen = placement.select(data, nodes, **match)
+        return placement.page_view(chosen, "t", page=page, page_size=page_size)
+
+    page = page_view(db="shop", page=2, page_size=20)
     assert (page.total_tables, page.matched_tables, page.pages, len(page.tables)) == (60, 30, 2, 10)
     assert [d.db for d in page.databases] == ["shop"]
     assert sum(n.primaries for n in page.nodes) == 30 * 4
     assert {n.node_id: n.replicas for n in page.nodes} == {1: 60, 2: 60, 3: 60, 4: 60}
-    named = placement.page_view(data, "t", nodes, table="T2")
+    named = page_view(table="T2")
     assert {t.table for t in named.tables} == {
         "t2",
         "t20",
@@ -152,7 +157,7 @@ def test_placement_filter_paging_and_summary():
         "t28",
         "t29",
     }
-    assert placement.page_view(data, "t", nodes, node=7).matched_tables == 0
+    assert page_view(node=7).matched_tables == 0
 
 
 def test_placement_sql_reads_one_node_and_only_schema_columns():
@@ -620,3 +625,75 @@ def test_config_generation_skew_names_the_nodes_behind():
     assert same["config_generation_skew"].status == "ok"
     unread = evaluate(cluster())["config_generation_skew"]  # cluster() has no nodes family
     assert (unread.status, unread.summary) == ("unknown", "The nodes collector gave no data.")
+
+
+def disk_page_buffer(
+    requests: dict[int, tuple[float, float]], uptimes: dict[int, float], memory: float
+) -> list:
+    """ndbinfo.diskpagebuffer's requests per node as (direct_return, wait_io), the nodes'
+    uptimes and DiskPageBufferMemory."""
+    from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+    pages = CounterMetricFamily(
+        "ndb_disk_page_buffer_page_requests", "t", labels=["node_id", "result"]
+    )
+    uptime = GaugeMetricFamily("ndb_data_node_uptime_seconds", "t", labels=["node_id"])
+    config = GaugeMetricFamily("ndb_config_value", "t", labels=["node_id", "param"])
+    for node, (hits, misses) in requests.items():
+        pages.add_metric([str(node), "direct_return"], hits)
+        pages.add_metric([str(node), "wait_queue"], hits)  # counts neither way
+        pages.add_metric([str(node), "wait_io"], misses)
+        uptime.add_metric([str(node)], uptimes[node])
+        config.add_metric([str(node), "DiskPageBufferMemory"], memory)
+    return [pages, uptime, config]
+
+
+def test_disk_page_buffer_hit_ratio_per_node_with_its_memory():
+    mib64 = 64 * 2**20
+    uptimes = {1: 3600, 2: 3600, 3: 600, 4: 3600}
+    since_start = {
+        1: (90_000, 10_000),  # 90 % of 27.8 requests a second
+        2: (99_000, 1_000),  # 99 %
+        3: (50_000, 50_000),  # started 10 minutes ago: its cache is still cold
+        4: (100, 100),  # 0.06 requests a second: too few to judge
+    }
+    first = with_families(cluster(), *disk_page_buffer(since_start, uptimes, mib64))
+    found = evaluate(first)["disk_page_buffer_hit_low"]
+    assert (found.status, found.severity) == ("problem", "warning")
+    assert found.summary == (
+        "Data node 1 serves only 90.0 % of its disk data page requests from the disk page "
+        "buffer (threshold 95.0 %): raise DiskPageBufferMemory."
+    )
+    assert [(e.label, e.value) for e in found.evidence] == [
+        ("node 1", "90.0 % hits, 28 requests/s; DiskPageBufferMemory 64 MiB"),
+        ("node 2", "99.0 % hits, 28 requests/s; DiskPageBufferMemory 64 MiB"),
+        (
+            "node 3",
+            "50.0 % hits, 167 requests/s; DiskPageBufferMemory 64 MiB; "
+            "warming up (started 600 s ago)",
+        ),
+        (
+            "node 4",
+            "50.0 % hits, 0 requests/s; DiskPageBufferMemory 64 MiB; too few requests to judge",
+        ),
+    ]
+    # a minute later node 1 served 97 % of 100 requests a second: judged on that minute
+    later_requests = {**since_start, 1: (95_820, 10_180)}
+    later_uptimes = {node: uptime + 60 for node, uptime in uptimes.items()}
+    second = with_families(
+        replace(cluster(), finished_at=1060.0),
+        *disk_page_buffer(later_requests, later_uptimes, mib64),
+    )
+    found = evaluate(second, previous=first)["disk_page_buffer_hit_low"]
+    assert (found.status, found.summary) == (
+        "ok",
+        "Every data node serves at least 95.0 % of its disk page requests from cache.",
+    )
+    assert [(e.label, e.value) for e in found.evidence] == [
+        ("node 1", "97.0 % hits, 100 requests/s; DiskPageBufferMemory 64 MiB")
+    ]
+    absent = evaluate(cluster())["disk_page_buffer_hit_low"]
+    assert (absent.status, absent.summary) == (
+        "unknown",
+        "The diskpagebuffer collector gave no data.",
+    )

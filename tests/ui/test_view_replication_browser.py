@@ -3,16 +3,14 @@ routes over a recorded scraper (no ndbsim: its replication is not needed to draw
 
 from __future__ import annotations
 
-import socket
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
-import uvicorn
 from ndbinfo_exporter.targets import TargetConfig, Targets
 from scrape_data import Channel, Result, cluster, placement_rows, replica_rows, replication
 from test_view_api import RecordedScraper, view_app
+from view_server import serving_app
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
 
@@ -24,19 +22,8 @@ def serving(result: Result) -> Iterator[str]:
     targets = Targets(
         default=TargetConfig("127.0.0.1", 3306, "exporter"), auth_modules={}, allowed_patterns=()
     )
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(view_app(scraper, targets), log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]})
-    thread.start()
-    try:
-        while not server.started:
-            threading.Event().wait(0.05)
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join()
-        listener.close()
+    with serving_app(view_app(scraper, targets)) as url:
+        yield url
 
 
 def load(page, url: str) -> None:

@@ -62,10 +62,14 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- join "," $patterns }}
 {{- end }}
 
-{{/* Relabelings every scrape job ends with: the cluster and job labels. Argument: (dict "root" $ "job" NAME). */}}
+{{/* Relabelings every scrape job ends with: the cluster (and source_cluster) and job labels. Argument: (dict "root" $ "job" NAME). */}}
 {{- define "ndbinfo-exporter.jobRelabelings" -}}
 - targetLabel: cluster
   replacement: {{ include "ndbinfo-exporter.cluster" .root | quote }}
+{{- with .root.Values.sourceCluster }}
+- targetLabel: source_cluster
+  replacement: {{ . | quote }}
+{{- end }}
 - targetLabel: job
   replacement: {{ .job | quote }}
 {{- end }}

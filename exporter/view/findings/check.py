@@ -24,6 +24,9 @@ class Check:
     guide: str
     advice: str
     evaluate: Callable[[Check, Inputs], Finding]
+    # Its evidence is a rate or a change between two scrapes: from one read it measures
+    # since the SQL node started, or misses what changed.
+    needs_history: bool = False
 
     def __call__(self, inputs: Inputs) -> Finding:
         return self.evaluate(self, inputs)

@@ -43,6 +43,7 @@ CHECKS: tuple[Check, ...] = (
     performance.IDLE_TRANSACTIONS_HOLDING_LOCKS,
     network.SEND_BUFFERS_FULL,
     storage.TABLESPACE_FULL,
+    storage.DISK_PAGE_BUFFER_HIT_LOW,
 )
 
 ORDER = {"problem": 0, "unknown": 1, "ok": 2}

@@ -64,6 +64,7 @@ TRANSPORTER_OVERLOADED = Check(
         "writes into smaller transactions."
     ),
     evaluate=transporter_overload,
+    needs_history=True,
 )
 
 

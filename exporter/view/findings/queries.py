@@ -60,6 +60,7 @@ LOW_PARTITION_PRUNING = Check(
         "key in the WHERE clause; EXPLAIN PARTITIONS shows whether one partition is read."
     ),
     evaluate=pruning,
+    needs_history=True,
 )
 
 
@@ -113,4 +114,5 @@ MANY_ROUND_TRIPS = Check(
         "writes, fewer nested-loop join levels."
     ),
     evaluate=round_trips,
+    needs_history=True,
 )

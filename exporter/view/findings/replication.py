@@ -114,9 +114,7 @@ REPLICATION_LAG_HIGH = Check(
     severity="warning",
     promql=(
         f"ndb_replica_seconds_behind_source > {thresholds.REPLICATION_LAG_SECONDS}\n"
-        "  or max by (server_id) (ndb_binlog_written_gci)\n"
-        "     - on (server_id) group_right ndb_replica_applied_gci"
-        f" > {thresholds.REPLICATION_LAG_GCIS}"
+        f"  or cluster:ndb_replica_applied_gci:lag > {thresholds.REPLICATION_LAG_GCIS}"
     ),
     sql=REPLICA_STATUS_SQL
     + "  -- Seconds_Behind_Source\n"

@@ -1,5 +1,5 @@
 """Storage findings: DataMemory, the REDO log, local checkpoints and disk data tablespaces
-filling up."""
+filling up, and the disk page buffer missing disk data pages."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from ndbinfo_exporter.view import thresholds
 from ndbinfo_exporter.view.findings.check import Check
 from ndbinfo_exporter.view.findings.fullest import Fullest
 from ndbinfo_exporter.view.findings.inputs import Inputs
-from ndbinfo_exporter.view.findings.wording import count, gcis
+from ndbinfo_exporter.view.findings.wording import count, gcis, named_nodes, percent
 from ndbinfo_exporter.view.models import Evidence, Finding
+from ndbinfo_exporter.view.samples import Samples
 
 
 def data_memory_ratios(inputs: Inputs) -> dict[int, float]:
@@ -162,4 +163,93 @@ TABLESPACE_FULL = Check(
         ),
         limits=(thresholds.TABLESPACE_WARNING, thresholds.TABLESPACE_CRITICAL),
     ),
+)
+
+
+def _disk_page_requests(samples: Samples) -> dict[int, tuple[float, float, float | None]]:
+    """(hits, misses, uptime) per data node: page requests served from the disk page buffer
+    (direct_return) and read from disk (wait_io), and the seconds since the node started."""
+    name = "ndb_disk_page_buffer_page_requests_total"
+    hits = samples.by_node(name, result="direct_return")
+    misses = samples.by_node(name, result="wait_io")
+    uptime = samples.by_node("ndb_data_node_uptime_seconds")
+    return {n: (hits[n], misses.get(n, 0.0), uptime.get(n)) for n in hits}
+
+
+def disk_page_buffer_hits(check: Check, inputs: Inputs) -> Finding:
+    """The manual's hit ratio per data node, between the last two scrapes when the node ran
+    through both (else since it started), for the nodes past their cache's warm-up that make
+    enough requests."""
+    now = _disk_page_requests(inputs.samples)
+    if not now:
+        return check.no_data("diskpagebuffer")
+    before = _disk_page_requests(inputs.previous) if inputs.previous else {}
+    memory = inputs.samples.by_node("ndb_config_value", param="DiskPageBufferMemory")
+    evidence, low, judged = [], {}, 0
+    for node, (hits, misses, uptime) in sorted(now.items()):
+        seconds = uptime
+        earlier = before.get(node)
+        if earlier and uptime and earlier[2] and earlier[2] < uptime and earlier[0] <= hits:
+            hits, misses, seconds = hits - earlier[0], misses - earlier[1], uptime - earlier[2]
+        requests = hits + misses
+        if not requests:
+            continue
+        ratio, rate = hits / requests, requests / seconds if seconds else None
+        value = f"{percent(ratio)} hits" + (f", {rate:,.0f} requests/s" if rate else "")
+        if node in memory:
+            value += f"; DiskPageBufferMemory {memory[node] / 2**20:,.0f} MiB"
+        if uptime is not None and uptime <= thresholds.DISK_PAGE_BUFFER_WARMUP_SECONDS:
+            value += f"; warming up (started {uptime:,.0f} s ago)"
+        elif rate is not None and rate <= thresholds.DISK_PAGE_BUFFER_MIN_REQUESTS_PER_SECOND:
+            value += "; too few requests to judge"
+        else:
+            judged += 1
+            if ratio < thresholds.DISK_PAGE_BUFFER_HIT_RATIO_LOW:
+                low[node] = ratio
+        evidence.append(Evidence(label=f"node {node}", value=value))
+    limit = percent(thresholds.DISK_PAGE_BUFFER_HIT_RATIO_LOW)
+    if low:
+        worst = percent(min(low.values()))
+        return check.finding(
+            "problem",
+            f"{named_nodes('Data node', sorted(low))} serve{'' if len(low) > 1 else 's'} only "
+            f"{worst} of {'their' if len(low) > 1 else 'its'} disk data page requests from the "
+            f"disk page buffer (threshold {limit}): raise DiskPageBufferMemory.",
+            evidence,
+        )
+    if not judged:
+        return check.finding(
+            "ok",
+            f"No data node past its warm-up makes "
+            f"{thresholds.DISK_PAGE_BUFFER_MIN_REQUESTS_PER_SECOND} disk page requests a second.",
+            evidence,
+        )
+    return check.finding(
+        "ok",
+        f"Every data node serves at least {limit} of its disk page requests from cache.",
+        evidence,
+    )
+
+
+DISK_PAGE_BUFFER_HIT_LOW = Check(
+    id="disk_page_buffer_hit_low",
+    title="Disk page buffer hit ratio low",
+    severity="warning",
+    promql=(
+        f"node:ndb_disk_page_buffer_hit:ratio_rate5m < {thresholds.DISK_PAGE_BUFFER_HIT_RATIO_LOW}"
+    ),
+    sql=(
+        "SELECT node_id, SUM(page_requests_direct_return) AS hits,\n"
+        "       SUM(page_requests_wait_io) AS disk_reads,\n"
+        "       SUM(page_requests_direct_return)\n"
+        "         / (SUM(page_requests_direct_return) + SUM(page_requests_wait_io)) AS hit_ratio\n"
+        "FROM ndbinfo.diskpagebuffer GROUP BY node_id"
+    ),
+    guide="4.6 Parameter tuning (Parameteroptimierung): DiskPageBufferMemory",
+    advice=(
+        "Disk data pages that are not in the disk page buffer are read from disk in the "
+        "query's path. Under 95% hits, raise DiskPageBufferMemory (rolling restart), keep hot "
+        "columns in memory (STORAGE MEMORY) and avoid full scans of large disk data tables."
+    ),
+    evaluate=disk_page_buffer_hits,
 )

@@ -43,6 +43,8 @@ function h(tag, attrs, ...children) {
     if (key === "class") el.className = value;
     else if (key === "text") el.textContent = value;
     else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+    else if (key === "style") el.style.cssText = value;  // CSSOM: allowed by the page's CSP
+    else if (key === "href") el.setAttribute(key, webLink(value) || "#");
     else el.setAttribute(key, value === true ? "" : value);
   }
   for (const child of children.flat()) {
@@ -50,6 +52,17 @@ function h(tag, attrs, ...children) {
     el.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
   return el;
+}
+
+// An absolute http(s) URL, or null: an alert's links come from whoever can post alerts.
+function webLink(url) {
+  if (typeof url !== "string" || !url) return null;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.href : null;
+  } catch (err) {
+    return null;
+  }
 }
 
 function fill(id, ...children) {
@@ -80,11 +93,17 @@ const fmt = {
   time: (t) => new Date(t * 1000).toLocaleTimeString("en-GB"),
 };
 
-async function getJson(path) {
+async function getJson(path, signal) {
+  return (await getAnswer(path, signal)).body;
+}
+
+// The answer's body and its response (whose headers say how old the data is).
+async function getAnswer(path, signal) {
   let response;
   try {
-    response = await fetch(path, { headers: { Accept: "application/json" } });
+    response = await fetch(path, { headers: { Accept: "application/json" }, signal });
   } catch (err) {
+    if (err.name === "AbortError") throw err;
     throw new Error("the exporter is not reachable");
   }
   let body = null;
@@ -95,7 +114,7 @@ async function getJson(path) {
     error.status = response.status;
     throw error;
   }
-  return body;
+  return { body, response };
 }
 
 function showBanner(message, kind) {
@@ -330,8 +349,13 @@ function renderReplication(r) {
     r.binlog ? h("div", {}, binlogInjector(r.binlog)) : null) : null);
 }
 
-function bar(ratio) {
-  const level = ratio === null ? "" : ratio > 0.9 ? " bad" : ratio > 0.7 ? " warn" : "";
+// The levels of thresholds.py (warning, critical), given by the page: "data-memory", "redo".
+function levels(name) {
+  return document.getElementById("resources").dataset[name].split(" ").map(Number);
+}
+
+function bar(ratio, [warning, critical]) {
+  const level = ratio === null ? "" : ratio >= critical ? " bad" : ratio >= warning ? " warn" : "";
   return h("span", { class: `bar${level}` }, h("span", { style: `width:${Math.min(100, (ratio || 0) * 100)}%` }));
 }
 
@@ -342,10 +366,10 @@ function renderResources(cluster) {
     .concat(cluster.topology.unassigned_data_nodes).filter((n) => !n.running);
   const byNode = new Map(cluster.resources.map((r) => [r.node_id, h("tr", { "data-testid": `resources-${r.node_id}` },
     h("td", {}, `Node ${r.node_id}`),
-    h("td", {}, bar(r.data_memory_ratio)),
+    h("td", {}, bar(r.data_memory_ratio, levels("dataMemory"))),
     h("td", { class: "num", "data-testid": `data-memory-${r.node_id}`, "data-value": r.data_memory_ratio },
       `${fmt.pct(r.data_memory_ratio)} of ${fmt.bytes(r.data_memory_total_bytes)}`),
-    h("td", {}, bar(r.redo_ratio)),
+    h("td", {}, bar(r.redo_ratio, levels("redo"))),
     h("td", { class: "num", "data-testid": `redo-${r.node_id}`, "data-value": r.redo_ratio },
       `${fmt.pct(r.redo_ratio)} of ${fmt.bytes(r.redo_total_bytes)}`),
     h("td", { class: "num" }, fmt.pct(r.redo_worst_part_ratio)),
@@ -389,7 +413,9 @@ function renderResources(cluster) {
 
 // ---- findings ----
 function renderFindings(view) {
-  const card = (f) => h("details", { class: `finding ${f.status === "problem" ? f.severity : f.status}`, "data-testid": `finding-${f.id}`, "data-status": f.status },
+  // What the user opened stays open across refreshes.
+  const wasOpen = new Set([...document.querySelectorAll("#findings details[open]")].map((d) => d.dataset.testid));
+  const card = (f) => h("details", { class: `finding ${f.status === "problem" ? f.severity : f.status}`, "data-testid": `finding-${f.id}`, "data-status": f.status, open: wasOpen.has(`finding-${f.id}`) },
     h("summary", {},
       h("span", { class: "sev" }, f.status === "problem" ? f.severity : f.status),
       h("span", { class: "title" }, f.title),
@@ -409,9 +435,9 @@ function renderFindings(view) {
     : "No problems found.";
   fill("findings",
     problems.length ? problems.map(card) : h("p", { class: "note", "data-testid": "no-problems" }, none),
-    unknown.length ? h("details", { class: "passed", "data-testid": "unknown-checks" },
+    unknown.length ? h("details", { class: "passed", "data-testid": "unknown-checks", open: wasOpen.has("unknown-checks") },
       h("summary", {}, `Checks without data: unknown (${unknown.length})`), unknown.map(card)) : null,
-    h("details", { class: "passed", "data-testid": "passed-checks" },
+    h("details", { class: "passed", "data-testid": "passed-checks", open: wasOpen.has("passed-checks") },
       h("summary", {}, `Checks without a problem (${passed.length})`), passed.map(card)));
 }
 
@@ -424,11 +450,11 @@ function renderAlerts(view) {
   if (view.error) { fill("alerts", h("p", { class: "note" }, view.error)); return; }
   fill("alerts", view.alerts.length ? view.alerts.map((a) =>
     h("div", { class: `alert ${a.severity || ""}`, "data-testid": `alert-${a.name}`, "data-state": a.state },
-      h("a", { class: "name", href: a.link, target: "_blank", rel: "noopener" }, a.name),
+      webLink(a.link) ? h("a", { class: "name", href: a.link, target: "_blank", rel: "noopener noreferrer" }, a.name) : h("span", { class: "name" }, a.name),
       h("span", { class: "sev" }, `${a.state}${a.severity ? " · " + a.severity : ""}`),
       a.summary ? h("span", { class: "summary" }, ` ${a.summary}`) : null,
       a.since ? h("span", { class: "since" }, `since ${new Date(a.since).toLocaleTimeString("en-GB")}`) : null,
-      a.runbook_url ? [" · ", h("a", { href: a.runbook_url, target: "_blank", rel: "noopener" }, "runbook")] : null))
+      webLink(a.runbook_url) ? [" · ", h("a", { href: a.runbook_url, target: "_blank", rel: "noopener noreferrer", "data-testid": "runbook" }, "runbook")] : null))
     : h("p", { class: "note" }, "No Ndb alert is firing or pending."));
 }
 
@@ -699,16 +725,24 @@ function renderPlacement(view) {
     h("button", { type: "button", disabled: view.page >= view.pages, onclick: () => { filter.page += 1; loadPlacement(); } }, "next ›"));
 }
 
+// The timer, the filter and the pager all load the placement: only the newest request's
+// answer is shown, the older ones are cancelled.
+let placementRequest = null;
 async function loadPlacement() {
   const params = { page: filter.page, page_size: filter.pageSize };
   if (filter.db) params.db = filter.db;
   if (filter.table) params.table = filter.table;
   if (filter.node) params.node = filter.node;
+  if (placementRequest) placementRequest.abort();
+  const request = placementRequest = new AbortController();
   try {
-    const view = await getJson(api("/api/v1/placement", params));
+    const view = await getJson(api("/api/v1/placement", params), request.signal);
+    if (request !== placementRequest) return;
     fill("placement-note");
     renderPlacement(view);
+    document.getElementById("placement").dataset.query = new URLSearchParams(params).toString();
   } catch (err) {
+    if (request !== placementRequest || err.name === "AbortError") return;
     if (err.status === 400 && filter.page > 1) { filter.page = 1; return loadPlacement(); }
     lastPlacement = null;
     fill("placement-note", `Placement map unavailable: ${err.message}`);
@@ -731,10 +765,23 @@ function pill(cluster) {
   return ["up", "SQL node up"];
 }
 
+// One refresh at a time: a timer tick while one runs is skipped.
+let refreshing = false;
 async function refresh() {
-  let cluster;
+  if (refreshing) return;
+  refreshing = true;
   try {
-    cluster = await getJson(api("/api/v1/cluster"));
+    await refreshOnce();
+  } finally {
+    refreshing = false;
+  }
+}
+
+async function refreshOnce() {
+  let cluster;
+  let response;
+  try {
+    ({ body: cluster, response } = await getAnswer(api("/api/v1/cluster")));
   } catch (err) {
     const up = document.getElementById("up");
     up.className = "pill down";
@@ -758,9 +805,7 @@ async function refresh() {
   up.textContent = pillText;
   up.title = cluster.collectors_failed.map((f) => `${f.collector}: ${f.error}`).join("\n");
   up.dataset.value = cluster.up ? "1" : "0";
-  const scraped = document.getElementById("scraped-at");
-  scraped.textContent = `data from ${fmt.time(cluster.scraped_at)}`;
-  scraped.dataset.value = cluster.scraped_at;
+  showFreshness(cluster, response);
   if (!cluster.up) {
     const shown = document.body.dataset.loaded;
     showBanner(`The SQL node ${cluster.target} is unreachable (ndb_up 0): ${cluster.error || "no answer"}. ` +
@@ -785,6 +830,19 @@ async function refresh() {
   if (config.status === "fulfilled") renderConfig(config.value, cluster);
   else fill("config", h("tr", {}, h("td", { class: "note" }, `Configuration unavailable: ${config.reason.message}`)));
   document.body.dataset.loaded = String(cluster.scraped_at);
+  document.body.dataset.refreshes = String(Number(document.body.dataset.refreshes || 0) + 1);
+}
+
+// How old the data is (the Age the exporter gives) and whether the exporter refreshes it now.
+function showFreshness(cluster, response) {
+  const scraped = document.getElementById("scraped-at");
+  const age = Number(response && response.headers.get("Age"));
+  const refreshing = Boolean(response) && response.headers.get("X-View-Refreshing") === "true";
+  scraped.textContent = `data from ${fmt.time(cluster.scraped_at)}` +
+    (age ? ` · ${fmt.seconds(age)} old` : "") + (refreshing ? " · refreshing…" : "");
+  scraped.dataset.value = cluster.scraped_at;
+  scraped.dataset.age = String(age || 0);
+  scraped.dataset.refreshing = refreshing ? "1" : "0";
 }
 
 function schedule() {

@@ -123,10 +123,8 @@ def create(c: Cluster, db: Any) -> None:
     db.execute("CREATE TABLE sim.started (node_id UBIGINT)")
 
 
-def write_node_state(c: Cluster, db: Any) -> None:
-    """sim.node_state and sim.started from the data nodes' states and LCP marks."""
-    db.execute("DELETE FROM sim.node_state")
-    db.execute("DELETE FROM sim.started")
+def node_state(c: Cluster) -> tuple[list[tuple], list[tuple]]:
+    """The rows of sim.node_state and sim.started from the data nodes' states and LCP marks."""
     values = []
     for n, s in sorted(c.nodes.items()):
         last, prev, ls, lc, ps, pc = c.lcp_marks(n)
@@ -146,6 +144,13 @@ def write_node_state(c: Cluster, db: Any) -> None:
                 s.ops,
             )
         )
+    return values, [(n,) for n in c.started_ids()]
+
+
+def write_node_state(db: Any, values: list[tuple], started: list[tuple]) -> None:
+    """Replace sim.node_state and sim.started with the rows of ``node_state``."""
+    db.execute("DELETE FROM sim.node_state")
+    db.execute("DELETE FROM sim.started")
     insert_values(
         db,
         "sim.node_state",
@@ -165,6 +170,5 @@ def write_node_state(c: Cluster, db: Any) -> None:
         ],
         values,
     )
-    started = [(n,) for n in c.started_ids()]
     if started:
         insert_values(db, "sim.started", ["node_id"], started)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from ndbsim.model import links
 from ndbsim.model.disk_data import UNDO_FILE_BYTES, node_undo_used_bytes
+from ndbsim.model.faults import POOLS
 from ndbsim.model.rows.blocks import CMVMI
 from ndbsim.model.rows.membership import send_buffer_allocated
 from ndbsim.model.rows.threads_cpu import thread_util
@@ -15,6 +16,16 @@ if TYPE_CHECKING:
 
 
 SEND_BUFFER_POOL_PAGES = links.SEND_BUFFER_POOL_PAGES
+UNDO_BUFFER_BYTES = 8388608  # UNDO_BUFFER_SIZE 8M of the log file group
+MIN_POOL_LIMIT_PAGES = 64  # resource-pool: the limit of a pool that reserves less
+
+
+def buffer_share(c: Cluster, buffer: str) -> float | None:
+    """The share buffer-full fills `buffer` of every data node to, if it names it."""
+    params = c.faults.get("buffer-full")
+    if params is None or params["buffer"] != buffer:
+        return None
+    return params["share"]
 
 
 def pools(c: Cluster) -> list[dict]:
@@ -24,6 +35,9 @@ def pools(c: Cluster) -> list[dict]:
         used, total = c.data_memory_pages(n)
         lmb_total = int(cfg["LongMessageBuffer"]) // 256
         lmb_used = int(lmb_total * 0.01) + int(thread_util(c, n, "tc") * 900)
+        lmb_share = buffer_share(c, "long-message")
+        if lmb_share is not None:
+            lmb_used = int(lmb_total * lmb_share)
         rows = [("Data memory", used, total, int(max(used, total * 0.42)), 32768, 112, 3, 1)]
         if "IndexMemory" in cfg:
             im_total = int(cfg["IndexMemory"]) // 8192
@@ -76,6 +90,7 @@ def resources(c: Cluster) -> list[dict]:
             rows[0] = (0, 0, 0)
             rows.pop(8)
             rows.pop(9)
+        _fill_pool(c, rows)
         for resource_id, (reserved, used_pages, maximum) in sorted(rows.items()):
             out.append(
                 {
@@ -89,6 +104,18 @@ def resources(c: Cluster) -> list[dict]:
                 }
             )
     return out
+
+
+def _fill_pool(c: Cluster, rows: dict[int, tuple[int, int, int]]) -> None:
+    """resource-pool: the pool it names gets a fixed limit (its reservation, or
+    MIN_POOL_LIMIT_PAGES) and uses the fault's share of it."""
+    params = c.faults.get("resource-pool")
+    if params is None or POOLS[params["resource"]] not in rows:
+        return
+    resource_id = POOLS[params["resource"]]
+    reserved = rows[resource_id][0]
+    limit = max(reserved, MIN_POOL_LIMIT_PAGES)
+    rows[resource_id] = (reserved, int(limit * params["share"]), limit)
 
 
 def _log_row(
@@ -128,11 +155,16 @@ def logbuffers(c: Cluster) -> list[dict]:
         cfg = c.config[n]
         total = int(cfg["RedoBuffer"])
         util = thread_util(c, n, "ldm")
+        redo_share = buffer_share(c, "redo")
         for part in range(int(cfg["NoOfFragmentLogParts"])):
             used = int(total * util * 0.05) + 32768 * (part % 2)
-            out.append(_log_row(n, 0, 0, part, total, used, used * 4))
+            if redo_share is not None:
+                used = int(total * redo_share)
+            out.append(_log_row(n, 0, 0, part, total, used, min(total, used * 4)))
         if lg is not None:
-            out.append(_log_row(n, 1, lg, 0, 8388608, 32768, 262144))
+            undo_share = buffer_share(c, "undo")
+            undo = 32768 if undo_share is None else int(UNDO_BUFFER_BYTES * undo_share)
+            out.append(_log_row(n, 1, lg, 0, UNDO_BUFFER_BYTES, undo, max(undo, 262144)))
         if not c.version.is_7x:
             out.append(_log_row(n, 2, 0, 0, int(cfg["BackupDataBufferSize"]), 0, 0))
             out.append(_log_row(n, 3, 0, 0, int(cfg["BackupLogBufferSize"]), 0, 0))

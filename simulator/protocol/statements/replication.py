@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 
 ZERO_TIME = "0000-00-00 00:00:00.000000"
 REPLICATION_USER = "repl"
-RETRY_SECONDS, RETRY_COUNT = 60, 86400
+RETRY_SECONDS = 60  # SOURCE_CONNECT_RETRY / MASTER_CONNECT_RETRY default on every version
 IO_THREAD_ID, SQL_THREAD_ID = 46, 47
+REPLICA_SERVER_ID = 2  # @@server_id of the replica SQL node
 
 
 @statement(
@@ -73,14 +74,37 @@ async def _binary_logs(s: Statement) -> WireResult:
 
 @statement("show", pattern=re.compile(r"(?i)^SHOW (?P<word>SLAVE HOSTS|REPLICAS)$"))
 async def _replicas(s: Statement) -> WireResult:
-    if s.match["word"].upper() == "SLAVE HOSTS" and _from_84(s):
+    """The replicas registered with this source: SHOW REPLICAS from 8.0.22, SHOW SLAVE HOSTS
+    until 8.4; the old statement keeps the old column names (rpl_source.cc show_replicas)."""
+    node = s.session.node
+    old_words = s.match["word"].upper() == "SLAVE HOSTS"
+    server = sysvars.server_version(node.version)
+    if (old_words and server >= (8, 4)) or (not old_words and server < (8, 0, 22)):
         raise SqlError(1064, syntax_near(s.text[5:]))
-    return plain(["Server_id", "Host", "Port", "Source_id", "Replica_UUID"], [])
+    statement = "SHOW SLAVE HOSTS" if old_words else "SHOW REPLICAS"
+    columns = infoschema.replication_columns("statements", statement, node.version)
+    link = node.cluster.replication
+    rows = []
+    if node.role == "source":
+        replica_uuid = sysvars.server_uuid(link.replica.sql_node_id, "replica")
+        rows.append(
+            (REPLICA_SERVER_ID, link.source_host, link.replica_port, link.source_server_id,
+             replica_uuid)
+        )  # fmt: skip
+    return plain(columns, rows)
 
 
 def _from_84(s: Statement) -> bool:
     """MySQL 8.4 removed the MASTER and SLAVE words."""
     return sysvars.server_version(s.session.node.version) >= (8, 4)
+
+
+def version_fact(name: str, node: SqlNode) -> Any:
+    """A value or text of the replica that changes with the server version (the "facts" of
+    data/mysqld/replication.json)."""
+    server = sysvars.server_version(node.version)
+    facts = sysvars.load_mysqld("replication.json")["facts"][name]
+    return next(fact["value"] for fact in facts if sysvars.present(fact, server))
 
 
 def _new_words(node: SqlNode) -> bool:
@@ -114,7 +138,7 @@ def _long_time(unix: float) -> str:
 def io_error_message(node: SqlNode, snap: dict[str, Any]) -> str:
     link = node.cluster.replication
     where = f"{link.source_host}:{link.source_port}"
-    attempt = snap["io_attempts"]
+    attempt, retries = snap["io_attempts"], version_fact("retry_count", node)
     if not _new_words(node):
         return (
             f"error connecting to master '{REPLICATION_USER}@{where}' - "
@@ -122,7 +146,7 @@ def io_error_message(node: SqlNode, snap: dict[str, Any]) -> str:
         )
     return (
         f"Error connecting to source '{REPLICATION_USER}@{where}'. This was attempt "
-        f"{attempt}/{RETRY_COUNT}, with a delay of {RETRY_SECONDS} seconds between attempts. "
+        f"{attempt}/{retries}, with a delay of {RETRY_SECONDS} seconds between attempts. "
         f"Message: Can't connect to MySQL server on '{where}' (111)"
     )
 
@@ -130,9 +154,9 @@ def io_error_message(node: SqlNode, snap: dict[str, Any]) -> str:
 def sql_error_message(node: SqlNode, snap: dict[str, Any]) -> str:
     error = snap["sql_error"]
     source = "source" if _new_words(node) else "master"
-    if error.errno == 1590:  # ER_REPLICA_INCIDENT; MySQL 5.7 spells it "occured"
-        occurred = "occured" if node.version.is_7x else "occurred"
-        return f"The incident LOST_EVENTS {occurred} on the {source}. Message: cluster disconnect"
+    if error.errno == 1590:  # ER_REPLICA_INCIDENT, ER_SLAVE_INCIDENT before 8.0.26
+        text = version_fact("incident_error", node)
+        return text.format(incident="LOST_EVENTS", message="cluster disconnect")
     table = node.cluster.replication.source.dictionary.user_tables[0]
     applied = snap["applied"]
     return (
@@ -207,7 +231,7 @@ def replica_status_values(node: SqlNode, snap: dict[str, Any]) -> dict[str, Any]
         "SQL_Delay": 0,
         "SQL_Remaining_Delay": None,
         "Slave_SQL_Running_State": sql_state,
-        "Master_Retry_Count": RETRY_COUNT,
+        "Master_Retry_Count": version_fact("retry_count", node),
         "Master_Bind": "",
         "Last_IO_Error_Timestamp": _short_time(io_error.since) if io_error else "",
         "Last_SQL_Error_Timestamp": _short_time(sql_error.since) if sql_error else "",
@@ -242,14 +266,11 @@ def table_rows(node: SqlNode, name: str) -> list[tuple]:
         ]  # fmt: skip
     if node.role != "replica":
         return []
-    applied = snap["applied"]
     if name == "ndb_apply_status":
-        if applied is None:
+        transaction = snap["applied_transaction"]
+        if transaction is None:
             return []
-        start = max(link.first_position, applied.position - 1000)
-        return [
-            (link.source_server_id, snap["applied_epoch"], applied.file, start, applied.position)
-        ]
+        return [(link.source_server_id, snap["applied_epoch"], *transaction)]
     columns = infoschema.replication_columns("tables", TABLES[name], node.version)
     values = _thread_values(node, snap, name)
     return [tuple(values.get(c, ZERO_TIME if c.endswith("TIMESTAMP") else "") for c, _ in columns)]

@@ -69,7 +69,7 @@ def _run(
     sql = f"SELECT * FROM ({plan.duck_sql}) LIMIT 0" if offline else plan.duck_sql
     with engine.lock:
         if reads:
-            model_tables.sync(session.node.cluster, engine)
+            model_tables.sync(session.node.cluster, engine, reads)
             engine.meter_reads(reads, plan.scan_limit)
         if plan.perf_tables:
             _fill_dynamic(session, plan.perf_tables)

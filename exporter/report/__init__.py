@@ -1,0 +1,7 @@
+"""``ndbinfo-exporter report`` and ``ndbinfo-exporter check``: the cluster view's findings
+without a running exporter, for a terminal, a ticket or a Nagios-style monitoring system.
+
+Both commands take the exporter's connection, my.cnf and collector flags, read every enabled
+collector once through the scrape core (twice with ``--interval``), and build the cluster,
+the configuration and the findings exactly as the view does (``view.source.ViewSource``).
+"""

@@ -1,0 +1,150 @@
+"""What the view's API serves for one scrape result and one placement, built once.
+
+``build`` runs on a worker thread and does everything that costs in proportion to the series:
+the cluster, the findings and the configuration, each serialized once with its ETag. Placement
+pages are computed on demand, off the event loop, from a selection (the tables matching a
+filter, with their sums) kept per filter, so that turning a page serializes one page only.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from ndbinfo_exporter.scrape.scraper import ScrapeResult
+from ndbinfo_exporter.view import findings
+from ndbinfo_exporter.view import placement as placement_model
+from ndbinfo_exporter.view.body import Body
+from ndbinfo_exporter.view.cluster import cluster_view
+from ndbinfo_exporter.view.models import ClusterView, FindingsView
+from ndbinfo_exporter.view.parameters import config_view
+from ndbinfo_exporter.view.placement import Placement, Selection
+from ndbinfo_exporter.view.samples import Samples
+
+SELECTIONS_KEPT = 16
+
+
+class Unavailable(Exception):
+    """The data cannot be produced now; the message says why in one line."""
+
+
+class PageOutOfRange(ValueError):
+    """A placement page past the last one; the message says which is the last."""
+
+
+@dataclass
+class ViewModel:
+    """Everything the API serves for one scrape result and one placement."""
+
+    result: ScrapeResult
+    previous: ScrapeResult | None  # the result before, for counter increases
+    cluster: ClusterView
+    placement: Placement | None
+    placement_error: str | None
+    bodies: dict[str, Body]
+    _selections: OrderedDict[tuple, Selection] = field(default_factory=OrderedDict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def require_placement(self) -> Placement:
+        """The placement, or Unavailable saying why there is none."""
+        if self.placement is None:
+            raise Unavailable(self.placement_error or "no placement has been read yet")
+        return self.placement
+
+    def page(
+        self, db: str | None, table: str | None, node: int | None, page: int, page_size: int
+    ) -> Body:
+        """One placement page. Blocking: call it on a worker thread."""
+        selection = self._selection(db, table, node)
+        pages = selection.pages(page_size)
+        if page > pages:
+            raise PageOutOfRange(f"page {page} is past the last page ({pages})")
+        return Body.of(
+            placement_model.page_view(selection, self.result.target, page=page, page_size=page_size)
+        )
+
+    def _selection(self, db: str | None, table: str | None, node: int | None) -> Selection:
+        key = (db, table, node)
+        with self._lock:
+            found = self._selections.get(key)
+            if found is not None:
+                self._selections.move_to_end(key)
+                return found
+        found = placement_model.select(
+            self.require_placement(), self._data_nodes(), db=db, table=table, node=node
+        )
+        with self._lock:
+            self._selections[key] = found
+            if len(self._selections) > SELECTIONS_KEPT:
+                self._selections.popitem(last=False)
+        return found
+
+    def _data_nodes(self) -> dict[int, tuple[int | None, bool]]:
+        topology = self.cluster.topology
+        nodes = {n.node_id: (g.nodegroup, n.running) for g in topology.node_groups for n in g.nodes}
+        nodes.update({n.node_id: (None, n.running) for n in topology.unassigned_data_nodes})
+        return nodes
+
+
+def build(
+    result: ScrapeResult,
+    previous: ScrapeResult | None,
+    groups: dict[int, int],
+    placement: Placement | None,
+    placement_error: str | None,
+) -> ViewModel:
+    """Runs on a worker thread: everything O(series) happens here, once per model. The
+    samples' index is dropped when the model is built."""
+    samples = Samples(result.families)
+    before = Samples(previous.families) if previous is not None else None
+    groups = {**groups, **groups_from(placement, groups)}
+    cluster = cluster_view(result, samples, before, previous, groups)
+    bodies = {"cluster": Body.of(cluster)}
+    if result.up:
+        config = config_view(result, samples)
+        checked = findings.evaluate(
+            findings.Inputs(
+                cluster=cluster,
+                samples=samples,
+                config=config,
+                placement=placement,
+                previous=before,
+            )
+        )
+        bodies["config"] = Body.of(config)
+        bodies["findings"] = Body.of(
+            FindingsView(
+                target=result.target,
+                up=result.up,
+                error=result.error,
+                scraped_at=result.finished_at,
+                findings=checked,
+                problems=sum(1 for f in checked if f.status == "problem"),
+                unknown=sum(1 for f in checked if f.status == "unknown"),
+            )
+        )
+    return ViewModel(result, previous, cluster, placement, placement_error, bodies)
+
+
+def previous_of(model: ViewModel | None, result: ScrapeResult) -> ScrapeResult | None:
+    """The scrape result before ``result``: the last model's, when it was another result of
+    a reachable SQL node; otherwise the one that model had."""
+    if model is None:
+        return None
+    if model.result is not result and model.result.up:
+        return model.result
+    return model.previous
+
+
+def groups_from(placement: Placement | None, known: dict[int, int]) -> dict[int, int]:
+    """Node groups of data nodes not seen running, from the placement's replica sets."""
+    found: dict[int, int] = {}
+    if placement is None:
+        return found
+    for nodes in placement.node_groups:
+        groups = {known[n] for n in nodes if n in known}
+        if len(groups) == 1:
+            group = groups.pop()
+            found.update({node: group for node in nodes if node not in known})
+    return found

@@ -19,6 +19,7 @@ from ndbsim.model.config_params import parse_override
 from ndbsim.model.faults import (
     BUFFERS,
     CONFLICT_FUNCTIONS,
+    DEFAULT_ABORT_SHARE,
     DEFAULT_BEHIND_SECONDS,
     DEFAULT_DISK_PAGE_BUFFER_HITS,
     DEFAULT_GROWTH_SHARE,
@@ -225,6 +226,12 @@ def fault_parser() -> argparse.ArgumentParser:
     s.add_argument("--waiters", type=_positive_int(1, 1000), help="waiting requests (default 6)")
     s = sub.add_parser("operation-errors", help="operations of the data nodes end in an error")
     s.add_argument("--share", type=_float_range(0, 1), help="errors per success (default 0.2)")
+    s = sub.add_parser("transaction-aborts", help="a share of the SQL nodes' transactions abort")
+    s.add_argument(
+        "--share",
+        type=_float_range(0, 1),
+        help=f"share of the transactions (default {DEFAULT_ABORT_SHARE})",
+    )
     for name, what in (("slow-disk", "disk data page I/O"), ("latency-degradation", "TC")):
         s = sub.add_parser(name, help=f"{what} latency multiplied by a factor")
         s.add_argument("--factor", type=_float_range(1, 1000), help="(default 20)")

@@ -383,6 +383,7 @@ FAULT_EXAMPLES: tuple[tuple[str, str], ...] = (
     ("lock-contention", "lock requests queue on a hot row: NdbLockWaits"),
     ("latency-degradation", "key operations 20x slower: NdbOperationLatencyHigh"),
     ("operation-errors", "one operation fails per five that succeed: NdbOperationErrorsHigh"),
+    ("transaction-aborts", "one transaction in five aborts: NdbTransactionAbortsHigh"),
     ("slow-disk", "disk data page I/O 20x slower (PGMAN latency)"),
     ("send-buffer-pressure 3", "node 3's send buffer memory fills: NdbSendBufferHigh"),
     ("tablespace-full 0.95", "the tablespace 95 % used: NdbTablespaceFull"),

@@ -36,6 +36,7 @@ GROWTH = {
 DEFAULT_GROWTH_SHARE = 0.5  # a growth fault starts at half full
 
 # Faults of the data nodes' caches, buffers and memory pools, and of the global checkpoint.
+DEFAULT_ABORT_SHARE = 0.2  # transaction-aborts: share of the transactions that abort
 DEFAULT_DISK_PAGE_BUFFER_HITS = 0.8  # disk-page-buffer-misses: share served from the cache
 # resource-pool: the pools it can fill, with their resource_id in ndbinfo.resources
 POOLS = {"TRANSACTION_MEMORY": 1, "QUERY_MEMORY": 8, "SCHEMA_TRANS_MEMORY": 9}
@@ -104,6 +105,12 @@ FAULTS: dict[str, FaultSpec] = {
         FaultSpec(
             "operation-errors",
             "a share of the transactions, key operations and scans end in an error (default 0.2)",
+            {"share": (float, False)},
+        ),
+        FaultSpec(
+            "transaction-aborts",
+            "a share of the SQL nodes' transactions abort (default 0.2): Ndb_api_trans_abort_count"
+            " and Com_rollback rise faster",
             {"share": (float, False)},
         ),
         FaultSpec(

@@ -19,6 +19,7 @@ from ndbsim.model.config_params import parse_override
 from ndbsim.model.faults import (
     BUFFERS,
     CONFLICT_FUNCTIONS,
+    DEFAULT_ABORT_SHARE,
     DEFAULT_BEHIND_SECONDS,
     DEFAULT_DISK_PAGE_BUFFER_HITS,
     DEFAULT_GROWTH_SHARE,
@@ -223,6 +224,14 @@ def fault_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("lock-contention", help="transactions queue for a hot row's lock")
     s.add_argument("--table", help="table name (default the busiest user table)")
     s.add_argument("--waiters", type=_positive_int(1, 1000), help="waiting requests (default 6)")
+    s = sub.add_parser("operation-errors", help="operations of the data nodes end in an error")
+    s.add_argument("--share", type=_float_range(0, 1), help="errors per success (default 0.2)")
+    s = sub.add_parser("transaction-aborts", help="a share of the SQL nodes' transactions abort")
+    s.add_argument(
+        "--share",
+        type=_float_range(0, 1),
+        help=f"share of the transactions (default {DEFAULT_ABORT_SHARE})",
+    )
     for name, what in (("slow-disk", "disk data page I/O"), ("latency-degradation", "TC")):
         s = sub.add_parser(name, help=f"{what} latency multiplied by a factor")
         s.add_argument("--factor", type=_float_range(1, 1000), help="(default 20)")
@@ -263,6 +272,8 @@ def fault_parser() -> argparse.ArgumentParser:
         type=_float_range(0, 86400, low_open=True),
         help=f"seconds behind (default {DEFAULT_BEHIND_SECONDS:g})",
     )
+    s = sub.add_parser("subscriber-lag", help="the source's event buffer receives epochs late")
+    s.add_argument("--gcis", type=_positive_int(1, 100000), help="GCIs late (default 10)")
     s = sub.add_parser("injector-behind", help="the source's binlog injector falls behind")
     s.add_argument(
         "--gap",

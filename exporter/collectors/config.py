@@ -49,8 +49,9 @@ PER_NODE = frozenset(
 )
 
 # Read by the alert rules, the dashboards and the cluster view: exported even at their default.
-# The sizing of memory and redo log, checkpoint timing and the transaction timeouts; other
-# parameters show when they differ from their default or between data nodes.
+# The sizing of memory and redo log, checkpoint and epoch timing, the epochs a subscriber may
+# lag (MaxBufferedEpochs) and the transaction timeouts; other parameters show when they
+# differ from their default or between data nodes.
 KEY_PARAMS = frozenset(
     {
         "NoOfReplicas",
@@ -64,6 +65,8 @@ KEY_PARAMS = frozenset(
         "FragmentLogFileSize",
         "RedoBuffer",
         "TimeBetweenGlobalCheckpoints",
+        "TimeBetweenEpochs",
+        "MaxBufferedEpochs",
         "MinDiskWriteSpeed",
         "MaxDiskWriteSpeed",
         "TransactionDeadlockDetectionTimeout",

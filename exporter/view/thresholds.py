@@ -38,6 +38,13 @@ TC_IDLE = 0.3
 MIN_SCANS = 20
 MIN_COMMITS = 20
 
+# NdbOperationErrorsHigh: more than 5% of a data node's transactions, key operations or scans
+# end in an error, at more than one error a second.
+OPERATION_ERROR_SHARE = 0.05
+OPERATION_ERRORS_MIN_PER_SECOND = 1
+# NdbDataNodeRestarted: a data node whose uptime went back to zero within 15 minutes.
+RESTART_RECENT_SECONDS = 15 * 60
+
 # Alert name -> the threshold (or thresholds) its expression compares with.
 ALERTS: dict[str, float | tuple[float, ...]] = {
     "NdbDataMemoryHigh": DATA_MEMORY_WARNING,
@@ -50,6 +57,11 @@ ALERTS: dict[str, float | tuple[float, ...]] = {
     "NdbReplicationLagHigh": (REPLICATION_LAG_SECONDS, REPLICATION_LAG_GCIS),
     "NdbBinlogInjectorBehind": INJECTOR_LAG_GCIS,
     "NdbEventBufferHigh": EVENT_BUFFER_GCIS,
+    "NdbOperationErrorsHigh": (OPERATION_ERRORS_MIN_PER_SECOND, OPERATION_ERROR_SHARE),
+}
+# Alert name -> the window, in seconds, of its range selector.
+WINDOW_ALERTS = {
+    "NdbDataNodeRestarted": RESTART_RECENT_SECONDS,
 }
 # Alert name -> the value its expression tests for equality.
 EQUALITY_ALERTS = {

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 from ndbsim.model import config_params
 from ndbsim.model.checkpoints import Checkpoints
 from ndbsim.model.dictionary import Dictionary, build_dictionary
-from ndbsim.model.faults import START_PHASES, Faults
+from ndbsim.model.faults import DEFAULT_ABORT_SHARE, START_PHASES, Faults
 from ndbsim.model.latency import Latency
 from ndbsim.model.memory import PAGE, memory_by_node
 from ndbsim.model.rows import membership
 from ndbsim.model.topology import MGM, NDB, Topology, build_topology
 from ndbsim.model.transactions import Activity
-from ndbsim.model.workload import REDO_BYTES_PER_WRITE, Workload, writes
+from ndbsim.model.workload import REDO_BYTES_PER_WRITE, Workload, extra_aborts, writes
 from ndbsim.versions import NdbVersion
 
 if TYPE_CHECKING:
@@ -79,8 +79,11 @@ class ClusterSpec:
 @dataclass
 class DataNodeState:
     state: str = STARTED
-    started_at: float = 0.0  # cluster time of the last start (uptime origin)
+    started_at: float = 0.0  # cluster time the node last reached STARTED
     restart_begin: float = 0.0
+    # cluster time the node's process started: ndbinfo.nodes.uptime counts from there, through
+    # the start phases, so that a restart lowers it once
+    up_since: float = 0.0
     ops: float = 0.0  # operations handled since the node started
     crashes: int = 0
     stop_gci: int = 0
@@ -135,7 +138,7 @@ class Cluster:
         self.nodes: dict[int, DataNodeState] = {}
         for node_id in self.topology.data_node_ids:
             started = -rnd.uniform(2 * 86400, 9 * 86400)
-            self.nodes[node_id] = DataNodeState(started_at=started, start_gci=2)
+            self.nodes[node_id] = DataNodeState(started_at=started, up_since=started, start_gci=2)
         # the cluster started with the longest-running node; the others restarted since, so
         # restart_info has a completed restart for them
         first = min(s.started_at for s in self.nodes.values())
@@ -148,6 +151,9 @@ class Cluster:
         self.president = min(self.topology.data_node_ids)
         self.connect_count = 1
         self.ops_total = 0.0  # operations of the whole cluster
+        # transactions of the whole cluster aborted beyond the workload's usual share
+        # (transaction-aborts): accumulated like the operations, so the counters only rise
+        self.extra_aborts = 0.0
         self.latency = Latency()
         self.activity = Activity()
         self.backup_id = rnd.randint(5, 40)
@@ -197,6 +203,9 @@ class Cluster:
             return
         ops = self.workload.ops_between(self.now, self.now + dt)
         self.ops_total += ops
+        aborts = self.faults.get("transaction-aborts")
+        if aborts is not None:
+            self.extra_aborts += extra_aborts(ops, aborts.get("share", DEFAULT_ABORT_SHARE))
         ready = self.started_ids()
         for node_id in ready:
             self.nodes[node_id].ops += ops / len(ready)
@@ -238,6 +247,8 @@ class Cluster:
         """Put a data node in STARTED now; True if that brought the cluster back up (the SQL
         node then reconnects, as Ndb_connect_count shows)."""
         was_down = not self.is_up()
+        if s.state == STOPPED:
+            s.up_since = self.now
         s.state = STARTED
         s.started_at = self.now
         s.ops = 0.0
@@ -387,7 +398,7 @@ class Cluster:
                 s = self.nodes[node_id]
                 if s.state == STOPPED:
                     s.state = STARTING
-                    s.restart_begin = self.now
+                    s.restart_begin = s.up_since = self.now
                     s.restarted = True
                     s.connect_count += 1
                     held = self.faults.get("stuck-start")
@@ -459,7 +470,8 @@ class Cluster:
     def global_status(self) -> dict[str, int | str]:
         with self._lock:
             self.advance()
-            share = self.ops_total / max(1, self._sql_nodes_up())
+            sql_nodes = max(1, self._sql_nodes_up())
+            share, aborts = self.ops_total / sql_nodes, self.extra_aborts / sql_nodes
             ready = len(self.started_ids())
             values: dict[str, int | str] = {
                 "Ndb_cluster_node_id": self.sql_node_id,
@@ -476,8 +488,8 @@ class Cluster:
             }
             if not self.version.is_7x:
                 values["Ndb_config_generation"] = 1
-            values.update(self.workload.api_counters(share))
-            values.update(self.workload.sql_counters(share))
+            values.update(self.workload.api_counters(share, aborts))
+            values.update(self.workload.sql_counters(share, aborts))
             if self.replication is not None:
                 values.update(self.replication.status_values(self))
             return values

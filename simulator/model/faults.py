@@ -23,6 +23,7 @@ LINK_FAULTS = (
     "replica-behind",
     "injector-behind",
     "conflicts",
+    "subscriber-lag",
 )
 
 # Faults that make a resource fill up over cluster time, and what they fill.
@@ -35,6 +36,7 @@ GROWTH = {
 DEFAULT_GROWTH_SHARE = 0.5  # a growth fault starts at half full
 
 # Faults of the data nodes' caches, buffers and memory pools, and of the global checkpoint.
+DEFAULT_ABORT_SHARE = 0.2  # transaction-aborts: share of the transactions that abort
 DEFAULT_DISK_PAGE_BUFFER_HITS = 0.8  # disk-page-buffer-misses: share served from the cache
 # resource-pool: the pools it can fill, with their resource_id in ndbinfo.resources
 POOLS = {"TRANSACTION_MEMORY": 1, "QUERY_MEMORY": 8, "SCHEMA_TRANS_MEMORY": 9}
@@ -99,6 +101,17 @@ FAULTS: dict[str, FaultSpec] = {
             "lock-contention",
             "transactions queue for the lock of a hot row of a table (default the busiest)",
             {"table": (str, False), "waiters": (int, False)},
+        ),
+        FaultSpec(
+            "operation-errors",
+            "a share of the transactions, key operations and scans end in an error (default 0.2)",
+            {"share": (float, False)},
+        ),
+        FaultSpec(
+            "transaction-aborts",
+            "a share of the SQL nodes' transactions abort (default 0.2): Ndb_api_trans_abort_count"
+            " and Com_rollback rise faster",
+            {"share": (float, False)},
         ),
         FaultSpec(
             "slow-disk",
@@ -172,6 +185,12 @@ FAULTS: dict[str, FaultSpec] = {
             {"function": (str, False)},
         ),
         FaultSpec(
+            "subscriber-lag",
+            "the source's event buffer receives the cluster's epochs a number of GCIs late"
+            " (default 10)",
+            {"gcis": (int, False)},
+        ),
+        FaultSpec(
             "metadata-excluded",
             "the SQL node fails to synchronize some user tables and excludes them",
             {"tables": (int, True)},
@@ -223,6 +242,8 @@ def validate(name: str, params: dict[str, Any], topology: Topology | None = None
         clean[key] = _convert(name, key, kind, value)
     if "share" in clean and not 0.0 <= clean["share"] <= 1.0:
         raise FaultError(f"{name}: share must be between 0 and 1, got {clean['share']}")
+    if "gcis" in clean and clean["gcis"] < 1:
+        raise FaultError(f"{name}: gcis must be 1 or more, got {clean['gcis']}")
     if "days" in clean and not 0.0 <= clean["days"] <= 3650.0:
         raise FaultError(f"{name}: days must be between 0 and 3650, got {clean['days']}")
     if "tables" in clean and not 1 <= clean["tables"] <= 1000:

@@ -88,6 +88,7 @@ def _factor(c: Cluster, fault: str) -> float:
     return 1.0 if params is None else params.get("factor", DEFAULT_FACTOR[fault])
 
 
+DEFAULT_ERROR_SHARE = 0.2  # operation-errors: failed per successful operation
 DEFAULT_FACTOR = {"latency-degradation": 20.0, "slow-disk": 20.0, "lock-contention": 4.0}
 
 
@@ -154,6 +155,9 @@ class Latency:
         apis = [n.node_id for n in c.topology.api_nodes if n.process_name and c.node_up(n.node_id)]
         disk = disk_share(c)
         errors = workload.ABORT_RATIO * (10 if c.faults.is_active("lock-contention") else 1)
+        operation_errors = c.faults.get("operation-errors")
+        if operation_errors is not None:
+            errors = operation_errors.get("share", DEFAULT_ERROR_SHARE)
         weights = _api_weights(apis)
         # the data nodes share the load, so their medians are mostly equal: one spread each
         spreads: dict[tuple[int, float], list[float]] = {}

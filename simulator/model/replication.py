@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 SOURCE_SERVER_ID = 1  # @@server_id of the source SQL node (the replica is 2)
 INJECTOR_BEHIND_GCIS = 40  # injector-behind: handled epoch this many GCIs behind the cluster
+SUBSCRIBER_LAG_GCIS = 10  # subscriber-lag without gcis: 200 epochs at the default timing
 MAX_BINLOG_SIZE = 1 << 30  # max_binlog_size default
 BINLOG_BYTES_PER_WRITE = 120  # a row event of the workload's narrow rows
 BINLOG_BYTES_PER_EPOCH = 420  # BEGIN, the ndb_apply_status write, COMMIT
@@ -176,13 +177,21 @@ class ReplicationLink:
 
     def buffered_epoch(self) -> int:
         """latest_epoch: the newest epoch complete in the event buffer."""
-        return self.source.checkpoints.epoch if self.source.is_up() else self.handled_epoch()
+        if not self.source.is_up():
+            return self.handled_epoch()
+        lag = self.source.faults.get("subscriber-lag")
+        if lag is None:
+            return self.source.checkpoints.epoch
+        return max(0, self.source.checkpoints.epoch - (lag.get("gcis", SUBSCRIBER_LAG_GCIS) << 32))
 
     def handled_epoch(self) -> int:
-        """latest_handled_binlog_epoch (and latest_received_binlog_epoch)."""
+        """latest_handled_binlog_epoch (and latest_received_binlog_epoch), never past the
+        event buffer's latest_epoch."""
         epoch = self.source.checkpoints.epoch
         if self.source.faults.is_active("injector-behind"):
             epoch -= INJECTOR_BEHIND_GCIS << 32
+        if self.source.faults.is_active("subscriber-lag"):
+            epoch = min(epoch, self.buffered_epoch())
         return max(0, epoch)
 
     # --- the replica: I/O and SQL threads -----------------------------------------------------

@@ -54,8 +54,9 @@ class Workload:
         """Operations done between two cluster times (t1 >= t0)."""
         return max(0.0, self._integral(t1) - self._integral(t0))
 
-    def api_counters(self, ops: float) -> dict[str, int]:
-        """Server-wide Ndb_api_* values of an SQL node that has done `ops` operations."""
+    def api_counters(self, ops: float, extra_aborts: float = 0.0) -> dict[str, int]:
+        """Server-wide Ndb_api_* values of an SQL node that has done `ops` operations, of
+        whose transactions `extra_aborts` aborted beyond the usual ABORT_RATIO."""
         key = ops * KEY_SHARE
         scans = ops - key
         pruned = scans * self.pruned_scan_share
@@ -75,8 +76,8 @@ class Workload:
             "Ndb_api_bytes_sent_count": int(ops * BYTES_SENT_PER_OP),
             "Ndb_api_bytes_received_count": int(rows * BYTES_PER_ROW + round_trips * 48),
             "Ndb_api_trans_start_count": int(trans),
-            "Ndb_api_trans_commit_count": int(trans * (1 - ABORT_RATIO)),
-            "Ndb_api_trans_abort_count": int(trans * ABORT_RATIO),
+            "Ndb_api_trans_commit_count": int(trans * (1 - ABORT_RATIO) - extra_aborts),
+            "Ndb_api_trans_abort_count": int(trans * ABORT_RATIO + extra_aborts),
             "Ndb_api_trans_close_count": int(trans),
             "Ndb_api_pk_op_count": int(key * (1 - UNIQUE_SHARE_OF_KEY)),
             "Ndb_api_uk_op_count": int(key * UNIQUE_SHARE_OF_KEY),
@@ -94,19 +95,26 @@ class Workload:
             "Ndb_api_event_bytes_count": int(writes(ops) * 180),
         }
 
-    def sql_counters(self, ops: float) -> dict[str, int]:
-        """Questions and Com_* of the application statements behind `ops` operations."""
+    def sql_counters(self, ops: float, extra_aborts: float = 0.0) -> dict[str, int]:
+        """Questions and Com_* of the application statements behind `ops` operations
+        (`extra_aborts` as for api_counters)."""
         trans = ops / OPS_PER_TRANSACTION
         com = {
             "Com_select": int(trans * 2.2),
             "Com_insert": int(trans * 0.5),
             "Com_update": int(trans * 0.75),
             "Com_delete": int(trans * 0.25),
-            "Com_commit": int(trans * (1 - ABORT_RATIO)),
-            "Com_rollback": int(trans * ABORT_RATIO),
+            "Com_commit": int(trans * (1 - ABORT_RATIO) - extra_aborts),
+            "Com_rollback": int(trans * ABORT_RATIO + extra_aborts),
         }
         com["Questions"] = sum(com.values()) + int(trans * 0.3)
         return com
+
+
+def extra_aborts(ops: float, share: float) -> float:
+    """Transactions of `ops` operations that abort beyond ABORT_RATIO when `share` of them
+    abort (transaction-aborts)."""
+    return ops / OPS_PER_TRANSACTION * max(0.0, share - ABORT_RATIO)
 
 
 def writes(ops: float) -> float:

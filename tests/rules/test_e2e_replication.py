@@ -35,7 +35,8 @@ pytestmark = pytest.mark.integration
 
 SOURCE, REPLICA = "primary", "dr"
 # Only the collectors of the replication rules, each a statement answered by the SQL node
-# alone: the scrapes stay short on a busy machine.
+# alone: the scrapes stay short on a busy machine (without config, NdbSubscriberEpochLagHigh
+# takes the default epoch timing and MaxBufferedEpochs).
 COLLECTORS = ("status", "binlog", "replica_status", "apply_status")
 SCRAPE_INTERVAL = "3s"
 FAULT_SECONDS = 45.0
@@ -193,6 +194,13 @@ def test_injector_behind_makes_injector_and_event_buffer_alerts_true(healthy: Pa
     for alert in ("NdbBinlogInjectorBehind", "NdbEventBufferHigh"):
         found = healthy.wait_for_alert(alert)
         assert {(m["cluster"], m["server_id"]) for m in found} == {(SOURCE, "1")}
+
+
+def test_subscriber_lag_makes_subscriber_epoch_lag_high_true(healthy: Pair):
+    """10 GCIs late are 200 epochs at the default timing, past half of MaxBufferedEpochs."""
+    healthy.sim.fault("subscriber-lag")
+    found = healthy.wait_for_alert("NdbSubscriberEpochLagHigh")
+    assert {(m["cluster"], m["server_id"]) for m in found} == {(SOURCE, "1")}
 
 
 def test_lost_events_make_binlog_gap_true(healthy: Pair):

@@ -189,3 +189,58 @@ def test_cli_sets_the_latency_and_lock_faults():
         }
         bad = run("fault", *url, "long-transaction", "--node", "99")
         assert bad.returncode == 1 and "not a data node" in bad.stderr
+
+
+def totals(sim: Sim) -> tuple[int, int]:
+    """Transactions that succeeded and that ended in an error, on every data node."""
+    return sim.q(
+        "SELECT SUM(transactions), SUM(transaction_errors) FROM ndbinfo.tc_time_track_stats"
+    )[0]
+
+
+def errors_per_success(sim: Sim, since: tuple[int, int] = (0, 0)) -> float:
+    transactions, errors = totals(sim)
+    return (errors - since[1]) / (transactions - since[0])
+
+
+def test_operation_errors_raise_the_tc_error_counts_and_return(sim):
+    assert errors_per_success(sim) < 0.01
+    sim.cluster.faults.set("operation-errors", share=0.3)
+    mark = totals(sim)
+    sim.tick(30)
+    assert errors_per_success(sim, mark) == pytest.approx(0.3, rel=0.05)
+    sim.cluster.faults.clear("operation-errors")
+    mark = totals(sim)
+    sim.tick(30)
+    assert errors_per_success(sim, mark) < 0.01
+
+
+def aborts_per_start(sim: Sim, since: dict[str, int]) -> float:
+    status = sim.cluster.global_status()
+    started, aborted = (
+        status[name] - since[name]
+        for name in ("Ndb_api_trans_start_count", "Ndb_api_trans_abort_count")
+    )
+    return aborted / started
+
+
+def test_transaction_aborts_raise_the_abort_count_steadily_and_return(sim):
+    mark = sim.cluster.global_status()
+    sim.tick(30)
+    assert aborts_per_start(sim, mark) < 0.01
+    sim.cluster.faults.set("transaction-aborts", share=0.3)
+    mark = sim.cluster.global_status()
+    seen = []
+    for _ in range(6):
+        sim.tick(5)
+        status = sim.cluster.global_status()
+        seen.append(status["Ndb_api_trans_abort_count"])
+    assert seen == sorted(seen) and seen[0] > mark["Ndb_api_trans_abort_count"]
+    assert aborts_per_start(sim, mark) == pytest.approx(0.3, rel=0.05)
+    sim.cluster.faults.clear("transaction-aborts")
+    mark = sim.cluster.global_status()
+    sim.tick(30)
+    after = sim.cluster.global_status()
+    # the counter keeps what it counted: it rises at the usual share again, never falls
+    assert after["Ndb_api_trans_abort_count"] >= mark["Ndb_api_trans_abort_count"]
+    assert aborts_per_start(sim, mark) < 0.01

@@ -226,6 +226,16 @@ def test_injector_behind(healthy):
     assert (row["latest_handled_binlog_epoch"] >> 32) >= cluster_gci - 1
 
 
+def test_subscriber_lag_holds_the_event_buffer_behind_and_returns(healthy):
+    healthy.fault("subscriber-lag", gcis=12)
+    row = binlog_row(healthy)
+    cluster_gci = healthy.status()["gci"]
+    assert cluster_gci - (row["latest_epoch"] >> 32) >= 12
+    assert row["latest_handled_binlog_epoch"] <= row["latest_epoch"]
+    healthy.clear("subscriber-lag")
+    assert healthy.status()["gci"] - (binlog_row(healthy)["latest_epoch"] >> 32) <= 1
+
+
 def test_injector_gap_stops_the_replica_with_an_incident(healthy):
     healthy.fault("injector-behind", gap=True)
     row = replica_status(healthy)

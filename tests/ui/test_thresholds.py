@@ -16,6 +16,8 @@ COMPARISON = re.compile(r">\s*([0-9]+(?:\.[0-9]+)?)\b")
 BELOW = re.compile(r"<\s*([0-9]+(?:\.[0-9]+)?)\b")
 # "== 1590": an alert on one value; "== 1" only selects the current state of an enum.
 EQUALS = re.compile(r"==\s*([0-9]+)\b")
+# "[15m]": the window of a range selector.
+WINDOW = re.compile(r"\[([0-9]+)([smh])\]")
 
 
 def alert_expressions() -> dict[str, str]:
@@ -29,6 +31,14 @@ def test_alert_compares_with_the_views_threshold(alert, threshold):
     compared = {float(n) for n in COMPARISON.findall(expr)} - {0.0}
     expected = set(threshold) if isinstance(threshold, tuple) else {threshold}
     assert compared == expected, f"{alert}: {expr}"
+
+
+@pytest.mark.parametrize(("alert", "seconds"), sorted(thresholds.WINDOW_ALERTS.items()))
+def test_alert_looks_back_over_the_views_window(alert, seconds):
+    expr = alert_expressions()[alert]
+    unit = {"s": 1, "m": 60, "h": 3600}
+    windows = {int(n) * unit[u] for n, u in WINDOW.findall(expr)}
+    assert windows == {seconds}, f"{alert}: {expr}"
 
 
 @pytest.mark.parametrize(("alert", "value"), sorted(thresholds.EQUALITY_ALERTS.items()))

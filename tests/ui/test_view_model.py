@@ -569,13 +569,18 @@ def node_info(versions: dict[tuple[int, str], str]):
     return info
 
 
-def config_generations(generations: dict[int, float]):
+def node_gauge(name: str, values: dict[int, float]):
+    """A gauge with one value per data node."""
     from prometheus_client.core import GaugeMetricFamily
 
-    family = GaugeMetricFamily("ndb_data_node_config_generation", "t", labels=["node_id"])
-    for node, generation in generations.items():
-        family.add_metric([str(node)], generation)
+    family = GaugeMetricFamily(name, "t", labels=["node_id"])
+    for node, value in values.items():
+        family.add_metric([str(node)], value)
     return family
+
+
+def config_generations(generations: dict[int, float]):
+    return node_gauge("ndb_data_node_config_generation", generations)
 
 
 def test_version_skew_lists_each_version_with_its_data_and_management_nodes():
@@ -697,3 +702,73 @@ def test_disk_page_buffer_hit_ratio_per_node_with_its_memory():
         "unknown",
         "The diskpagebuffer collector gave no data.",
     )
+
+
+def uptimes(seconds: dict[int, float]):
+    return node_gauge("ndb_data_node_uptime_seconds", seconds)
+
+
+def test_data_node_restarted_within_the_alerts_window():
+    quiet = evaluate(cluster())["data_node_restarted"]
+    assert (quiet.status, quiet.summary) == (
+        "ok",
+        "No data node restarted in the last 15 minutes.",
+    )
+    # node 2 up 14:59, node 3 up exactly 15 minutes
+    restarted = with_families(cluster(), uptimes({1: 3600, 2: 899, 3: 900, 4: 3600}))
+    found = evaluate(restarted)["data_node_restarted"]
+    assert (found.status, found.severity) == ("problem", "warning")
+    assert found.summary.startswith("Data node 2 restarted in the last 15 minutes:")
+    assert [(e.label, e.value) for e in found.evidence][:3] == [
+        ("node 1", "up 3,600 s"),
+        ("node 2", "up 899 s"),
+        ("node 3", "up 900 s"),
+    ]
+    unread = evaluate(with_families(cluster(), uptimes({})))["data_node_restarted"]
+    assert (unread.status, unread.summary) == ("unknown", "The nodes collector gave no data.")
+
+
+def tc_outcomes(outcomes: dict[tuple[int, str], tuple[float, float]], uptime: float) -> list:
+    """ndbinfo.tc_time_track_stats per node and operation as (errors, successes), and the
+    nodes' uptime."""
+    from prometheus_client.core import CounterMetricFamily, Metric
+
+    errors = CounterMetricFamily("ndb_tc_operation_errors", "t", labels=["node_id", "operation"])
+    durations = Metric("ndb_tc_operation_duration_seconds", "t", "histogram")
+    for (node, operation), (failed, succeeded) in outcomes.items():
+        errors.add_metric([str(node), operation], failed)
+        labels = {"node_id": str(node), "operation": operation}
+        durations.add_sample("ndb_tc_operation_duration_seconds_count", labels, succeeded)
+    nodes = {node for node, _ in outcomes}
+    return [errors, durations, uptimes(dict.fromkeys(nodes, uptime))]
+
+
+def test_operation_errors_per_node_against_the_alerts_share_and_rate():
+    since_start = {
+        (1, "transaction"): (3_600, 32_400),  # 10 %, one error a second
+        (2, "transaction"): (7_200, 64_800),  # 10 %, 2 errors a second
+        (2, "key"): (180, 35_820),  # 0.5 %
+        (3, "scan"): (7_200, 136_800),  # 5 %, 2 errors a second: not over 5 %
+    }
+    first = with_families(cluster(), *tc_outcomes(since_start, 3600))
+    found = evaluate(first)["operation_errors_high"]
+    assert (found.status, found.severity) == ("problem", "warning")
+    assert found.summary == (
+        "Data node 2 ends up to 10.0 % of its operations in an error (threshold 5.0 %): look "
+        "up the NDB error codes in the SQL nodes' warnings."
+    )
+    assert [(e.label, e.value) for e in found.evidence] == [
+        ("node 1 transaction", "10.0 % in error, 1.0 errors/s"),
+        ("node 2 key", "0.5 % in error, 0.1 errors/s"),
+        ("node 2 transaction", "10.0 % in error, 2.0 errors/s"),
+        ("node 3 scan", "5.0 % in error, 2.0 errors/s"),
+    ]
+    # a minute later node 2 had no new error: judged on that minute
+    later_outcomes = {**since_start, (2, "transaction"): (7_200, 66_000)}
+    second = with_families(
+        replace(cluster(), finished_at=1060.0), *tc_outcomes(later_outcomes, 3660)
+    )
+    found = evaluate(second, previous=first)["operation_errors_high"]
+    assert found.status == "ok"
+    absent = evaluate(cluster())["operation_errors_high"]
+    assert (absent.status, absent.summary) == ("unknown", "The tc_latency collector gave no data.")

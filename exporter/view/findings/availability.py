@@ -4,6 +4,7 @@ cluster, fragments running without redundancy, and arbitration after a network s
 from __future__ import annotations
 
 from ndbinfo_exporter.scrape.ndb_visibility import CAUSES, OK
+from ndbinfo_exporter.view import thresholds
 from ndbinfo_exporter.view.findings.check import Check
 from ndbinfo_exporter.view.findings.inputs import Inputs
 from ndbinfo_exporter.view.findings.wording import count, joined, named_nodes
@@ -223,4 +224,45 @@ NO_ARBITRATOR = Check(
         "node (ArbitrationRank 1) runs and that the data nodes reach it; ndb_mgm -e SHOW."
     ),
     evaluate=arbitrator,
+)
+
+
+def recent_restarts(check: Check, inputs: Inputs) -> Finding:
+    """Data nodes whose uptime is shorter than the window of NdbDataNodeRestarted."""
+    uptimes = inputs.samples.by_node("ndb_data_node_uptime_seconds")
+    if not uptimes:
+        return check.no_data("nodes")
+    window = thresholds.RESTART_RECENT_SECONDS
+    recent = sorted(node for node, uptime in uptimes.items() if uptime < window)
+    evidence = [
+        Evidence(label=f"node {node}", value=f"up {uptime:,.0f} s")
+        for node, uptime in sorted(uptimes.items())
+    ]
+    if recent:
+        return check.finding(
+            "problem",
+            f"{named_nodes('Data node', recent)} restarted in the last {window // 60} minutes:"
+            " the data node's error log and the cluster log say why it stopped; a node that"
+            " restarts again soon after each start is in a restart loop.",
+            evidence,
+        )
+    return check.finding(
+        "ok", f"No data node restarted in the last {window // 60} minutes.", evidence
+    )
+
+
+DATA_NODE_RESTARTED = Check(
+    id="data_node_restarted",
+    title="Data node restarted",
+    severity="warning",
+    promql="max without (instance, job) (resets(ndb_data_node_uptime_seconds[15m])) > 0",
+    sql="SELECT node_id, uptime, status, start_phase FROM ndbinfo.nodes ORDER BY uptime",
+    guide="Runbook: NdbDataNodeRestarted, NdbDataNodeRestartLoop",
+    advice=(
+        "While a data node restarts its node group runs on fewer replicas. Read why it stopped "
+        "(ndb_<node_id>_error.log, the trace file it names, the cluster log) before the next "
+        "failure: a node that fails again after each start needs its cause removed (memory, "
+        "disk, configuration), not another start."
+    ),
+    evaluate=recent_restarts,
 )

@@ -7,7 +7,9 @@ from __future__ import annotations
 from ndbinfo_exporter.view import thresholds
 from ndbinfo_exporter.view.findings.check import Check
 from ndbinfo_exporter.view.findings.inputs import Inputs
+from ndbinfo_exporter.view.findings.wording import named_nodes, percent
 from ndbinfo_exporter.view.models import Evidence, Finding
+from ndbinfo_exporter.view.samples import Samples
 
 
 def hot_table_without_read_backup(check: Check, inputs: Inputs) -> Finding:
@@ -168,4 +170,94 @@ IDLE_TRANSACTIONS_HOLDING_LOCKS = Check(
         "TransactionInactiveTimeout so that the data nodes abort idle transactions."
     ),
     evaluate=idle_transactions_holding_locks,
+)
+
+
+OPERATIONS = ("transaction", "key", "scan")
+
+
+def _tc_outcomes(samples: Samples) -> dict[tuple[int, str], tuple[float, float, float | None]]:
+    """(errors, successes, uptime) per data node and operation of its transaction
+    coordinators (ndbinfo.tc_time_track_stats), and the seconds since the node started."""
+    uptime = samples.by_node("ndb_data_node_uptime_seconds")
+    found = {}
+    for operation in OPERATIONS:
+        errors = samples.by_node("ndb_tc_operation_errors_total", operation=operation)
+        done = samples.by_node("ndb_tc_operation_duration_seconds_count", operation=operation)
+        for node, value in errors.items():
+            found[node, operation] = (value, done.get(node, 0.0), uptime.get(node))
+    return found
+
+
+def operation_errors(check: Check, inputs: Inputs) -> Finding:
+    """The share of each data node's operations that ended in an error, between the last two
+    scrapes when the node ran through both (else since it started), at more than
+    OPERATION_ERRORS_MIN_PER_SECOND errors a second."""
+    now = _tc_outcomes(inputs.samples)
+    if not now:
+        return check.no_data("tc_latency")
+    before = _tc_outcomes(inputs.previous) if inputs.previous else {}
+    evidence, high = [], {}
+    for (node, operation), (errors, done, uptime) in sorted(now.items()):
+        seconds = uptime
+        earlier = before.get((node, operation))
+        if earlier and uptime and earlier[2] and earlier[2] < uptime and earlier[0] <= errors:
+            errors, done, seconds = errors - earlier[0], done - earlier[1], uptime - earlier[2]
+        if not errors:
+            continue
+        share, rate = errors / (errors + done), errors / seconds if seconds else None
+        evidence.append(
+            Evidence(
+                label=f"node {node} {operation}",
+                value=f"{percent(share)} in error"
+                + (f", {rate:,.1f} errors/s" if rate is not None else ""),
+            )
+        )
+        if (
+            share > thresholds.OPERATION_ERROR_SHARE
+            and rate is not None
+            and rate > thresholds.OPERATION_ERRORS_MIN_PER_SECOND
+        ):
+            high[node] = max(high.get(node, 0.0), share)
+    limit = percent(thresholds.OPERATION_ERROR_SHARE)
+    if high:
+        return check.finding(
+            "problem",
+            f"{named_nodes('Data node', sorted(high))} end{'' if len(high) > 1 else 's'} up to"
+            f" {percent(max(high.values()))} of {'their' if len(high) > 1 else 'its'}"
+            f" operations in an error (threshold {limit}): look up the NDB error codes in the"
+            " SQL nodes' warnings.",
+            evidence,
+        )
+    return check.finding(
+        "ok",
+        f"No data node ends more than {limit} of its operations in an error at more than"
+        f" {thresholds.OPERATION_ERRORS_MIN_PER_SECOND} a second.",
+        evidence,
+    )
+
+
+OPERATION_ERRORS_HIGH = Check(
+    id="operation_errors_high",
+    title="Operations ending in an error",
+    severity="warning",
+    promql=(
+        "sum without (instance, job) (rate(ndb_tc_operation_errors_total[5m]))\n"
+        "  / (sum without (instance, job) (rate(ndb_tc_operation_errors_total[5m]))\n"
+        "     + sum without (instance, job) (rate(ndb_tc_operation_duration_seconds_count[5m])))"
+    ),
+    sql=(
+        "SELECT node_id, SUM(transaction_errors) AS transaction_errors,\n"
+        "       SUM(key_op_errors) AS key_op_errors, SUM(scan_errors) AS scan_errors\n"
+        "FROM ndbinfo.tc_time_track_stats GROUP BY node_id"
+    ),
+    guide="Runbook: NdbOperationErrorsHigh",
+    advice=(
+        "Most errors are temporary (timeouts 266 and 274, overload 1218 and 410, out of "
+        "operation records 233, 1217 and 1220) and applications retry them. Find the codes in "
+        "SHOW WARNINGS or the applications' logs and remove their cause: raise the exhausted "
+        "pool or buffer, split large transactions, spread hot rows."
+    ),
+    evaluate=operation_errors,
+    needs_history=True,
 )

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from ndbsim.model import links, tls
 from ndbsim.model.faults import START_PHASES
-from ndbsim.model.rows.threads_cpu import node_uptime
 from ndbsim.model.topology import API, MGM, NDB
 
 if TYPE_CHECKING:
@@ -30,7 +29,7 @@ def nodes(c: Cluster) -> list[dict]:
             out.append(
                 {
                     "node_id": n,
-                    "uptime": int(node_uptime(c, n)),
+                    "uptime": int(c.now - s.up_since),
                     "status": 3,
                     "start_phase": 0,
                     "config_generation": c.config_generation(n),
@@ -40,7 +39,7 @@ def nodes(c: Cluster) -> list[dict]:
             out.append(
                 {
                     "node_id": n,
-                    "uptime": int(c.now - s.restart_begin),
+                    "uptime": int(c.now - s.up_since),
                     "status": 2,
                     "start_phase": start_phase(c, n),
                     "config_generation": c.config_generation(n),

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.integration  # promtool
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(args, capture_output=True, text=True, cwd=RULES_DIR, timeout=120)
+    return subprocess.run(args, capture_output=True, text=True, cwd=RULES_DIR, timeout=300)
 
 
 @every_prometheus_build

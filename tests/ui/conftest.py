@@ -8,7 +8,7 @@ import pytest
 from view_stack import CHROMIUM, CHROMIUM_ARGS
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
     if not os.path.exists(CHROMIUM):
         pytest.skip(f"{CHROMIUM} is missing: apt-get install chromium")
@@ -32,6 +32,7 @@ def page(browser):
 
 
 def pytest_collection_modifyitems(items):
-    """Browser tests last: Playwright's sync API keeps an event loop in this thread for the
-    session, and pytest-asyncio's tests cannot run after it."""
+    """Browser tests last: Playwright's sync API keeps an event loop in this thread while
+    the browser runs, and pytest-asyncio's tests cannot run beside it. The browser lives as
+    long as its module, so that a pytest-xdist worker runs other modules after it."""
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)

@@ -21,18 +21,12 @@ def pytest_addoption(parser):
 
 
 def pytest_collection_modifyitems(config, items):
-    """The end-to-end modules (test_e2e_*.py, minutes each on their own stack) first, so that
-    pytest-xdist's workers start them before the short ones; with --reverse-modules every
-    module in reverse order instead. Tests keep their order within a module."""
+    if not config.getoption("--reverse-modules"):
+        return
     modules: dict[str, list] = {}
     for item in items:
         modules.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
-    order = list(modules)
-    if config.getoption("--reverse-modules"):
-        order.reverse()
-    else:
-        order.sort(key=lambda path: not os.path.basename(path).startswith("test_e2e_"))
-    items[:] = [item for path in order for item in modules[path]]
+    items[:] = [item for module in reversed(modules.values()) for item in module]
 
 
 class StartedProcess(AssertionError):

@@ -55,23 +55,7 @@ async def select(session: SessionState, sql: str, warnings: list) -> WireResult:
     if offline:
         warnings.append(("Note", 1, _OFFLINE_NOTE))
     filtered = privileges.filtered_tables(session, trees[0])
-    return await asyncio.to_thread(
-        _answer, session, plan, offline, reads, filtered, needs_data_nodes
-    )
-
-
-def _answer(
-    session: SessionState,
-    plan: Plan,
-    offline: bool,
-    reads: set[str],
-    filtered: list[str],
-    needs_data_nodes: bool,
-) -> WireResult:
-    """On a worker thread: the read takes the model's lock, which the protocol's event loop
-    must never wait for."""
-    rows, description = _run(session, plan, offline, reads, filtered, needs_data_nodes)
-    return result_set(plan, rows, description)
+    return await asyncio.to_thread(_run, session, plan, offline, reads, filtered, needs_data_nodes)
 
 
 def _run(
@@ -81,9 +65,11 @@ def _run(
     reads: set[str],
     filtered: list[str],
     needs_data_nodes: bool,
-) -> tuple[list, list]:
-    """The plan's rows, read on the thread's own cursor once the tables it reads are written
-    (1296 first when it needs the data nodes and none answers). A statement that fills server
+) -> WireResult:
+    """On a worker thread, as the read takes the model's lock, which the protocol's event
+    loop must never wait for: the plan's result, read on the thread's own cursor once the
+    tables it reads are written (1296 first when it needs the data nodes and none answers).
+    A statement that fills server
     tables with its own rows (session variables, processlist) or filters them for its account
     runs under the engine's lock; the others run beside each other."""
     engine = session.node.engine
@@ -105,7 +91,7 @@ def _run(
 
 def _read(
     session: SessionState, plan: Plan, offline: bool, reads: set[str], filtered: list[str]
-) -> tuple[list, list]:
+) -> WireResult:
     """The cost meter's counts and the rows, in one snapshot; the information_schema rows of
     what the account may not see are deleted in it, and put back after it."""
     engine = session.node.engine
@@ -118,7 +104,7 @@ def _read(
         if filtered:
             privileges.delete_unseen(session, db, infoschema.DATA, filtered)
         cursor = db.execute(sql)
-        return cursor.fetchall(), cursor.description or []
+        return result_set(plan, cursor.fetchall(), cursor.description or [])
     except duckdb.Error as e:
         raise duck_error(e, plan.duck_sql) from None
     finally:

@@ -146,12 +146,30 @@ def _instance_shares(instances: list[int], node_id: int) -> dict[int, float]:
 
 
 class Latency:
-    """The histograms of every data node, advanced with the cluster."""
+    """The histograms of every data node. The cluster's steps only count each node's
+    operations (`add`); they are spread over the ranges when the histograms are read, at the
+    medians of that moment, so that a second of cluster time costs nothing here and only a
+    statement reading ndb$tc_time_track_stats or ndb$pgman_time_track_stats pays for them."""
 
     def __init__(self) -> None:
         self.nodes: dict[int, NodeHistograms] = {}
+        self._pending: dict[int, float] = {}  # operations per data node not yet spread
 
-    def advance(self, c: Cluster, ops_by_node: dict[int, float]) -> None:
+    def add(self, c: Cluster, ops_by_node: dict[int, float]) -> None:
+        if self._pending and self._pending.keys() != ops_by_node.keys():
+            self._spread(c)  # a node stopped or started: its operations so far are its own
+        for node_id, ops in ops_by_node.items():
+            self._pending[node_id] = self._pending.get(node_id, 0.0) + ops
+
+    def _spread(self, c: Cluster) -> None:
+        ops_by_node, self._pending = self._pending, {}
+        for node_id in c.started_ids():
+            if self._current(c, node_id) is None:
+                # histograms count from the node's start: before the simulation, at the
+                # configured load (as the links' byte counters do)
+                before = max(0.0, -c.nodes[node_id].started_at)
+                ops = before * c.spec.ops_per_second / max(1, len(c.nodes))
+                ops_by_node[node_id] = ops_by_node.get(node_id, 0.0) + ops
         apis = [n.node_id for n in c.topology.api_nodes if n.process_name and c.node_up(n.node_id)]
         disk = disk_share(c)
         errors = workload.ABORT_RATIO * (10 if c.faults.is_active("lock-contention") else 1)
@@ -195,6 +213,7 @@ class Latency:
         return h
 
     def tc_rows(self, c: Cluster) -> list[dict]:
+        self._spread(c)
         columns = (*(col for col, _, _ in TC_MEASURES), *TC_ERRORS.values())
         out = []
         for node_id in c.started_ids():
@@ -220,6 +239,7 @@ class Latency:
         return out
 
     def pgman_rows(self, c: Cluster) -> list[dict]:
+        self._spread(c)
         out = []
         for node_id in c.started_ids():
             h = self._current(c, node_id)

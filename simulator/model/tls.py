@@ -4,6 +4,7 @@ certificate-expiring fault brings one node's (or every node's) expiry close."""
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import TYPE_CHECKING
 
@@ -27,15 +28,25 @@ def expiry(c: Cluster, node_id: int) -> int:
     params = c.faults.get("certificate-expiring")
     if params is not None and params.get("node") in (None, node_id):
         return int(c.wall_time() + params["days"] * DAY)
-    rnd = random.Random(c.spec.seed * 7919 + node_id)
-    return int(c.epoch + rnd.uniform(*VALID_DAYS) * DAY)
+    return int(c.epoch + _valid_days(c.spec.seed * 7919 + node_id) * DAY)
 
 
 def serial(c: Cluster, node_id: int) -> str:
     """Hex serial number; a renewed (fault) certificate has another one."""
     renewed = c.faults.get("certificate-expiring")
     salt = 1 if renewed is not None and renewed.get("node") in (None, node_id) else 0
-    return f"{random.Random(c.spec.seed * 104729 + node_id * 2 + salt).getrandbits(64):016X}"
+    return _serial(c.spec.seed * 104729 + node_id * 2 + salt)
+
+
+# seeded draws, cached: asked for each node from every node connected to it at each read
+@functools.cache
+def _valid_days(seed: int) -> float:
+    return random.Random(seed).uniform(*VALID_DAYS)
+
+
+@functools.cache
+def _serial(seed: int) -> str:
+    return f"{random.Random(seed).getrandbits(64):016X}"
 
 
 def certificates(c: Cluster) -> list[dict]:

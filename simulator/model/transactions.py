@@ -174,8 +174,16 @@ def _apis(c: Cluster) -> list[int]:
     return [n.node_id for n in c.topology.api_nodes if n.process_name and c.node_up(n.node_id)]
 
 
-def _in_flight(c: Cluster, rows: _Rows, node: int, apis: list[int], tables: list[DihTable]) -> None:
-    """The short transactions a snapshot catches on a healthy node."""
+def _in_flight(
+    c: Cluster,
+    rows: _Rows,
+    node: int,
+    apis: list[int],
+    tables: list[DihTable],
+    cum_weights: list[float],
+) -> None:
+    """The short transactions a snapshot catches on a healthy node (`cum_weights`: the
+    tables' cumulative weights, for the draw of each operation's table)."""
     ready = max(1, len(c.started_ids()))
     rate = c.workload.rate(c.now) / ready / workload.OPS_PER_TRANSACTION
     mean_s = tc_medians(c, node)["transactions"] * math.exp(SIGMA**2 / 2) / 1e6
@@ -187,7 +195,6 @@ def _in_flight(c: Cluster, rows: _Rows, node: int, apis: list[int], tables: list
         count += 1
         term *= expected / count
         cumulative += term
-    cum_weights = list(accumulate(t.weight for t in tables))
     for _ in range(count):
         state = rnd.choice((CS_STARTED, CS_RECEIVING, CS_COMMITTING, CS_COMPLETING))
         ops = rnd.randint(1, 6)
@@ -251,8 +258,9 @@ def build(c: Cluster) -> _Rows:
     if not c.is_up() or not apis:
         return rows
     tables = _user_tables(c)
+    cum_weights = list(accumulate(t.weight for t in tables))
     for node in c.started_ids():
-        _in_flight(c, rows, node, apis, tables)
+        _in_flight(c, rows, node, apis, tables, cum_weights)
     _long_transaction(c, rows, apis, tables)
     _lock_contention(c, rows, apis, tables)
     return rows

@@ -7,6 +7,7 @@ The rate follows a slow, seeded wave around --ops-per-second, so counters integr
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ class Workload:
     batching: float
     seed: int
 
-    @property
+    @functools.cached_property
     def phase(self) -> float:
         return random.Random(self.seed).uniform(0, 2 * math.pi)
 

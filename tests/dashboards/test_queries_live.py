@@ -1,6 +1,6 @@
 """Every dashboard query, run against a real Prometheus scraping the exporter in front of ndbsim.
 
-Two simulated clusters are scraped by one Prometheus server of each build (1 s interval, the
+Two simulated clusters are scraped by one Prometheus server of each build (2 s interval, the
 project's rule files loaded): "healthy", and "faulty", which gets the conditions the dashboards declare for their
 fault-only queries (a per-node config override at start, node restarts and ndbsim faults at
 run time). Each query must return data in the healthy cluster, or, if declared fault-only,
@@ -40,14 +40,17 @@ from ndbsim.testing import NdbsimHandle, running_ndbsim
 
 pytestmark = pytest.mark.integration
 
-RATE_WINDOW = "10s"
+# Every 2 s: a full scrape of the default simulated cluster takes about a second on a busy
+# 2-core machine, and the scrape timeout is the interval.
+SCRAPE_INTERVAL = "2s"
+RATE_WINDOW = "10s"  # five scrapes
 SETTLE_TIMEOUT = 75.0
 PASSWORD = "ndbsim"
 EXPORTER_FLAGS = (
     "--collector.table_detail",
     "--collector.restart_info.phases=true",
     "--collector.host_cpu",
-    # Prometheus scrapes every second here: leave the collectors most of that second.
+    # The scrape timeout is the short interval here: leave the collectors most of it.
     "--exporter.scrape-timeout-offset=0.1",
 )
 # The replication pair: its source's SQL node (the binlog server) and its replica's, each
@@ -197,7 +200,9 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
         ):
             address = running.enter_context(_exporter(pair, workdir, port, PAIR_FLAGS))
             targets[address] = {"cluster": name, "instance": f"mysqld-{name}", **source}
-        servers = running.enter_context(running_prometheus_builds(targets, workdir, "1s"))
+        servers = running.enter_context(
+            running_prometheus_builds(targets, workdir, SCRAPE_INTERVAL)
+        )
         for condition in sorted(set(conditions.values())):
             _apply(faulty_sim, condition)
         yield Stack(servers, conditions, pair)

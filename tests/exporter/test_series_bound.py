@@ -3,7 +3,9 @@ grows linearly with the number of data nodes."""
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 import httpx
 import mysql.connector
@@ -20,6 +22,11 @@ from ndbsim.testing import running_ndbsim
 # number of tables (2 read_backup x 2 fully_replicated x 2 storage types x 9 balances).
 TABLE_INFO_COMBINATIONS = 2 * 2 * 2 * 9
 HISTOGRAMS = ("tc", "pgman")
+# Open transactions are those a snapshot catches, so their states differ from one moment to
+# the next: per data node, one series of each transaction state of DBTC, and the idle time.
+DATA_NODES = 2
+_ENUMS = Path(__file__).parents[2] / "simulator" / "data" / "ndbinfo" / "enums.json"
+TC_STATES = len(json.loads(_ENUMS.read_text())["ndb$dbtc_apiconnect_state"]["rows"])
 
 # The same configuration for both sizes: ndbsim otherwise raises these limits to fit the
 # tables, which would change the config collector's non-default markers.
@@ -35,7 +42,7 @@ FIXED_CONFIG = (
 
 def series_per_collector(tables: int) -> dict[str, int]:
     config = [arg for setting in FIXED_CONFIG for arg in ("--config", setting)]
-    with running_ndbsim(*config, data_nodes=2, tables=tables, seed=1) as sim:
+    with running_ndbsim(*config, data_nodes=DATA_NODES, tables=tables, seed=1) as sim:
         connection = mysql.connector.connect(
             host=sim.host, port=sim.port, user=sim.user, password=sim.password
         )
@@ -59,6 +66,8 @@ def test_default_series_do_not_grow_with_tables():
     few, many = series_per_collector(20), series_per_collector(400)
     assert many.pop("table_info") <= TABLE_INFO_COMBINATIONS
     few.pop("table_info")
+    for counts in (few, many):
+        assert DATA_NODES <= counts.pop("transactions") <= DATA_NODES * (1 + TC_STATES)
     assert many == few
 
 

@@ -14,6 +14,8 @@ from ndbsim.testing import running_ndbsim
 from test_statements_fuzz import _FOREIGN as FOREIGN
 from test_statements_fuzz import mutations
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.fixture(scope="module")
 def pair():

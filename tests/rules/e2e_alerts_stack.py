@@ -54,8 +54,8 @@ OVERLOADED_LINK = ("3", "4")
 # ndbsim runs 5 (A) and 60 (B) times faster than wall time: the exporter's maximum age of the
 # slowly changing collectors' rows is scaled down from its two minutes in the same way.
 REFRESH_MAX_AGE = "--exporter.refresh-max-age=20"
-# A scrape of a simulated SQL node takes up to about two seconds on a busy 2-core machine
-# (ndbsim answers one ndbinfo statement at a time and recomputes its tables for each one).
+# A scrape of a simulated SQL node takes up to about two seconds on a busy 2-core machine,
+# where the suite's other stacks share the CPU.
 SCRAPE_INTERVAL = "3s"
 FAULT_SECONDS = 45.0
 RECOVERY_SECONDS = 60.0  # collector timeouts on a busy machine delay the healthy state

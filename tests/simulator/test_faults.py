@@ -10,6 +10,7 @@ from ndbsim.engine.database import Engine
 from ndbsim.model.cluster import STEADY_GROWTH, Cluster, ClusterSpec, NodeError
 from ndbsim.model.faults import FaultError, Faults
 from ndbsim.versions import parse_version
+from statement_reads import statement_reads
 
 
 class Sim:
@@ -20,15 +21,16 @@ class Sim:
         self.engine = Engine(catalog_for(ndb))
         self.sync()
 
-    def sync(self) -> None:
-        model_tables.sync(self.cluster, self.engine)
+    def sync(self, reads: set[str] | None = None) -> None:
+        model_tables.sync(self.cluster, self.engine, reads)
 
     def tick(self, seconds: float) -> None:
+        """The model advanced by `seconds` in one step; the tables are written when read."""
         self.now += seconds
-        self.sync()
+        self.cluster.advance()
 
     def q(self, sql: str) -> list[tuple]:
-        self.sync()
+        self.sync(statement_reads(self.engine, sql))
         return self.engine.execute(sql).fetchall()
 
     def one(self, sql: str):

@@ -120,27 +120,39 @@ def _ok(data: bytes) -> tuple[str, int]:
     return line, status
 
 
-def _now_like(cell: str, now: float) -> bool:
-    """A cell that holds the real clock: today's date or a unix time of this minute."""
+_UNIX_TIME = re.compile(r"\d{10}(\.\d+)?")
+
+
+def _days_around(now: float) -> set[str]:
+    """Yesterday, today and tomorrow, as a date cell starts."""
+    today = datetime.date.fromtimestamp(now)
+    return {str(today + datetime.timedelta(days=d)) for d in (-1, 0, 1)}
+
+
+def _now_like(cell: str, now: float, days: set[str]) -> bool:
+    """A cell that holds the real clock: a date of `days` or a unix time of this minute."""
     value = cell.strip('"')
-    today = datetime.date.today()
-    days = {str(today + datetime.timedelta(days=d)) for d in (-1, 0, 1)}
     if value[:10] in days:
         return True
-    return bool(re.fullmatch(r"\d{10}(\.\d+)?", value)) and abs(float(value) - now) < 600
+    return bool(_UNIX_TIME.fullmatch(value)) and abs(float(value) - now) < 600
 
 
 def _mask(row: list[str], names: list[str], now: float, connection_id: int) -> list[str]:
     first = row[0].strip('"') if row else ""
     own = f'"{connection_id}"'
     mine = own in row
+    days = _days_around(now)
     out = []
     for name, cell in zip(names, row, strict=True):
         if cell == "NULL":
             out.append(cell)
         elif cell == own or (mine and name in CONNECTION_NUMBERED):
             out.append("<connection id>")
-        elif (name, None) in TIME_VARYING or (name, first) in TIME_VARYING or _now_like(cell, now):
+        elif (
+            (name, None) in TIME_VARYING
+            or (name, first) in TIME_VARYING
+            or _now_like(cell, now, days)
+        ):
             out.append("<now>")
         else:
             out.append(cell)
@@ -195,11 +207,10 @@ class Replay:
         if self.conn is not None:
             self.conn.close()
         deadline = time.monotonic() + 10
-        while True:
-            gc.collect()
-            if not self.node.server.node.sessions or time.monotonic() > deadline:
-                break
-            time.sleep(0.01)
+        while self.node.server.node.sessions and time.monotonic() < deadline:
+            gc.collect()  # a closed session may wait for the collector to leave the list
+            if self.node.server.node.sessions:
+                time.sleep(0.01)
         self.database = database
         self.conn = RawConnection(self.node.port)
         assert self.conn.login(USER, PASSWORD, database)[0] == 0

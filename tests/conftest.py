@@ -1,5 +1,6 @@
 import os
 import subprocess
+from contextlib import contextmanager
 
 import pytest
 
@@ -40,13 +41,14 @@ def _argv0(args) -> str | None:
     return command if isinstance(command, str) else None
 
 
-@pytest.fixture(autouse=True)
-def _no_process_unless_integration(request, monkeypatch):
+@contextmanager
+def _processes_refused(item):
     """`pytest -m "not integration"` starts no process: a test that is not marked integration
-    fails on the first process it starts (subprocess, asyncio's subprocesses, fork, spawn)."""
-    if request.node.get_closest_marker("integration") is not None:
+    fails on the first process it starts (subprocess, asyncio's subprocesses, fork, spawn),
+    in its own code or in a fixture it sets up, whatever the fixture's scope."""
+    if item.get_closest_marker("integration") is not None:
+        yield
         return
-    name = request.node.nodeid
 
     def refuse(what):
         def started(*args, **kwargs):
@@ -55,13 +57,27 @@ def _no_process_unless_integration(request, monkeypatch):
                 # without lsb_release (the image), which it handles by reading os-release.
                 raise FileNotFoundError("lsb_release")
             raise StartedProcess(
-                f"{name} starts a process ({what} {str(args[1:2] or args[:1])[:80]}) "
+                f"{item.nodeid} starts a process ({what} {str(args[1:2] or args[:1])[:80]}) "
                 "but is not marked integration"
             )
 
         return started
 
-    monkeypatch.setattr(subprocess.Popen, "__init__", refuse("subprocess"))
-    for call in ("fork", "forkpty", "posix_spawn", "posix_spawnp", "system"):
-        if hasattr(os, call):
-            monkeypatch.setattr(os, call, refuse(f"os.{call}"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(subprocess.Popen, "__init__", refuse("subprocess"))
+        for call in ("fork", "forkpty", "posix_spawn", "posix_spawnp", "system"):
+            if hasattr(os, call):
+                patch.setattr(os, call, refuse(f"os.{call}"))
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    with _processes_refused(item):
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    with _processes_refused(item):
+        yield

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -51,9 +51,25 @@ class TableDef:
 class Catalog:
     version: NdbVersion
     objects: dict[str, TableDef]
+    _reads: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
 
     def get(self, name: str) -> TableDef | None:
         return self.objects.get(name)
+
+    def reads(self, name: str) -> frozenset[str]:
+        """The ndbinfo object and every ndbinfo object under it: what a statement reading it
+        reads (for model_tables.sync, privileges and per-table latency faults); empty for a
+        name not in ndbinfo."""
+        found = self._reads.get(name)
+        if found is None:
+            obj = self.objects.get(name)
+            out = {name} if obj else set()
+            if obj and obj.kind == "view":
+                for schema, table in referenced_tables(obj.sql or ""):
+                    if schema in ("", SCHEMA) and table in self.objects and table != name:
+                        out |= self.reads(table)
+            found = self._reads[name] = frozenset(out)
+        return found
 
     def listed(self, show_hidden: bool) -> list[TableDef]:
         """Objects SHOW TABLES / information_schema list, in name order."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import functools
 import logging
 import os
 import tempfile
@@ -13,14 +12,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import duckdb
-import sqlglot
 from ndbsim.engine import infoschema
 from ndbsim.engine.catalog import SCHEMA, Catalog, TableDef, load_json
 from ndbsim.engine.mysqltypes import parse_type
 from ndbsim.engine.table_writes import TableWrites
 from ndbsim.engine.translate import Translator, quote
 from ndbsim.engine.writers.inserts import CSV_ROWS, insert_columns
-from sqlglot import expressions as exp
 
 log = logging.getLogger(__name__)
 
@@ -130,16 +127,16 @@ class Engine:
             pending = failed
 
     def _view_ddl(self, view: TableDef) -> str:
-        inner = self.translator.translate_view(view.sql or "")
+        translated = self.translator.translate_view(view.sql or "")
         casts = ", ".join(
             f"CAST({quote(c.name)} AS {parse_type(c.mysql_type).duckdb()}) AS {quote(c.name)}"
             for c in view.columns
         )
         names = ", ".join(quote(c.name) for c in view.columns)
-        order = ", ".join(quote(view.columns[i].name) for i in _group_key_positions(view.sql))
+        order = ", ".join(quote(view.columns[i].name) for i in translated.order)
         return (
             f"CREATE VIEW {self.qualified(view.name)} AS SELECT {casts} "
-            f"FROM ({inner}) AS v({names})" + (f" ORDER BY {order}" if order else "")
+            f"FROM ({translated.sql}) AS v({names})" + (f" ORDER BY {order}" if order else "")
         )
 
     def _fill_sql_node_lookups(self) -> None:
@@ -238,24 +235,3 @@ def _configure(db: duckdb.DuckDBPyConnection) -> None:
 
 def _column_ddl(obj: TableDef) -> str:
     return ", ".join(f"{quote(c.name)} {parse_type(c.mysql_type).duckdb()}" for c in obj.columns)
-
-
-@functools.cache  # parsed once per process, as every engine of a version creates its views
-def _group_key_positions(sql: str | None) -> tuple[int, ...]:
-    """The output positions of the GROUP BY keys of a view that groups without ordering, so
-    that its rows come in one order, by group, as MySQL 5.7 sorts them (DuckDB's parallel
-    aggregation otherwise returns its groups in any order); none when a key is not an output
-    column."""
-    if not sql:
-        return ()
-    tree = sqlglot.parse_one(sql, read="mysql")
-    if not isinstance(tree, exp.Select) or tree.args.get("order") or not tree.args.get("group"):
-        return ()
-    outputs = [e.alias_or_name for e in tree.expressions]
-    keys = [
-        g.alias_or_name if isinstance(g, exp.Column) else None
-        for g in tree.args["group"].expressions
-    ]
-    if any(key not in outputs for key in keys):
-        return ()
-    return tuple(outputs.index(key) for key in keys)

@@ -130,7 +130,7 @@ class Translator:
 
     # --- views ----------------------------------------------------------------------------
 
-    def translate_view(self, sql: str) -> str:
+    def translate_view(self, sql: str) -> TranslatedView:
         return _translated_view(sql)
 
     # --- queries --------------------------------------------------------------------------
@@ -535,13 +535,22 @@ def select_item_texts(sql: str) -> list[str] | None:
     return [sql[group[0].start : group[-1].end + 1] for group in items]
 
 
+@dataclass(frozen=True)
+class TranslatedView:
+    """A view's DuckDB SQL, and the output positions its rows are ordered by."""
+
+    sql: str
+    order: tuple[int, ...]
+
+
 @cache
-def _translated_view(sql: str) -> str:
-    """DuckDB SQL of a view's MySQL SQL; the same for every engine, so translated once per
+def _translated_view(sql: str) -> TranslatedView:
+    """A view's MySQL SQL for DuckDB; the same for every engine, so translated once per
     process (in-process SQL nodes of the tests share it)."""
     from ndbsim.engine import infoschema
 
     tree = parse(sql)[0]
+    order = _group_key_positions(tree)
     ctes = _cte_names(tree)
     for table in list(tree.find_all(exp.Table)):
         if not table.db and table.name in ctes:
@@ -555,4 +564,21 @@ def _translated_view(sql: str) -> str:
         if column.args.get("db") and column.text("db").lower() == "information_schema":
             column.set("db", exp.to_identifier(infoschema.ALL, quoted=True))
     mysql_semantics(tree)
-    return tree.sql(dialect="duckdb")
+    return TranslatedView(tree.sql(dialect="duckdb"), order)
+
+
+def _group_key_positions(tree: exp.Expression) -> tuple[int, ...]:
+    """The output positions of the GROUP BY keys of a view that groups without ordering, so
+    that its rows come in one order, by group, as MySQL 5.7 sorts them (DuckDB's parallel
+    aggregation otherwise returns its groups in any order); none when a key is not an output
+    column."""
+    if not isinstance(tree, exp.Select) or tree.args.get("order") or not tree.args.get("group"):
+        return ()
+    outputs = [e.alias_or_name for e in tree.expressions]
+    keys = [
+        g.alias_or_name if isinstance(g, exp.Column) else None
+        for g in tree.args["group"].expressions
+    ]
+    if any(key not in outputs for key in keys):
+        return ()
+    return tuple(outputs.index(key) for key in keys)

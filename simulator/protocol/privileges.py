@@ -285,7 +285,7 @@ def require_select_of(session: SessionState, tree: exp.Expression) -> None:
             continue
         db = table.db or session.database or ""
         if db == SCHEMA:
-            reads = session.node.reads.get(table.name, frozenset())
+            reads = session.node.catalog.reads(table.name)
             require_select(session, SCHEMA, table.name, reads)
         elif db.lower() == "mysql" or (
             db.lower() == "performance_schema" and table.name.lower() not in PFS_WORLD_READABLE

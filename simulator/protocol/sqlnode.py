@@ -9,7 +9,6 @@ import weakref
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
-from ndbsim.engine.catalog import SCHEMA, referenced_tables
 from ndbsim.engine.translate import Plan, Session
 from ndbsim.errors import SqlError
 from ndbsim.protocol import sysvars
@@ -42,23 +41,12 @@ class SqlNode:
         self.counters = ServerCounters()
         self.plans: OrderedDict[tuple, Plan] = OrderedDict()
         self.plans_lock = threading.Lock()
-        self.reads = {name: self._base_reads(name) for name in self.catalog.objects}
         self.sessions: weakref.WeakValueDictionary[int, SessionState] = (
             weakref.WeakValueDictionary()
         )
         self.started = time.monotonic()
         major, minor, patch = sysvars.server_version(self.version)[:3]
         self.server_version = major * 10000 + minor * 100 + patch
-
-    def _base_reads(self, name: str) -> frozenset[str]:
-        """The object and every ndbinfo object under it (for per-table latency faults)."""
-        obj = self.catalog.objects[name]
-        out = {name}
-        if obj.kind == "view":
-            for schema, table in referenced_tables(obj.sql or ""):
-                if schema in ("", SCHEMA) and table in self.catalog.objects and table != name:
-                    out |= self._base_reads(table)
-        return frozenset(out)
 
     def plan(self, sql: str, tree: exp.Expression, session: Session) -> Plan:
         key = (sql, session.database, session.show_hidden)

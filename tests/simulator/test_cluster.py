@@ -10,7 +10,6 @@ from ndbsim.engine.database import Engine
 from ndbsim.model import config_params
 from ndbsim.model.cluster import Cluster, ClusterSpec
 from ndbsim.versions import SUPPORTED, parse_version
-from statement_reads import object_reads
 
 
 class FakeClock:
@@ -223,7 +222,7 @@ def test_time_moves_gci_lcp_and_counters():
     reads0 = q(engine, "SELECT sum(val) FROM ndbinfo.counters WHERE counter_name = 'READS'")[0][0]
     cpu0 = q(engine, "SELECT sum(os_ru_utime) FROM ndbinfo.threadstat")[0][0]
     seen_ongoing = False
-    replicas = object_reads(engine, "table_replicas")
+    replicas = engine.catalog.reads("table_replicas")
     for _ in range(30):
         clock.now += 10
         model_tables.sync(cluster, engine, replicas)  # what the statement below reads

@@ -47,7 +47,7 @@ async def select(session: SessionState, sql: str, warnings: list) -> WireResult:
     reads: set[str] = set()  # ndbinfo objects read, with those under the views
     needs_data_nodes = False
     if plan.objects and not offline:
-        reads = set().union(*(node.reads[o] for o in plan.objects))
+        reads = set().union(*(node.catalog.reads(o) for o in plan.objects))
         delay = node.cluster.faults.ndbinfo_latency(reads)
         if delay > 0:
             await asyncio.sleep(delay)

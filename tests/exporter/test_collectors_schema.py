@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -17,14 +16,13 @@ from ndbinfo_exporter.collectors import (
 )
 from ndbinfo_exporter.collectors.base import Context, TargetInfo
 from ndbinfo_exporter.collectors.registry import all_collectors
-from ndbsim.engine.catalog import catalog_for
+from ndbsim.engine.catalog import catalog_for, load_json
 from ndbsim.versions import SUPPORTED, parse_version
 from sqlglot import expressions as exp
 
 ROOT = Path(__file__).parents[2]
-NDBINFO = ROOT / "simulator" / "data" / "ndbinfo"
-SCHEMA = json.loads((NDBINFO / "schema-8.0.json").read_text())
-ENUMS = json.loads((NDBINFO / "enums.json").read_text())
+SCHEMA = load_json("schema-8.0.json")
+ENUMS = load_json("enums.json")
 CONTRACT = (ROOT / "docs" / "metric-names.md").read_text()
 # Names in the contract that are not collector metrics: exported by the scrape itself, or a tool.
 NOT_COLLECTED = {"ndb_up", "ndb_version_info", "ndb_engine_visibility", "ndb_mgm"}

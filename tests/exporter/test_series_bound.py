@@ -3,9 +3,7 @@ grows linearly with the number of data nodes."""
 
 from __future__ import annotations
 
-import json
 import time
-from pathlib import Path
 
 import httpx
 import mysql.connector
@@ -16,6 +14,7 @@ from ndbinfo_exporter.scrape.pool import PooledConnection
 from ndbinfo_exporter.scrape.scraper import collector_rows
 from ndbinfo_exporter.scrape.sql_node import detect
 from ndbinfo_exporter.testing import running_exporter
+from ndbsim.engine.catalog import load_json
 from ndbsim.testing import running_ndbsim
 
 # Label values of table_info are table properties: bounded by their combinations, not by the
@@ -25,8 +24,7 @@ HISTOGRAMS = ("tc", "pgman")
 # Open transactions are those a snapshot catches, so their states differ from one moment to
 # the next: per data node, one series of each transaction state of DBTC, and the idle time.
 DATA_NODES = 2
-_ENUMS = Path(__file__).parents[2] / "simulator" / "data" / "ndbinfo" / "enums.json"
-TC_STATES = len(json.loads(_ENUMS.read_text())["ndb$dbtc_apiconnect_state"]["rows"])
+TC_STATES = len(load_json("enums.json")["ndb$dbtc_apiconnect_state"]["rows"])
 
 # The same configuration for both sizes: ndbsim otherwise raises these limits to fit the
 # tables, which would change the config collector's non-default markers.

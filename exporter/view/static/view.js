@@ -777,7 +777,10 @@ async function refresh() {
   }
 }
 
+// One refresh draws one state of the cluster: its findings, configuration and alerts are asked
+// for with it and drawn with it, so that no card shows a newer state than another.
 async function refreshOnce() {
+  const others = Promise.allSettled([getJson(api("/api/v1/findings")), getJson(api("/api/v1/config")), getJson("/api/v1/alerts")]);
   let cluster;
   let response;
   try {
@@ -799,6 +802,7 @@ async function refreshOnce() {
     showBanner(`Cannot load the cluster view: ${err.message}. Retrying every ${REFRESH_MS / 1000} s.`);
     return;
   }
+  const [findings, config, alerts] = await others;
   const up = document.getElementById("up");
   const [pillClass, pillText] = pill(cluster);
   up.className = `pill ${pillClass}`;
@@ -814,6 +818,7 @@ async function refreshOnce() {
     document.getElementById("main").hidden = !shown;
     return;
   }
+  const placement = loadPlacement();
   showBanner("");
   document.getElementById("main").hidden = false;
   fill("system-name", cluster.sql_node.system_name || "");
@@ -823,12 +828,12 @@ async function refreshOnce() {
   renderSql(cluster);
   renderResources(cluster);
   renderReplication(cluster.replication);
-  const [findings, config, , alerts] = await Promise.allSettled([getJson(api("/api/v1/findings")), getJson(api("/api/v1/config")), loadPlacement(), getJson("/api/v1/alerts")]);
   if (alerts.status === "fulfilled") renderAlerts(alerts.value);
   if (findings.status === "fulfilled") renderFindings(findings.value);
   else fill("findings", h("p", { class: "note" }, `Findings unavailable: ${findings.reason.message}`));
   if (config.status === "fulfilled") renderConfig(config.value, cluster);
   else fill("config", h("tr", {}, h("td", { class: "note" }, `Configuration unavailable: ${config.reason.message}`)));
+  await placement;
   document.body.dataset.loaded = String(cluster.scraped_at);
   document.body.dataset.refreshes = String(Number(document.body.dataset.refreshes || 0) + 1);
 }

@@ -157,6 +157,15 @@ class Prometheus:
         assert body.get("status") == "success", f"{expr}: {body}"
         return body["data"]["result"]
 
+    def alerts(self) -> list[dict[str, str]]:
+        """The labels (alertname included) of every alert whose expression was true at the
+        rules' last evaluation, pending or firing: all the rules in one request, evaluated by
+        Prometheus itself instead of one query per expression."""
+        response = httpx.get(f"{self.url}/api/v1/alerts", timeout=10.0)
+        body = response.json()
+        assert body.get("status") == "success", body
+        return [alert["labels"] for alert in body["data"]["alerts"]]
+
 
 @contextmanager
 def running_prometheus(

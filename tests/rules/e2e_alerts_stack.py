@@ -3,8 +3,9 @@ per test module that uses its fixtures (test_e2e_alerts.py, test_e2e_alerts_load
 that the modules run side by side.
 
 On a healthy simulated cluster no alert expression is true; every injected fault makes its
-alert's expression true, as Prometheus evaluates it over the scraped series (the `for`
-durations are covered by the promtool unit tests). One Prometheus server of each build
+alert's expression true, as Prometheus' rule evaluation over the scraped series finds it: the
+alert is pending or firing in /api/v1/alerts (the `for` durations are covered by the promtool
+unit tests). One Prometheus server of each build
 (live_stack.PROMETHEUS_BUILDS) scrapes the same exporters, and every check holds on each.
 
 Two simulated SQL nodes of one cluster (label cluster="e2e") are scraped:
@@ -21,7 +22,6 @@ that tells the two simulated clusters apart.
 from __future__ import annotations
 
 import itertools
-from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -92,9 +92,7 @@ COLLECTORS_B = ("status", "lcp", "config", "counters")
 # the tests that stop and start a data node leave them true on a cluster healthy again.
 RESTART_ALERTS = {"NdbDataNodeRestarted", "NdbDataNodeRestartLoop"}
 
-EXPRESSIONS: dict[str, list[str]] = defaultdict(list)
-for _rule in alert_rules():
-    EXPRESSIONS[_rule["alert"]].append(_rule["expr"])
+ALERTS = {rule["alert"] for rule in alert_rules()}
 
 
 def collector_flags(enabled: tuple[str, ...]) -> list[str]:
@@ -111,9 +109,9 @@ class Stack:
     exporter_b: Exporter
 
     def matches(self, alert: str, exporter: Exporter, **labels: str) -> list[dict]:
-        """Series for which one of the alert's expressions is true for the simulated cluster
-        of `exporter` (and for its SQL node, where the alert names one), on every server;
-        nothing if it is not true on one of them."""
+        """The alert's labels where it is true for the simulated cluster of `exporter` (and for
+        its SQL node, where the alert names one), on every server; nothing if it is not true on
+        one of them."""
         found = []
         for prometheus in self.servers.values():
             on_server = self.matches_on(prometheus, alert, exporter, **labels)
@@ -125,29 +123,32 @@ class Stack:
     def matches_on(
         self, prometheus: Prometheus, alert: str, exporter: Exporter, **labels: str
     ) -> list[dict]:
+        return [a for a in self.true_on(prometheus, exporter, **labels) if a["alertname"] == alert]
+
+    def true_on(self, prometheus: Prometheus, exporter: Exporter, **labels: str) -> list[dict]:
+        """The labels of the alerts true on `prometheus` for the simulated cluster of
+        `exporter` (and for its SQL node, where an alert names one) that have `labels`."""
         sim = "a" if exporter is self.exporter_a else "b"
         found = []
-        for expr in EXPRESSIONS[alert]:
-            for sample in prometheus.query(expr):
-                metric = sample["metric"]
-                if metric.get("instance", exporter.address) != exporter.address:
-                    continue
-                # a series of one SQL node's own counters (recorded per `instance`) has no `sim`
-                if metric.get("sim", sim if "instance" in metric else None) == sim and all(
-                    metric.get(key) == value for key, value in labels.items()
-                ):
-                    found.append(metric)
+        for metric in prometheus.alerts():
+            if metric.get("instance", exporter.address) != exporter.address:
+                continue
+            # a series of one SQL node's own counters (recorded per `instance`) has no `sim`
+            if metric.get("sim", sim if "instance" in metric else None) == sim and all(
+                metric.get(key) == value for key, value in labels.items()
+            ):
+                found.append(metric)
         return found
 
     def true_alerts(self, exporter: Exporter) -> dict[str, set[str]]:
-        """Server -> the alerts with a true expression for `exporter`."""
+        """Server -> the alerts true for `exporter`."""
         return {
-            name: {alert for alert in EXPRESSIONS if self.matches_on(prometheus, alert, exporter)}
+            name: {metric["alertname"] for metric in self.true_on(prometheus, exporter)}
             for name, prometheus in self.servers.items()
         }
 
     def quiet(self, alert: str, exporter: Exporter) -> bool:
-        """No expression of `alert` is true for `exporter` on any server."""
+        """`alert` is true for `exporter` on no server."""
         return not any(
             self.matches_on(prometheus, alert, exporter) for prometheus in self.servers.values()
         )

@@ -13,7 +13,6 @@ reset.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -29,7 +28,6 @@ from live_stack import (
 )
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbsim.testing import NdbsimHandle, running_ndbsim
-from rules_model import alert_rules
 
 pytestmark = pytest.mark.integration
 
@@ -41,10 +39,6 @@ COLLECTORS = ("status", "binlog", "replica_status", "apply_status")
 SCRAPE_INTERVAL = "3s"
 FAULT_SECONDS = 45.0
 RECOVERY_SECONDS = 60.0
-
-EXPRESSIONS: dict[str, list[str]] = defaultdict(list)
-for _rule in alert_rules():
-    EXPRESSIONS[_rule["alert"]].append(_rule["expr"])
 
 
 def collector_flags() -> list[str]:
@@ -59,18 +53,16 @@ class Pair:
     replica: Exporter
 
     def true_on(self, prometheus: Prometheus, alert: str) -> list[dict]:
-        """The series of the pair (either cluster) for which an expression of `alert` is
-        true on `prometheus`."""
-        return [
-            sample["metric"]
-            for expr in EXPRESSIONS[alert]
-            for sample in prometheus.query(expr)
-            if sample["metric"].get("cluster") in (SOURCE, REPLICA)
-        ]
+        """The labels of `alert` where it is true on `prometheus` for the pair (either
+        cluster)."""
+        return [a for a in self.pair_alerts(prometheus) if a["alertname"] == alert]
+
+    def pair_alerts(self, prometheus: Prometheus) -> list[dict]:
+        return [a for a in prometheus.alerts() if a.get("cluster") in (SOURCE, REPLICA)]
 
     def true_alerts(self) -> dict[str, set[str]]:
         return {
-            name: {alert for alert in EXPRESSIONS if self.true_on(prometheus, alert)}
+            name: {a["alertname"] for a in self.pair_alerts(prometheus)}
             for name, prometheus in self.servers.items()
         }
 

@@ -19,7 +19,6 @@ class Sim:
         ndb = parse_version(spec.pop("version", "8.4"))
         self.cluster = Cluster(ClusterSpec(**spec), ndb, clock=lambda: self.now)
         self.engine = Engine(catalog_for(ndb))
-        self.sync()
 
     def sync(self, reads: set[str] | None = None) -> None:
         model_tables.sync(self.cluster, self.engine, reads)

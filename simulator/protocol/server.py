@@ -553,6 +553,8 @@ class NdbServer(MysqlServer):
                 pass  # dropped by the drop-connections fault, or KILL
             finally:
                 self.node.counters.disconnect()
+                # off the process list now, not when the collector frees the session
+                self.node.sessions.pop(connection.connection_id, None)
                 await self.control.remove(connection.connection_id)
         except (ConnectionError, ConnectionClosed, asyncio.IncompleteReadError):
             pass

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import gc
 import shutil
 import subprocess
 from collections.abc import Iterator
 
 import mysql.connector
 import pytest
+from live_stack import wait_until
 from sqlnode_helpers import PASSWORD, USER, RunningSqlNode, start_sql_node
 
 _mariadb_installed = pytest.mark.skipif(
@@ -320,6 +322,25 @@ def test_files_has_every_column_of_mysql_80(sqlnode):
     assert kinds == {"UNDO LOG", "DATAFILE"}
     _, files = sqlnode.query("SELECT name, parent_name FROM ndbinfo.files WHERE type = 'Data file'")
     assert files and files[0][1] == "ts_1"
+
+
+def test_a_closed_connection_leaves_the_process_list(sqlnode):
+    """At once, as on mysqld: not when Python's collector frees the session."""
+    gc.disable()
+    try:
+        closed = sqlnode.connect()
+        cur = closed.cursor()
+        cur.execute("SELECT CONNECTION_ID()")
+        closed_id = cur.fetchall()[0][0]
+        closed.close()
+
+        def listed() -> set[int]:
+            (_, rows), *_ = session(sqlnode, ["SELECT ID FROM information_schema.PROCESSLIST"])
+            return {row[0] for row in rows}
+
+        wait_until(lambda: closed_id not in listed(), 5.0, f"{closed_id} off the process list")
+    finally:
+        gc.enable()
 
 
 def test_kill_and_no_op_statements(sqlnode):

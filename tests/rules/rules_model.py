@@ -43,9 +43,16 @@ def tool(name: str) -> str:
     return path
 
 
-def _rules(path: Path) -> list[dict]:
-    document = yaml.safe_load(path.read_text())
-    return [rule for group in document["groups"] for rule in group["rules"]]
+def load_yaml(path: Path):
+    """A YAML file through libyaml, several times faster than the pure-Python parser on the
+    rule and promtool test files, which most test modules read when they are collected."""
+    return yaml.load(path.read_text(), Loader=yaml.CSafeLoader)
+
+
+@cache
+def _rules(path: Path) -> tuple[dict, ...]:
+    document = load_yaml(path)
+    return tuple(rule for group in document["groups"] for rule in group["rules"])
 
 
 @cache
@@ -106,6 +113,6 @@ def unit_test_cases() -> tuple[dict, ...]:
     """Every alert_rule_test entry of the promtool unit test files."""
     cases = []
     for path in UNIT_TEST_FILES:
-        for test in yaml.safe_load(path.read_text())["tests"]:
+        for test in load_yaml(path)["tests"]:
             cases.extend(test.get("alert_rule_test", []))
     return tuple(cases)

@@ -33,9 +33,9 @@ demo: $(STAMP)
 	@$(BIN)/python -m ndbsim.demo $(DEMO_ARGS)
 
 # Test modules side by side (pytest-xdist), each whole on one worker: most of them wait on
-# live stacks (ndbsim, the exporter, Prometheus) more than they compute. A fourth worker
-# overloads two cores: the end-to-end waits then time out.
-TEST_WORKERS ?= 3
+# live stacks (ndbsim, the exporter, Prometheus) more than they compute, so four workers keep
+# two cores busy.
+TEST_WORKERS ?= 4
 
 test: $(STAMP) system-packages tools clients
 	$(BIN)/ruff check .

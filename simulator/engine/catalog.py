@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
@@ -310,31 +310,23 @@ def referenced_tables(sql: str) -> frozenset[tuple[str, str]]:
     )
 
 
-def _settle_needs_data_nodes(objects: dict[str, TableDef]) -> dict[str, TableDef]:
-    """A view needs the data nodes when anything it reads (recursively) does."""
-    memo: dict[str, bool] = {}
+def _settle_needs_data_nodes(catalog: Catalog) -> Catalog:
+    """A view needs the data nodes when a table under it (Catalog.reads) does."""
+    objects = catalog.objects
 
-    def needs(name: str) -> bool:
-        if name not in memo:
-            obj = objects[name]
-            if obj.kind != "view":
-                memo[name] = obj.needs_data_nodes
-            else:
-                memo[name] = any(
-                    needs(table)
-                    for schema, table in referenced_tables(obj.sql or "")
-                    if schema in ("", SCHEMA) and table in objects
-                )
-        return memo[name]
-
-    return {
-        name: (
-            obj
-            if obj.kind != "view"
-            else TableDef(**{**obj.__dict__, "needs_data_nodes": needs(name)})
+    def needs(view: str) -> bool:
+        return any(
+            objects[name].needs_data_nodes
+            for name in catalog.reads(view)
+            if objects[name].kind != "view"
         )
+
+    settled = {
+        name: obj if obj.kind != "view" else replace(obj, needs_data_nodes=needs(name))
         for name, obj in objects.items()
     }
+    # what lies under each object does not change with the flag: its reads are kept
+    return Catalog(catalog.version, settled, _reads=catalog._reads)
 
 
 @cache
@@ -371,4 +363,4 @@ def catalog_for(version: NdbVersion) -> Catalog:
     for name, spec in views.items():
         objects[name] = _view(name, spec, version)
 
-    return Catalog(version=version, objects=_settle_needs_data_nodes(objects))
+    return _settle_needs_data_nodes(Catalog(version=version, objects=objects))

@@ -69,7 +69,8 @@ async def _read(run: Run, stage: Stage) -> Reading:
     checks = CHECKS if options.command == "report" else run.selection.evaluated()
     try:
         return await asyncio.wait_for(
-            read(scraper, run.target, checks, options.interval, stage), max(0.1, stage.left())
+            read(scraper, run.target, checks, options.interval, stage, options.command == "report"),
+            max(0.1, stage.left()),
         )
     finally:
         scraper.close()

@@ -124,10 +124,13 @@ def unreadable(reading: Reading, options: Options) -> Verdict | None:
 
 
 def _read(reading: Reading, check: Check) -> bool:
-    """Every collector the check reads ran and succeeded."""
+    """Every collector the check reads succeeded, or has nothing to read in this NDB version
+    (skipped: the SQL node lacks its ndbinfo objects or version)."""
     samples = reading.inputs.samples if reading.inputs is not None else None
     return samples is not None and all(
-        samples.value("ndb_exporter_collector_success", collector=name) == 1 for name in check.reads
+        samples.value("ndb_exporter_collector_success", collector=name) == 1
+        or samples.value("ndb_exporter_collector_skipped", collector=name) == 1
+        for name in check.reads
     )
 
 
@@ -177,7 +180,8 @@ def perfdata(reading: Reading, selection: Selection, options: Options) -> str:
         limit = limits.BY_CHECK.get(check.id)
         if limit is not None:
             measured = limits.measure(limit, reading.inputs, options.thresholds)
-            items += [m.perfdata() for m in measured]
+            if any(m.value is not None for m in measured):  # else nothing is measured here
+                items += [m.perfdata() for m in measured]
     return " ".join(items)
 
 

@@ -18,13 +18,16 @@ from ndbinfo_exporter.collectors.base import Collector
 from ndbinfo_exporter.scrape.scraper import Scraper, ScrapeResult
 from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import TargetConfig
+from ndbinfo_exporter.view import placement as placement_model
 from ndbinfo_exporter.view.cluster import cluster_view, node_groups_seen
 from ndbinfo_exporter.view.findings.check import Check
 from ndbinfo_exporter.view.findings.evaluation import evaluated
 from ndbinfo_exporter.view.findings.inputs import Inputs
 from ndbinfo_exporter.view.models import ClusterView, ConfigView, Finding
 from ndbinfo_exporter.view.parameters import config_view
+from ndbinfo_exporter.view.placement import Placement
 from ndbinfo_exporter.view.samples import Samples
+from ndbinfo_exporter.view.view_model import groups_from
 
 # The collectors every run reads: the SQL node, the data nodes, every node slot, node groups.
 BASE = ("status", "nodes", "processes", "membership")
@@ -92,13 +95,46 @@ def stalled(result: ScrapeResult) -> str | None:
     return None
 
 
+async def _placement(
+    scraper: Scraper, target: TargetConfig, result: ScrapeResult, stage: Stage
+) -> Placement | None:
+    """The fragment placement read through the first running data node; None when there is
+    none, this version lacks its tables, or the read fails (the findings then go without it)."""
+    info = result.target_info
+    running = sorted(
+        int(labels["node_id"])
+        for labels, value in Samples(result.families).select(
+            "ndb_data_node_status", state="STARTED"
+        )
+        if value
+    )
+    if not result.up or not running or info is None:
+        return None
+    if any(o not in info.objects for o in placement_model.OBJECTS):
+        return None
+    stage.now = f"the SQL node {target.name} to read the fragment placement"
+    node, read_at = running[0], time.time()
+    try:
+        return await scraper.fold(
+            target,
+            placement_model.sql_for(node),
+            max(0.1, stage.left() - MARGIN_SECONDS),
+            lambda rows: placement_model.build(rows, node, read_at),
+        )
+    except Exception:  # a report without the placement still has every other finding
+        return None
+
+
 async def read(
     scraper: Scraper,
     target: TargetConfig,
     checks: Sequence[Check],
     interval: float | None,
     stage: Stage,
+    placement: bool = False,
 ) -> Reading:
+    """``placement``: also read the fragment placement (the report: the tables behind dead
+    replicas and hot tables; a check never reads it)."""
     names = [c.name for c in scraper.collectors]
     result = await _scrape(scraper, target, names, stage)
     previous = None
@@ -106,7 +142,8 @@ async def read(
         stage.now = f"the {interval:g} s between the two reads"
         await asyncio.sleep(interval)
         previous, result = result, await _scrape(scraper, target, names, stage)
-    return modelled(result, previous, checks, tuple(names), interval)
+    placed = await _placement(scraper, target, result, stage) if placement else None
+    return modelled(result, previous, checks, tuple(names), interval, placed)
 
 
 def modelled(
@@ -115,15 +152,18 @@ def modelled(
     checks: Sequence[Check],
     collectors: tuple[str, ...],
     interval: float | None = None,
+    placement: Placement | None = None,
 ) -> Reading:
     """The models of one scrape result (and the one before it), built as the view builds
     them, and the findings of ``checks``."""
     samples = Samples(result.families)
     before = Samples(previous.families) if previous is not None else None
-    cluster = cluster_view(result, samples, before, previous, node_groups_seen(samples))
+    seen = node_groups_seen(samples)
+    groups = {**seen, **groups_from(placement, seen)}
+    cluster = cluster_view(result, samples, before, previous, groups)
     inputs, findings = None, []
     if result.up:
-        inputs = Inputs(cluster, samples, config_view(result, samples), None, before)
+        inputs = Inputs(cluster, samples, config_view(result, samples), placement, before)
         findings = evaluated(checks, inputs)
     return Reading(
         result=result,

@@ -328,7 +328,7 @@ def markdown(report: Report) -> str:
     for title, found in _sections(report.findings):
         if not found:
             continue
-        lines += ["", f"## {title} ({len(found)})", ""]
+        lines += [*([""] if lines[-1] else []), f"## {title} ({len(found)})", ""]
         if title == "Passed":
             lines.append(", ".join(f"`{f.id}`" for f in found))
             continue

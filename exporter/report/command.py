@@ -89,7 +89,9 @@ def _running_for() -> float:
 
 def reading_of(run: Run) -> Reading | Verdict:
     """The reading, or UNKNOWN naming the stage -t ran out in."""
-    stage = Stage(deadline=time.monotonic() + run.options.timeout - _running_for())
+    timeout = run.options.timeout
+    # At least half of -t for the read itself, however long the start took.
+    stage = Stage(deadline=time.monotonic() + max(timeout - _running_for(), timeout / 2))
     try:
         reading = asyncio.run(_read(run, stage))
     except TimeoutError:

@@ -149,13 +149,11 @@ def _code(finding: Finding, warning_only: bool) -> int:
 def _not_judged(reading: Reading, selection: Selection, chosen: list[Finding]) -> list[Finding]:
     """The selected findings that make the status UNKNOWN."""
     idle = {f.id for f in chosen if _nothing_to_judge(reading, f)}
-    named_idle = {
-        c.id
-        for family in selection.named_families
-        if all(c.id in idle for c in selection.checks if c.family == family)
-        for c in selection.checks
-        if c.family == family
-    }
+    named_idle: set[str] = set()
+    for family in selection.named_families:
+        members = {c.id for c in selection.checks if c.family == family}
+        if members <= idle:  # a family named with --only that had nothing to judge
+            named_idle |= members
     return [
         f
         for f in chosen

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ndbinfo_exporter.collectors.base import Collector
 from ndbinfo_exporter.scrape.scraper import Scraper, ScrapeResult
@@ -52,20 +52,21 @@ class Reading:
 
 @dataclass
 class Stage:
-    """What the run waits for now, named for a timeout."""
+    """What the run waits for now, named for a timeout, and when -t runs out
+    (time.monotonic())."""
 
+    deadline: float
     now: str = "starting"
-    deadline: float = field(default=0.0)
 
     def left(self) -> float:
         return max(0.0, self.deadline - time.monotonic())
 
 
-def needed(checks: Sequence[Check], enabled: Sequence[Collector], off: set[str]) -> list[str]:
+def needed(checks: Sequence[Check], collectors: Sequence[Collector], off: set[str]) -> list[str]:
     """The collectors the checks read, and the base ones, except those turned off by a flag;
     a collector the exporter leaves off by default is read when a selected check needs it."""
     names = {*BASE, *(name for check in checks for name in check.reads)}
-    return [c.name for c in enabled if c.name in names and c.name not in off]
+    return [c.name for c in collectors if c.name in names and c.name not in off]
 
 
 def scraper_for(settings: Settings, collectors: Sequence[Collector]) -> Scraper:

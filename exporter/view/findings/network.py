@@ -54,7 +54,7 @@ TRANSPORTER_OVERLOADED = Check(
     id="transporter_overloaded",
     title="Overloaded transporters",
     severity="warning",
-    promql="rate(ndb_transporter_overloads_total[5m]) > 0\n  or ndb_transporter_overloaded == 1",
+    promql="rate(ndb_transporter_overloads_total[5m]) > 0\n  or ndb_transporter_overloaded_links > 0",
     sql=(
         "SELECT node_id, remote_node_id, overloaded, overload_count, slowdown\n"
         "FROM ndbinfo.transporters WHERE overloaded = 1 OR overload_count > 0"

@@ -271,11 +271,10 @@ def node_counts(inputs: Inputs) -> list[str]:
     data = [n for g in topology.node_groups for n in g.nodes] + topology.unassigned_data_nodes
     mgm = topology.management_nodes
     api_up = sum(n.connected for n in topology.api_nodes)
-    counts = {
-        "ndbd_nodes": (sum(n.running for n in data), len(data)),
-        "ndb_mgmd_nodes": (sum(n.connected for n in mgm), len(mgm)),
-        "mysqld_nodes": (api_up, api_up + len(availability.api_nodes_gone(inputs))),
-    }
+    counts = {"ndbd_nodes": (sum(n.running for n in data), len(data))}
+    if mgm or topology.api_nodes:  # else the processes collector gave nothing (NDB < 7.5.7)
+        counts["ndb_mgmd_nodes"] = (sum(n.connected for n in mgm), len(mgm))
+        counts["mysqld_nodes"] = (api_up, api_up + len(availability.api_nodes_gone(inputs)))
     return [f"{quoted(name)}={up};;;0;{total}" for name, (up, total) in counts.items()]
 
 

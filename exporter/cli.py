@@ -10,7 +10,6 @@ from collections.abc import Sequence
 
 import uvicorn
 from ndbinfo_exporter import __version__, httpserver, logs, targets, webconfig
-from ndbinfo_exporter.app import create_app
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.errors import ConfigError
 from ndbinfo_exporter.report import command as report_command
@@ -67,6 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ndbinfo-exporter: {exc}", file=sys.stderr)
         return 1
     logs.setup(settings.log_level, settings.log_format)
+    # The web framework is imported only to serve: check and report start without it.
+    from ndbinfo_exporter.app import create_app
+
     enabled = settings.enabled(collectors)
     scraper = Scraper(
         enabled,

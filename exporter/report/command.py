@@ -10,7 +10,8 @@ import dataclasses
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
+from typing import Any
 
 from ndbinfo_exporter import logs, targets
 from ndbinfo_exporter.collectors.registry import all_collectors
@@ -76,6 +77,22 @@ async def _read(run: Run, stage: Stage) -> Reading:
         scraper.close()
 
 
+def _run_bounded(coroutine: Coroutine[Any, Any, Reading]) -> Reading:
+    """asyncio.run without its wait for the default executor's threads: a statement still
+    blocked in a thread after -t ran out must not hold the answer."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        return loop.run_until_complete(coroutine)
+    finally:
+        pending = asyncio.all_tasks(loop)
+        for task in pending:
+            task.cancel()
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        asyncio.set_event_loop(None)
+        loop.close()
+
+
 def _running_for() -> float:
     """Seconds since this process started (Linux; else 0): -t bounds the whole run, the
     interpreter's start and the imports included."""
@@ -93,7 +110,7 @@ def reading_of(run: Run) -> Reading | Verdict:
     # At least half of -t for the read itself, however long the start took.
     stage = Stage(deadline=time.monotonic() + max(timeout - _running_for(), timeout / 2))
     try:
-        reading = asyncio.run(_read(run, stage))
+        reading = _run_bounded(_read(run, stage))
     except TimeoutError:
         return nagios.unknown(f"timed out after {run.options.timeout:g} s waiting for {stage.now}")
     findings = limits.rejudged(reading.findings, reading.inputs, run.options.thresholds)

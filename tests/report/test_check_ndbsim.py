@@ -70,7 +70,9 @@ def test_data_memory_thresholds(sim, share, thresholds, code, ranges):
 
 def test_a_timeout_is_unknown_and_names_what_it_waited_for(sim):
     sim.fault("slow-ndbinfo", seconds=30)
-    done = run("check", "-t", "2", *of(sim), password=PASSWORD, timeout=6)
+    # Bounded well below the 30 s the statements wait: the start of a process under CPU
+    # contention is not what this measures.
+    done = run("check", "-t", "2", *of(sim), password=PASSWORD, timeout=20)
     assert done.returncode == 3, done.stdout
     assert done.stdout.startswith("NDB UNKNOWN - timed out after 2 s waiting for ")
     assert "to read ndbinfo" in done.stdout or "(collectors " in done.stdout

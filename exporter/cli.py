@@ -9,8 +9,7 @@ import sys
 from collections.abc import Sequence
 
 import uvicorn
-from ndbinfo_exporter import __version__, httpserver, logs, mycnf, targets, webconfig
-from ndbinfo_exporter.app import create_app
+from ndbinfo_exporter import __version__, httpserver, logs, targets, webconfig
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.errors import ConfigError
 from ndbinfo_exporter.report import command as report_command
@@ -43,15 +42,7 @@ def _listen(address: str) -> socket.socket:
 def _configure(argv: Sequence[str]):
     collectors = all_collectors()
     settings: Settings = parse(argv, collectors)
-    client = mycnf.load(settings.my_cnf) if settings.my_cnf else {}
-    password = settings.password.get_secret_value() if settings.password is not None else None
-    resolved = targets.build(
-        client,
-        settings.mysqld_address,
-        settings.mysqld_username,
-        password,
-        settings.probe_allowed_targets,
-    )
+    resolved = targets.from_settings(settings, settings.probe_allowed_targets)
     web = webconfig.load(settings.web_config_file) if settings.web_config_file else None
     if settings.view_alerts_url:
         try:
@@ -75,6 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ndbinfo-exporter: {exc}", file=sys.stderr)
         return 1
     logs.setup(settings.log_level, settings.log_format)
+    # The web framework is imported only to serve: check and report start without it.
+    from ndbinfo_exporter.app import create_app
+
     enabled = settings.enabled(collectors)
     scraper = Scraper(
         enabled,

@@ -8,9 +8,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ndbinfo_exporter import logs
+from ndbinfo_exporter import logs, mycnf
 from ndbinfo_exporter.errors import ConfigError
 from ndbinfo_exporter.mycnf import ClientSection
+from ndbinfo_exporter.settings import Settings
 
 DEFAULT_PORT = 3306
 
@@ -212,4 +213,14 @@ def build(
         auth_modules=modules,
         allowed_patterns=allowed_patterns,
         probe_only=not (address or base.host or base.port or base.socket),
+    )
+
+
+def from_settings(settings: Settings, allowed_patterns: tuple[str, ...] = ()) -> Targets:
+    """The targets of every command: the [client] sections of --config.my-cnf, overridden by
+    the flags, with the password from the environment."""
+    client = mycnf.load(settings.my_cnf) if settings.my_cnf else {}
+    password = settings.password.get_secret_value() if settings.password is not None else None
+    return build(
+        client, settings.mysqld_address, settings.mysqld_username, password, allowed_patterns
     )

@@ -1,59 +1,29 @@
 """The report as data: what ``--format json`` prints (its JSON Schema is docs/report.schema.json,
-``python -m ndbinfo_exporter.report.schema``) and what the text and Markdown forms show."""
+``python -m ndbinfo_exporter.report.schema``) and what the text and Markdown forms show.
+
+The report has its own models, versioned by ``SCHEMA_VERSION``: they are filled from the
+view's models, so a change to the view's API does not change the report's JSON unless this
+file changes too (and the version with it).
+"""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
+import re
+import shlex
 from datetime import UTC, datetime
 from typing import Literal
 
-from ndbinfo_exporter import logs
+from ndbinfo_exporter import __version__, logs
+from ndbinfo_exporter.report import limits
+from ndbinfo_exporter.report.nagios import CHECKS, Verdict
+from ndbinfo_exporter.report.options import Options
 from ndbinfo_exporter.report.reading import Reading
 from ndbinfo_exporter.scrape.ndb_visibility import CAUSES, OK
-from ndbinfo_exporter.view import findings as findings_package
-from ndbinfo_exporter.view.findings.check import Check
-from ndbinfo_exporter.view.findings.evaluation import CHECKS
-from ndbinfo_exporter.view.models import (
-    ConfigParam,
-    DataNode,
-    Finding,
-    Lcp,
-    NodeResources,
-    OtherNode,
-    Replication,
-)
-from ndbinfo_exporter.view.samples import Samples
+from ndbinfo_exporter.view import findings as view_findings
+from ndbinfo_exporter.view.models import Finding
 from pydantic import BaseModel, Field
 
-SCHEMA_VERSION = 1
-FAMILIES = (
-    "availability",
-    "storage",
-    "network",
-    "replication",
-    "configuration",
-    "distribution",
-    "queries",
-    "performance",
-)
-
-
-def _families() -> dict[str, str]:
-    """Check id -> its family: the module of view/findings that declares it."""
-    found: dict[str, str] = {}
-    for module in pkgutil.iter_modules(findings_package.__path__):
-        if module.name not in FAMILIES:
-            continue
-        declared = importlib.import_module(f"{findings_package.__name__}.{module.name}")
-        for value in vars(declared).values():
-            if isinstance(value, Check):
-                found[value.id] = module.name
-    return found
-
-
-FAMILY = _families()
-NEEDS_HISTORY = {check.id for check in CHECKS if check.needs_history}
+SCHEMA_VERSION = 2
 
 
 class Cluster(BaseModel):
@@ -68,8 +38,123 @@ class Cluster(BaseModel):
     arbitrator_node_id: int | None = None
 
 
-class ReportFinding(Finding):
-    family: str = Field(description="Module of the check: availability, storage, network, ...")
+class DataNode(BaseModel):
+    node_id: int
+    nodegroup: int | None = None
+    state: str = Field(description="ndbinfo.nodes status, or STOPPED when the node has no row")
+    running: bool
+    start_phase: int | None = None
+    uptime_seconds: float | None = None
+    hostname: str | None = None
+    version: str | None = None
+
+
+class OtherNode(BaseModel):
+    node_id: int
+    node_type: Literal["MGM", "API"]
+    connected: bool
+    gone: bool = Field(
+        description="Not connected, but was: a management node, or a SQL/API node a data "
+        "node's transporter had connected to (a spare [api] slot never is)"
+    )
+    hostname: str | None = None
+    version: str | None = None
+    process_name: str | None = None
+
+
+class Resources(BaseModel):
+    node_id: int
+    data_memory_used_bytes: float | None = None
+    data_memory_total_bytes: float | None = None
+    data_memory_used_ratio: float | None = Field(None, description="0 to 1")
+    redo_used_bytes: float | None = Field(None, description="REDO log space used, all parts")
+    redo_total_bytes: float | None = None
+    redo_used_ratio: float | None = Field(None, description="0 to 1, all parts")
+    redo_fullest_part_ratio: float | None = Field(
+        None, description="0 to 1: the fullest REDO log part, what redo_log_full judges"
+    )
+
+
+class Checkpoints(BaseModel):
+    lcp_id: int | None = Field(None, description="Last completed local checkpoint")
+    replicas_lcp_ongoing: int | None = None
+    completed_gci: int | None = Field(None, description="GCI of the last LCP completion")
+    current_gci: int | None = None
+    age_gcis: int | None = Field(None, description="current_gci - completed_gci")
+    age_seconds: float | None = Field(None, description="age_gcis x TimeBetweenGlobalCheckpoints")
+
+
+class Channel(BaseModel):
+    channel: str = Field(description="Channel_Name; empty for the default channel")
+    io_thread: str | None = Field(None, description="yes, connecting or no")
+    sql_thread: str | None = Field(None, description="yes or no")
+    last_io_error_number: int | None = None
+    last_sql_error_number: int | None = None
+    seconds_behind_source: float | None = None
+    source_server_id: int | None = None
+
+
+class AppliedGci(BaseModel):
+    server_id: int
+    applied_gci: int
+
+
+class Binlog(BaseModel):
+    server_id: int | None = None
+    committed_gci: int | None = None
+    written_gci: int | None = None
+    injector_lag_gcis: int | None = None
+    event_buffer_gcis: int | None = None
+
+
+class Replication(BaseModel):
+    channels: list[Channel]
+    applied: list[AppliedGci]
+    binlog: Binlog | None = None
+
+
+class ConfigValue(BaseModel):
+    node_id: int
+    value: float
+
+
+class ConfigParam(BaseModel):
+    param: str
+    default: float | None = None
+    values: list[ConfigValue]
+    inconsistent: bool = Field(description="The value differs between data nodes")
+
+
+class Evidence(BaseModel):
+    label: str
+    text: str = Field(description="As the view shows it")
+    value: float | None = Field(None, description="The number in text, when it is one")
+    unit: str | None = Field(None, description="Its unit: %, s, B, GiB, GCIs, ...")
+
+
+class Measurement(BaseModel):
+    """A value the check judges, as the check's performance data carries it."""
+
+    label: str
+    value: float | None = Field(description="null: the node cannot report (U)")
+    unit: str = Field(description="%, s, or empty for a count")
+    warning: str | None = Field(None, description="Warning range (Monitoring Plugins syntax)")
+    critical: str | None = Field(None, description="Critical range")
+
+
+class ReportFinding(BaseModel):
+    id: str
+    title: str
+    family: str = Field(description="availability, storage, network, replication, ...")
+    status: Literal["problem", "ok", "unknown"]
+    severity: Literal["critical", "warning", "info"]
+    summary: str
+    evidence: list[Evidence]
+    measurements: list[Measurement]
+    advice: str
+    promql: str
+    sql: str
+    guide: str
     needs_history: str | None = Field(
         None,
         description="Set when the check measures a rate or a change and the report read once: "
@@ -88,7 +173,14 @@ class Summary(BaseModel):
 class Report(BaseModel):
     """One read of an NDB cluster through one SQL node, and the cluster view's findings."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[2] = SCHEMA_VERSION
+    exporter_version: str = Field(description="ndbinfo-exporter version that wrote it")
+    command: str = Field(description="The command line, without the program's path")
+    status: Literal["OK", "WARNING", "CRITICAL", "UNKNOWN"] = Field(
+        description="What `check` with the same flags returns (default selection)"
+    )
+    exit_code: int = Field(description="check's exit code: 0, 1, 2 or 3")
+    status_text: str = Field(description="check's status line, without its performance data")
     target: str = Field(description="SQL node read (host:port or socket), never credentials")
     read_at: str = Field(description="When the (last) read finished, RFC 3339 UTC")
     interval_seconds: float | None = Field(
@@ -101,15 +193,20 @@ class Report(BaseModel):
         None, description="ok, engine_absent, ndbinfo_absent or privilege_missing"
     )
     ndb_not_visible_reason: str | None = None
+    collectors_read: list[str] = Field(description="The collectors this read ran")
     collectors_failed: dict[str, str] = Field(description="Collector -> why it failed")
     cluster: Cluster | None = None
     data_nodes: list[DataNode] = Field(description="Every data node, by node id")
     fragments_with_dead_replicas: int | None = Field(
         None, description="Fragments with a replica on a stopped data node (ndbinfo)"
     )
-    other_nodes: list[OtherNode] = Field(description="Management and API (SQL) nodes")
-    resources: list[NodeResources] = Field(description="DataMemory and redo log per data node")
-    lcp: Lcp | None = Field(None, description="Local checkpoint and global checkpoint (GCI)")
+    other_nodes: list[OtherNode] = Field(
+        description="Management nodes, and SQL/API nodes connected now or before (spare "
+        "[api] slots that never connected are left out)"
+    )
+    spare_api_slots: int = Field(description="[api] slots configured that never connected")
+    resources: list[Resources] = Field(description="DataMemory and redo log per data node")
+    checkpoints: Checkpoints | None = None
     replication: Replication | None = Field(
         None, description="Present when this SQL node replicates or writes a binary log"
     )
@@ -123,8 +220,21 @@ class Report(BaseModel):
     findings: list[ReportFinding] = Field(description="Problems first, as the view lists them")
 
 
+NUMBER = re.compile(r"^(-?[\d,]*\.?\d+)\s*(%|[KMGT]iB|B|s|ms|GCIs?|requests/s)?$")
+
+
+def evidence(label: str, text: str) -> Evidence:
+    """Evidence with its number and unit when its text is one number with a unit."""
+    match = NUMBER.match(text.strip())
+    if match is None:
+        return Evidence(label=label, text=text)
+    return Evidence(
+        label=label, text=text, value=float(match[1].replace(",", "")), unit=match[2] or None
+    )
+
+
 def _history(finding: Finding, interval: float | None) -> str | None:
-    if finding.id not in NEEDS_HISTORY or interval is not None:
+    if not CHECKS[finding.id].needs_history or interval is not None:
         return None
     return (
         "Measured from one read: a rate needs two. Prometheus measures it over time "
@@ -132,30 +242,121 @@ def _history(finding: Finding, interval: float | None) -> str | None:
     )
 
 
-def build(reading: Reading) -> Report:
+def _finding(reading: Reading, finding: Finding, options: Options) -> ReportFinding:
+    limit = limits.BY_CHECK.get(finding.id)
+    measured = (
+        limits.measure(limit, reading.inputs, options.thresholds)
+        if limit is not None and reading.inputs is not None
+        else []
+    )
+    return ReportFinding(
+        **finding.model_dump(exclude={"evidence"}),
+        family=CHECKS[finding.id].family,
+        evidence=[evidence(e.label, e.value) for e in finding.evidence],
+        measurements=[
+            Measurement(
+                label=m.label,
+                value=m.value,
+                unit=m.unit,
+                warning=m.warning.text if m.warning else None,
+                critical=m.critical.text if m.critical else None,
+            )
+            for m in measured
+        ],
+        needs_history=_history(finding, reading.interval),
+    )
+
+
+def _other_nodes(reading: Reading) -> tuple[list[OtherNode], int]:
+    topology = reading.cluster.topology
+    gone = (
+        set(view_findings.availability.api_nodes_gone(reading.inputs)) if reading.inputs else set()
+    )
+    shown, spare = [], 0
+    for node in sorted(topology.management_nodes + topology.api_nodes, key=lambda n: n.node_id):
+        is_gone = not node.connected and (node.node_type == "MGM" or node.node_id in gone)
+        if node.node_type == "API" and not node.connected and not is_gone:
+            spare += 1
+            continue
+        shown.append(OtherNode(**node.model_dump(), gone=is_gone))
+    return shown, spare
+
+
+def _replication(reading: Reading) -> Replication | None:
+    replication = reading.cluster.replication
+    if not (replication.replicating or replication.binlog is not None):
+        return None
+    return Replication.model_validate(replication.model_dump())
+
+
+def _summary(findings: list[Finding]) -> Summary:
+    problems = [f for f in findings if f.status == "problem"]
+    return Summary(
+        critical=sum(1 for f in problems if f.severity == "critical"),
+        warning=sum(1 for f in problems if f.severity == "warning"),
+        info=sum(1 for f in problems if f.severity == "info"),
+        unknown=sum(1 for f in findings if f.status == "unknown"),
+        ok=sum(1 for f in findings if f.status == "ok"),
+    )
+
+
+def _cluster(reading: Reading) -> Cluster | None:
+    if not reading.result.up:
+        return None
+    sql, topology = reading.cluster.sql_node, reading.cluster.topology
+    return Cluster(
+        name=sql.system_name,
+        ndb_version=sql.ndb_version,
+        mysql_version=sql.version,
+        sql_node_id=sql.node_id,
+        data_nodes_configured=sql.data_nodes_configured,
+        data_nodes_ready=sql.data_nodes_ready,
+        node_groups=len(topology.node_groups),
+        president_node_id=topology.president_node_id,
+        arbitrator_node_id=topology.arbitrator_node_id,
+    )
+
+
+def _resources(reading: Reading) -> list[Resources]:
+    return [
+        Resources(
+            node_id=r.node_id,
+            data_memory_used_bytes=r.data_memory_used_bytes,
+            data_memory_total_bytes=r.data_memory_total_bytes,
+            data_memory_used_ratio=r.data_memory_ratio,
+            redo_used_bytes=r.redo_used_bytes,
+            redo_total_bytes=r.redo_total_bytes,
+            redo_used_ratio=r.redo_ratio,
+            redo_fullest_part_ratio=r.redo_worst_part_ratio,
+        )
+        for r in reading.cluster.resources
+    ]
+
+
+def command_line(options: Options) -> str:
+    return shlex.join(["ndbinfo-exporter", options.command, *options.argv])
+
+
+def build(reading: Reading, options: Options, verdict: Verdict) -> Report:
     result, cluster = reading.result, reading.cluster
     visibility = cluster.sql_node.ndb_visibility
     up = result.up
     topology = cluster.topology
-    findings = reading.findings.findings if reading.findings is not None else []
-    report_findings = [
-        ReportFinding(
-            **finding.model_dump(),
-            family=FAMILY.get(finding.id, "other"),
-            needs_history=_history(finding, reading.interval),
-        )
-        for finding in findings
-    ]
-    problems = [f for f in findings if f.status == "problem"]
     data_nodes = sorted(
         [n for g in topology.node_groups for n in g.nodes] + topology.unassigned_data_nodes,
         key=lambda n: n.node_id,
     )
-    replication = cluster.replication
-    shows_replication = replication.replicating or replication.binlog is not None
-    sql = cluster.sql_node
-    dead = Samples(result.families).value("ndb_fragments_with_dead_replicas") if up else None
+    dead = (
+        reading.inputs.samples.value("ndb_fragments_with_dead_replicas") if reading.inputs else None
+    )
+    others, spare = _other_nodes(reading)
+    config = reading.config
     return Report(
+        exporter_version=__version__,
+        command=command_line(options),
+        status=verdict.status,
+        exit_code=verdict.code,
+        status_text=verdict.text,
         target=result.target,
         read_at=datetime.fromtimestamp(result.finished_at, UTC).isoformat(timespec="seconds"),
         interval_seconds=reading.interval,
@@ -164,34 +365,20 @@ def build(reading: Reading) -> Report:
         ndb_visible=up and visibility in (None, OK),
         ndb_visibility=visibility,
         ndb_not_visible_reason=CAUSES.get(visibility) if visibility else None,
+        collectors_read=list(reading.collectors),
         collectors_failed={f.collector: logs.redact(f.error) for f in cluster.collectors_failed},
-        cluster=Cluster(
-            name=sql.system_name,
-            ndb_version=sql.ndb_version,
-            mysql_version=sql.version,
-            sql_node_id=sql.node_id,
-            data_nodes_configured=sql.data_nodes_configured,
-            data_nodes_ready=sql.data_nodes_ready,
-            node_groups=len(topology.node_groups),
-            president_node_id=topology.president_node_id,
-            arbitrator_node_id=topology.arbitrator_node_id,
-        )
-        if up
-        else None,
-        data_nodes=data_nodes,
+        cluster=_cluster(reading),
+        data_nodes=[DataNode.model_validate(n.model_dump()) for n in data_nodes],
         fragments_with_dead_replicas=None if dead is None else int(dead),
-        other_nodes=sorted(topology.management_nodes + topology.api_nodes, key=lambda n: n.node_id),
-        resources=cluster.resources,
-        lcp=cluster.lcp if up else None,
-        replication=replication if shows_replication else None,
-        configuration=reading.config.params if reading.config is not None else [],
-        configuration_unknown=reading.config.unknown if reading.config is not None else None,
-        summary=Summary(
-            critical=sum(1 for f in problems if f.severity == "critical"),
-            warning=sum(1 for f in problems if f.severity == "warning"),
-            info=sum(1 for f in problems if f.severity == "info"),
-            unknown=sum(1 for f in findings if f.status == "unknown"),
-            ok=sum(1 for f in findings if f.status == "ok"),
-        ),
-        findings=report_findings,
+        other_nodes=others,
+        spare_api_slots=spare,
+        resources=_resources(reading),
+        checkpoints=Checkpoints.model_validate(cluster.lcp.model_dump()) if up else None,
+        replication=_replication(reading),
+        configuration=[ConfigParam.model_validate(p.model_dump()) for p in config.params]
+        if config is not None
+        else [],
+        configuration_unknown=config.unknown if config is not None else None,
+        summary=_summary(reading.findings),
+        findings=[_finding(reading, f, options) for f in reading.findings],
     )

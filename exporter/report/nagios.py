@@ -1,11 +1,14 @@
-"""``check``: the findings as a monitoring plugin sees them (monitoring-plugins guidelines):
-one status line ``NDB STATUS - text | perfdata``, the selected problems on the lines after
-it, and exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
+"""The findings as a monitoring plugin judges them (Monitoring Plugins Development Guidelines):
+a status, one status line ``NDB STATUS - text | perfdata``, long output after it, and exit
+0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN. ``check`` prints it; ``report`` carries the same
+status and exit code.
 
 By default only the families that say whether the cluster is healthy make the status
 (``DEFAULT_FAMILIES``); the tuning advice (distribution, queries, performance) is left to
-the report and to ``--only``. The thresholds of the performance data are those of
-``view/thresholds.py``, the same numbers as the findings and the alert rules.
+the report and to ``--only``. A selected check that could not judge (its collector off or
+failed) makes the status UNKNOWN; one with nothing to judge (not a replica, no tablespace)
+does too when it was named with ``--only``, by id or as a family none of whose checks had
+anything to judge.
 """
 
 from __future__ import annotations
@@ -13,126 +16,215 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ndbinfo_exporter.errors import ConfigError
-from ndbinfo_exporter.report.document import FAMILIES, FAMILY, Report, ReportFinding
-from ndbinfo_exporter.view import thresholds
+from ndbinfo_exporter.report import limits
+from ndbinfo_exporter.report.options import FAMILIES, Options
+from ndbinfo_exporter.report.reading import Reading
+from ndbinfo_exporter.scrape.ndb_visibility import CAUSES
+from ndbinfo_exporter.scrape.ndb_visibility import OK as VISIBLE
+from ndbinfo_exporter.view.findings import availability, evaluation
+from ndbinfo_exporter.view.findings import replication as replication_checks
+from ndbinfo_exporter.view.findings.check import Check
+from ndbinfo_exporter.view.models import Finding
 
 OK, WARNING, CRITICAL, UNKNOWN = 0, 1, 2, 3
 STATUS = {OK: "OK", WARNING: "WARNING", CRITICAL: "CRITICAL", UNKNOWN: "UNKNOWN"}
+CODE = {"unknown": UNKNOWN, "critical": CRITICAL, "warning": WARNING}
+# Which status wins: CRITICAL over WARNING over UNKNOWN over OK.
+RANK = {OK: 0, UNKNOWN: 1, WARNING: 2, CRITICAL: 3}
 DEFAULT_FAMILIES = ("availability", "storage", "network", "replication", "configuration")
 SERVICE = "NDB"
+CHECKS = {check.id: check for check in evaluation.CHECKS}
+# Passed, but with nothing to judge: this SQL node does not play the part the check is about.
+NOTHING_TO_JUDGE = (replication_checks.NOT_A_REPLICA, replication_checks.NO_BINLOG)
+# Always evaluated: under them nothing else is judged healthy (evaluation.BLINDING).
+BLINDING = (availability.NDB_NOT_VISIBLE, availability.CLUSTER_NOT_VISIBLE)
 
 
 @dataclass(frozen=True)
-class Outcome:
-    code: int
-    output: str  # the status line, then one line per selected problem
+class Selection:
+    checks: tuple[Check, ...]
+    named_ids: frozenset[str] = frozenset()  # checks named by id with --only
+    named_families: tuple[str, ...] = ()  # families named with --only
+
+    def evaluated(self) -> tuple[Check, ...]:
+        """The checks to evaluate: the selected ones and those that blind the others."""
+        ids = {c.id for c in self.checks} | {c.id for c in BLINDING}
+        return tuple(c for c in evaluation.CHECKS if c.id in ids)
 
 
-def selection(only: tuple[str, ...]) -> set[str]:
-    """The finding ids selected by --only (ids, families or 'all'); ConfigError for a name
-    that is neither."""
+def select(only: tuple[str, ...]) -> Selection:
+    """The checks --only selects (ids, families or 'all'); ConfigError for a name that is
+    neither."""
     if not only:
-        return {id for id, family in FAMILY.items() if family in DEFAULT_FAMILIES}
-    chosen: set[str] = set()
+        return Selection(tuple(c for c in evaluation.CHECKS if c.family in DEFAULT_FAMILIES))
+    ids: set[str] = set()
+    named_ids, families = set(), []
     for name in only:
         if name == "all":
-            chosen |= set(FAMILY)
+            ids |= set(CHECKS)
         elif name in FAMILIES:
-            chosen |= {id for id, family in FAMILY.items() if family == name}
-        elif name in FAMILY:
-            chosen.add(name)
+            families.append(name)
+            ids |= {c.id for c in evaluation.CHECKS if c.family == name}
+        elif name in CHECKS:
+            named_ids.add(name)
+            ids.add(name)
         else:
             raise ConfigError(
-                f"--only: {name!r} is neither a finding id nor a family ({', '.join(FAMILIES)})"
+                f"--only: {name!r} is neither a check id nor a family ({', '.join(FAMILIES)})"
             )
-    return chosen
+    checks = tuple(c for c in evaluation.CHECKS if c.id in ids)
+    return Selection(checks, frozenset(named_ids), tuple(families))
 
 
-def unknown(reason: str) -> Outcome:
-    return Outcome(UNKNOWN, f"{SERVICE} UNKNOWN - {reason}")
+@dataclass(frozen=True)
+class Verdict:
+    code: int
+    text: str
+    perfdata: str = ""
+    details: tuple[str, ...] = ()  # long output: one line each
+    verbose: tuple[str, ...] = ()  # shown with -v
+
+    @property
+    def status(self) -> str:
+        return STATUS[self.code]
+
+    def output(self, verbosity: int = 0) -> str:
+        line = f"{SERVICE} {self.status} - {self.text}"
+        lines = [f"{line} | {self.perfdata}" if self.perfdata else line, *self.details]
+        if verbosity:
+            lines += self.verbose
+        return "\n".join(lines)
 
 
-def _code(finding: ReportFinding, warning_only: bool) -> int:
+def unknown(reason: str) -> Verdict:
+    return Verdict(UNKNOWN, reason)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def unreadable(reading: Reading, options: Options) -> Verdict | None:
+    """The verdict when the cluster cannot be read through this SQL node: out of time
+    (UNKNOWN), not reached, login refused or NDB not visible (--unreachable-state)."""
+    result = reading.result
+    if reading.timed_out is not None:
+        return unknown(f"timed out after {options.timeout:g} s waiting for {reading.timed_out}")
+    state = CODE[options.unreachable_state]
+    if not result.up:
+        error = _one_line(result.error or "no answer")
+        if "1045" in error or "access denied" in error.lower():
+            return Verdict(state, f"access denied by the SQL node {result.target}: {error}")
+        return Verdict(state, f"SQL node {result.target} cannot be reached: {error}")
+    visibility = reading.cluster.sql_node.ndb_visibility
+    if visibility not in (None, VISIBLE):
+        reason = CAUSES.get(visibility, visibility)
+        return Verdict(state, f"NDB is not visible from the SQL node {result.target}: {reason}")
+    return None
+
+
+def _read(reading: Reading, check: Check) -> bool:
+    """Every collector the check reads succeeded, or has nothing to read in this NDB version
+    (skipped: the SQL node lacks its ndbinfo objects or version)."""
+    samples = reading.inputs.samples if reading.inputs is not None else None
+    return samples is not None and all(
+        samples.value("ndb_exporter_collector_success", collector=name) == 1
+        or samples.value("ndb_exporter_collector_skipped", collector=name) == 1
+        for name in check.reads
+    )
+
+
+def _nothing_to_judge(reading: Reading, finding: Finding) -> bool:
+    if finding.status == "ok":
+        return finding.summary in NOTHING_TO_JUDGE
+    return finding.status == "unknown" and _read(reading, CHECKS[finding.id])
+
+
+def _code(finding: Finding, warning_only: bool) -> int:
     if finding.severity == "critical" and not warning_only:
         return CRITICAL
     return WARNING if finding.severity in ("critical", "warning") else OK
 
 
-def evaluate(report: Report, only: tuple[str, ...] = (), warning_only: bool = False) -> Outcome:
-    chosen = selection(only)
-    if not report.reachable:
-        return unknown(f"SQL node {report.target} cannot be reached: {report.error}")
-    if not report.ndb_visible:
-        return unknown(
-            f"NDB is not visible from the SQL node {report.target}: "
-            f"{report.ndb_not_visible_reason or report.ndb_visibility}"
-        )
-    problems = [f for f in report.findings if f.status == "problem" and f.id in chosen]
-    code = max((_code(f, warning_only) for f in problems), default=OK)
-    judged = [f for f in report.findings if f.id in chosen and f.status != "unknown"]
-    counted = [f for f in problems if _code(f, warning_only) != OK]
-    if counted:
-        text = " ".join(f"{f.title}: {f.summary}" for f in counted)
-    else:
-        name = report.cluster.name if report.cluster else None
-        text = f"cluster {name or report.target}: {len(judged)} checks passed" + (
-            f" ({len(problems)} informational)" if problems else ""
-        )
-    lines = [f"{SERVICE} {STATUS[code]} - {text} | {perfdata(report)}"]
-    lines += [
-        f"[{f.severity.upper()}] {f.title} ({f.id}): {f.summary}"
-        + "".join(f" {e.label}: {e.value}." for e in f.evidence)
-        for f in problems
+def _not_judged(reading: Reading, selection: Selection, chosen: list[Finding]) -> list[Finding]:
+    """The selected findings that make the status UNKNOWN."""
+    idle = {f.id for f in chosen if _nothing_to_judge(reading, f)}
+    named_idle: set[str] = set()
+    for family in selection.named_families:
+        members = {c.id for c in selection.checks if c.family == family}
+        if members <= idle:  # a family named with --only that had nothing to judge
+            named_idle |= members
+    return [
+        f
+        for f in chosen
+        if (f.status == "unknown" and f.id not in idle)
+        or (f.id in idle and (f.id in selection.named_ids or f.id in named_idle))
     ]
-    return Outcome(code, "\n".join(lines))
 
 
-def _label(name: str) -> str:
-    return "'" + name.replace("'", "") + "'"
-
-
-def _percent(name: str, ratio: float, warn: float, crit: float) -> str:
-    return f"{_label(name)}={ratio * 100:.2f}%;{warn * 100:g};{crit * 100:g};0;100"
-
-
-def perfdata(report: Report) -> str:
-    """DataMemory and redo log used per data node, fragments with dead replicas, data nodes
-    ready and, on a replica, its lag: 'label'=value[UOM];warn;crit;min;max."""
+def perfdata(reading: Reading, selection: Selection, options: Options) -> str:
+    """'label'=value[UOM];warn;crit;min;max of the selected checks, from their own limits."""
+    if reading.inputs is None:
+        return ""
     items: list[str] = []
-    for r in report.resources:
-        if r.data_memory_ratio is not None:
-            items.append(
-                _percent(
-                    f"data_memory_node_{r.node_id}",
-                    r.data_memory_ratio,
-                    thresholds.DATA_MEMORY_WARNING,
-                    thresholds.DATA_MEMORY_CRITICAL,
-                )
-            )
-        if r.redo_ratio is not None:
-            items.append(
-                _percent(
-                    f"redo_node_{r.node_id}",
-                    r.redo_ratio,
-                    thresholds.REDO_WARNING,
-                    thresholds.REDO_CRITICAL,
-                )
-            )
-    if report.fragments_with_dead_replicas is not None:
-        items.append(f"'fragments_dead_replicas'={report.fragments_with_dead_replicas};;0;0")
-    cluster = report.cluster
-    if cluster is not None and cluster.data_nodes_ready is not None:
-        total = _text(cluster.data_nodes_configured)
-        items.append(f"'data_nodes_ready'={cluster.data_nodes_ready};;;0;{total}")
-    for channel in report.replication.channels if report.replication else []:
-        if channel.seconds_behind_source is not None:
-            name = channel.channel or "default"
-            items.append(
-                f"{_label('replication_lag_' + name)}={channel.seconds_behind_source:g}s;"
-                f"{thresholds.REPLICATION_LAG_SECONDS};;0"
-            )
+    ids = {c.id for c in selection.checks}
+    if availability.NODES_GONE.id in ids:
+        items += limits.node_counts(reading.inputs)
+    if availability.DEAD_REPLICAS.id in ids:
+        dead = reading.inputs.samples.value("ndb_fragments_with_dead_replicas")
+        if dead is not None:
+            items.append(f"'fragments_dead_replicas'={limits.number(dead)};;0;0")
+    for check in selection.checks:
+        limit = limits.BY_CHECK.get(check.id)
+        if limit is not None:
+            measured = limits.measure(limit, reading.inputs, options.thresholds)
+            if any(m.value is not None for m in measured):  # else nothing is measured here
+                items += [m.perfdata() for m in measured]
     return " ".join(items)
 
 
-def _text(value: int | None) -> str:
-    return "" if value is None else str(value)
+def _line(finding: Finding, status: str) -> str:
+    evidence = "".join(f" {e.label}: {e.value}." for e in finding.evidence)
+    return f"[{status}] {finding.title} ({finding.id}): {finding.summary}{evidence}"
+
+
+def _reasons(findings: list[Finding]) -> str:
+    """The checks grouped by why they could not judge: 'a, b: why; c: why'."""
+    by_reason: dict[str, list[str]] = {}
+    for finding in findings:
+        by_reason.setdefault(finding.summary.rstrip("."), []).append(finding.id)
+    return "; ".join(f"{', '.join(ids)}: {reason}" for reason, ids in by_reason.items())
+
+
+def judge(reading: Reading, selection: Selection, options: Options) -> Verdict:
+    blocked = unreadable(reading, options)
+    if blocked is not None:
+        return blocked
+    ids = {c.id for c in selection.checks}
+    chosen = [f for f in reading.findings if f.id in ids]
+    problems = [f for f in chosen if f.status == "problem"]
+    counted = [f for f in problems if _code(f, options.warning_only) != OK]
+    not_judged = _not_judged(reading, selection, chosen)
+    codes = [_code(f, options.warning_only) for f in counted] + [UNKNOWN] * bool(not_judged)
+    code = max(codes, key=RANK.__getitem__, default=OK)
+    why = _reasons(not_judged)
+    if counted:
+        text = " ".join(f"{f.title}: {f.summary}" for f in counted)
+        text += f" ({len(not_judged)} not judged: {why})" if not_judged else ""
+    elif not_judged:
+        text = f"not judged: {why}"
+    else:
+        judged = [f for f in chosen if f.status != "unknown" and not _nothing_to_judge(reading, f)]
+        name = reading.cluster.sql_node.system_name or reading.result.target
+        text = f"cluster {name}: {len(judged)} checks passed" + (
+            f" ({len(problems)} informational)" if problems else ""
+        )
+    shown = {f.id for f in problems} | {f.id for f in not_judged}
+    return Verdict(
+        code,
+        _one_line(text),
+        perfdata(reading, selection, options),
+        tuple(_line(f, f.severity.upper()) for f in problems)
+        + tuple(_line(f, "UNKNOWN") for f in not_judged),
+        tuple(_line(f, f.status.upper()) for f in chosen if f.id not in shown),
+    )

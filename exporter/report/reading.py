@@ -1,14 +1,16 @@
-"""One read of a SQL node (two with ``--interval``) and the cluster view's models built from it.
+"""One read of a SQL node for ``report`` and ``check``: the collectors the selected checks
+need (the scrape core's ``collect[]`` selection), the cluster and configuration models built
+from them as the view builds them, and the checks' findings, all as model objects.
 
-The models come from ``view.source.ViewSource``, as the view's API serves them: the same
-scrape of every enabled collector, the same placement read, the same ``Check``s. Its refresh
-interval is the time between the two reads, so the second read is a new scrape whose
-counters are compared with the first's.
+``--interval`` reads twice, that long apart, so that the rates measure that window. The whole
+run is bounded by ``-t``: each stage gets what is left of it, and a run that runs out says
+which stage it was waiting for.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -16,55 +18,160 @@ from ndbinfo_exporter.collectors.base import Collector
 from ndbinfo_exporter.scrape.scraper import Scraper, ScrapeResult
 from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import TargetConfig
-from ndbinfo_exporter.view.models import ClusterView, ConfigView, FindingsView
-from ndbinfo_exporter.view.source import VIEW_INTERVAL_SECONDS, ViewSource
+from ndbinfo_exporter.view import placement as placement_model
+from ndbinfo_exporter.view.cluster import cluster_view, node_groups_seen
+from ndbinfo_exporter.view.findings.check import Check
+from ndbinfo_exporter.view.findings.evaluation import evaluated
+from ndbinfo_exporter.view.findings.inputs import Inputs
+from ndbinfo_exporter.view.models import ClusterView, ConfigView, Finding
+from ndbinfo_exporter.view.parameters import config_view
+from ndbinfo_exporter.view.placement import Placement
+from ndbinfo_exporter.view.samples import Samples
+from ndbinfo_exporter.view.view_model import groups_from
+
+# The collectors every run reads: the SQL node, the data nodes, every node slot, node groups.
+BASE = ("status", "nodes", "processes", "membership")
+# Left of -t for printing the answer once the read gave up.
+MARGIN_SECONDS = 0.3
 
 
 @dataclass(frozen=True)
 class Reading:
     result: ScrapeResult
     cluster: ClusterView
-    config: ConfigView | None  # None when the SQL node did not answer
-    findings: FindingsView | None
+    inputs: Inputs | None  # None when the SQL node did not answer
+    findings: list[Finding]
     interval: float | None  # seconds between the two reads, None for one read
+    collectors: tuple[str, ...]  # the collectors read
+    timed_out: str | None = None  # the stage the run gave up in
+
+    @property
+    def config(self) -> ConfigView | None:
+        return self.inputs.config if self.inputs is not None else None
+
+
+@dataclass
+class Stage:
+    """What the run waits for now, named for a timeout, and when -t runs out
+    (time.monotonic())."""
+
+    deadline: float
+    now: str = "starting"
+
+    def left(self) -> float:
+        return max(0.0, self.deadline - time.monotonic())
+
+
+def needed(checks: Sequence[Check], collectors: Sequence[Collector], off: set[str]) -> list[str]:
+    """The collectors the checks read, and the base ones, except those turned off by a flag;
+    a collector the exporter leaves off by default is read when a selected check needs it."""
+    names = {*BASE, *(name for check in checks for name in check.reads)}
+    return [c.name for c in collectors if c.name in names and c.name not in off]
 
 
 def scraper_for(settings: Settings, collectors: Sequence[Collector]) -> Scraper:
-    enabled = settings.enabled(collectors)
     return Scraper(
-        enabled,
-        {c.name: settings.options_for(c) for c in enabled},
+        collectors,
+        {c.name: settings.options_for(c) for c in collectors},
         max_connections=1,
         query_timeout=settings.query_timeout,
         refresh_max_age=settings.refresh_max_age,
     )
 
 
-async def read(
-    scraper: Scraper, target: TargetConfig, settings: Settings, interval: float | None
-) -> Reading:
-    """The view's models for one read of ``target``, or for the second of two reads
-    ``interval`` seconds apart. A fresh enough scrape already in ``scraper`` is reused."""
-    source = ViewSource(
-        scraper,
-        target,
-        settings.query_timeout,
-        settings.refresh_max_age,
-        interval=interval or VIEW_INTERVAL_SECONDS,
+async def _scrape(
+    scraper: Scraper, target: TargetConfig, names: Sequence[str], stage: Stage
+) -> ScrapeResult:
+    stage.now = f"the SQL node {target.name} to read ndbinfo ({', '.join(names)})"
+    return await scraper.scrape(target, max(0.1, stage.left() - MARGIN_SECONDS), frozenset(names))
+
+
+def stalled(result: ScrapeResult) -> str | None:
+    """What the read ran out of time waiting for: the SQL node, or collectors' queries."""
+    if not result.up and (result.error or "").startswith("timed out"):
+        return f"the SQL node {result.target} to answer"
+    late = sorted(name for name, e in result.collector_errors.items() if e.startswith("timed out"))
+    if late:
+        return f"ndbinfo through the SQL node {result.target} (collectors {', '.join(late)})"
+    return None
+
+
+async def _placement(
+    scraper: Scraper, target: TargetConfig, result: ScrapeResult, stage: Stage
+) -> Placement | None:
+    """The fragment placement read through the first running data node; None when there is
+    none, this version lacks its tables, or the read fails (the findings then go without it)."""
+    info = result.target_info
+    running = sorted(
+        int(labels["node_id"])
+        for labels, value in Samples(result.families).select(
+            "ndb_data_node_status", state="STARTED"
+        )
+        if value
     )
-    model = await source.model(fresh=True)
-    if interval is not None and model.result.up:
+    if not result.up or not running or info is None:
+        return None
+    if any(o not in info.objects for o in placement_model.OBJECTS):
+        return None
+    stage.now = f"the SQL node {target.name} to read the fragment placement"
+    node, read_at = running[0], time.time()
+    try:
+        return await scraper.fold(
+            target,
+            placement_model.sql_for(node),
+            max(0.1, stage.left() - MARGIN_SECONDS),
+            lambda rows: placement_model.build(rows, node, read_at),
+        )
+    except Exception:  # a report without the placement still has every other finding
+        return None
+
+
+async def read(
+    scraper: Scraper,
+    target: TargetConfig,
+    checks: Sequence[Check],
+    interval: float | None,
+    stage: Stage,
+    placement: bool = False,
+) -> Reading:
+    """``placement``: also read the fragment placement (the report: the tables behind dead
+    replicas and hot tables; a check never reads it)."""
+    names = [c.name for c in scraper.collectors]
+    result = await _scrape(scraper, target, names, stage)
+    previous = None
+    if interval is not None and result.up and stalled(result) is None:
+        stage.now = f"the {interval:g} s between the two reads"
         await asyncio.sleep(interval)
-        model = await source.model(fresh=True)
-    bodies = model.bodies
+        previous, result = result, await _scrape(scraper, target, names, stage)
+    placed = await _placement(scraper, target, result, stage) if placement else None
+    return modelled(result, previous, checks, tuple(names), interval, placed)
+
+
+def modelled(
+    result: ScrapeResult,
+    previous: ScrapeResult | None,
+    checks: Sequence[Check],
+    collectors: tuple[str, ...],
+    interval: float | None = None,
+    placement: Placement | None = None,
+) -> Reading:
+    """The models of one scrape result (and the one before it), built as the view builds
+    them, and the findings of ``checks``."""
+    samples = Samples(result.families)
+    before = Samples(previous.families) if previous is not None else None
+    seen = node_groups_seen(samples)
+    groups = {**seen, **groups_from(placement, seen)}
+    cluster = cluster_view(result, samples, before, previous, groups)
+    inputs, findings = None, []
+    if result.up:
+        inputs = Inputs(cluster, samples, config_view(result, samples), placement, before)
+        findings = evaluated(checks, inputs)
     return Reading(
-        result=model.result,
-        cluster=model.cluster,
-        config=ConfigView.model_validate_json(bodies["config"].content)
-        if "config" in bodies
-        else None,
-        findings=FindingsView.model_validate_json(bodies["findings"].content)
-        if "findings" in bodies
-        else None,
-        interval=interval if model.previous is not None else None,
+        result=result,
+        cluster=cluster,
+        inputs=inputs,
+        findings=findings,
+        interval=interval if previous is not None else None,
+        collectors=collectors,
+        timed_out=stalled(result),
     )

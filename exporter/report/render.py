@@ -53,14 +53,10 @@ def _duration(seconds: float | None) -> str:
 
 
 def headline(report: Report) -> str:
-    """What is wrong, in one sentence: said first in every form."""
-    if not report.reachable:
-        return f"The SQL node {report.target} did not answer: {report.error}."
-    if not report.ndb_visible:
-        return (
-            f"NDB is not visible from the SQL node {report.target}: "
-            f"{report.ndb_not_visible_reason or report.ndb_visibility}."
-        )
+    """What is wrong, in one sentence: said first in every form. When the cluster could not
+    be read it is the check's own status text (nagios.unreadable)."""
+    if not report.reachable or not report.ndb_visible:
+        return report.status_text[0].upper() + report.status_text[1:] + "."
     s = report.summary
     if not (s.critical or s.warning or s.info):
         return f"No problems found ({s.ok} checks passed, {s.unknown} without data)."
@@ -68,6 +64,10 @@ def headline(report: Report) -> str:
         f"{n} {word}" for n, word in ((s.critical, "critical"), (s.warning, "warning")) if n
     ] + ([f"{s.info} informational"] if s.info else [])
     return f"{', '.join(parts)} problem{'s' if s.critical + s.warning + s.info > 1 else ''} found."
+
+
+def status(report: Report) -> str:
+    return f"check status {report.status} (exit {report.exit_code}): {report.status_text}"
 
 
 def tables(report: Report) -> Iterator[Table]:
@@ -88,6 +88,7 @@ def tables(report: Report) -> Iterator[Table]:
                 f"{cluster.node_groups} node groups",
             ),
             ("fragments with dead replicas", _text(report.fragments_with_dead_replicas)),
+            ("spare [api] slots (never connected)", str(report.spare_api_slots)),
             ("president", _text(cluster.president_node_id)),
             ("arbitrator", _text(cluster.arbitrator_node_id)),
         ],
@@ -112,7 +113,7 @@ def tables(report: Report) -> Iterator[Table]:
                 str(n.node_id),
                 n.node_type,
                 "",
-                "connected" if n.connected else "not connected",
+                "connected" if n.connected else "gone",
                 "",
                 _text(n.hostname),
                 _text(n.process_name or n.version),
@@ -129,17 +130,17 @@ def tables(report: Report) -> Iterator[Table]:
                     str(r.node_id),
                     _size(r.data_memory_used_bytes),
                     _size(r.data_memory_total_bytes),
-                    _percent(r.data_memory_ratio),
+                    _percent(r.data_memory_used_ratio),
                     _size(r.redo_used_bytes),
                     _size(r.redo_total_bytes),
-                    _percent(r.redo_ratio),
-                    _percent(r.redo_worst_part_ratio),
+                    _percent(r.redo_used_ratio),
+                    _percent(r.redo_fullest_part_ratio),
                 )
                 for r in report.resources
             ],
         )
-    if report.lcp is not None:
-        lcp = report.lcp
+    if report.checkpoints is not None:
+        lcp = report.checkpoints
         yield Table(
             "Checkpoints",
             ("", ""),
@@ -243,10 +244,12 @@ def text(report: Report, colour: bool = False) -> str:
 
     lines = [
         paint(f"NDB cluster report for {report.target}", BOLD),
+        f"ndbinfo-exporter {report.exporter_version}: {report.command}",
         f"read at {report.read_at}"
         + (f", twice {report.interval_seconds:g} s apart" if report.interval_seconds else ""),
         "",
         headline(report),
+        status(report),
     ]
     for name, error in report.collectors_failed.items():
         lines.append(f"collector {name} failed: {error}")
@@ -256,13 +259,16 @@ def text(report: Report, colour: bool = False) -> str:
         if not found:
             continue
         lines += ["", paint(f"{title} ({len(found)})", BOLD)]
+        if title == "Passed":
+            lines.append("  " + ", ".join(f.id for f in found))
+            continue
         for f in found:
             if f.status != "problem":
                 lines.append(f"  {f.title} [{f.family}]: {f.summary}" + _history_mark(f))
                 continue
             severity = paint(f.severity.upper(), SEVERITY_COLOUR[f.severity])
             lines += ["", f"  {severity} {f.title} [{f.family}, {f.id}]", f"    {f.summary}"]
-            lines += [f"    - {e.label}: {e.value}" for e in f.evidence]
+            lines += [f"    - {e.label}: {e.text}" for e in f.evidence]
             lines.append(f"    Advice: {f.advice}")
             if f.needs_history:
                 lines.append(f"    Note: {f.needs_history}")
@@ -290,40 +296,49 @@ def _cell(value: str) -> str:
     return value.replace("|", "\\|") or " "
 
 
+def _markdown_table(table: Table) -> list[str]:
+    """A table with a header row, or a list for a two-column table of names and values."""
+    if not table.rows:
+        return [table.note or "None."]
+    if not any(table.header):
+        lines = [f"- {_cell(name)}: {_cell(value)}" for name, value in table.rows]
+    else:
+        lines = ["| " + " | ".join(_cell(h) for h in table.header) + " |"]
+        lines.append("|" + "---|" * len(table.header))
+        lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in table.rows]
+    return lines + (["", table.note] if table.note else [])
+
+
 def markdown(report: Report) -> str:
+    """For a ticket: the tool and its command line first, the status, then the sections
+    under level-two headings (a ticket has its own title)."""
     lines = [
-        f"# NDB cluster report for `{report.target}`",
+        f"ndbinfo-exporter {report.exporter_version}: `{report.command}`",
         "",
-        f"Read at {report.read_at}"
+        f"NDB cluster report for `{report.target}`, read at {report.read_at}"
         + (f", twice {report.interval_seconds:g} s apart" if report.interval_seconds else "")
         + ".",
         "",
-        f"**{headline(report)}**",
+        f"**{headline(report)}** {_cell(status(report))}",
     ]
     for name, error in report.collectors_failed.items():
         lines += ["", f"- collector `{name}` failed: {error}"]
     for table in tables(report):
-        lines += ["", f"## {table.title}", ""]
-        if table.rows:
-            header = table.header if any(table.header) else ("", "")
-            lines.append("| " + " | ".join(_cell(h) for h in header) + " |")
-            lines.append("|" + "---|" * len(header))
-            lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in table.rows]
-            if table.note:
-                lines += ["", table.note]
-        else:
-            lines.append(table.note or "None.")
+        lines += ["", f"## {table.title}", "", *_markdown_table(table)]
     for title, found in _sections(report.findings):
         if not found:
             continue
-        lines += ["", f"## {title} ({len(found)})", ""]
+        lines += [*([""] if lines[-1] else []), f"## {title} ({len(found)})", ""]
+        if title == "Passed":
+            lines.append(", ".join(f"`{f.id}`" for f in found))
+            continue
         for f in found:
             if f.status != "problem":
                 lines.append(f"- **{f.title}** ({f.family}): {f.summary}" + _history_mark(f))
                 continue
             lines += [f"### {f.severity.upper()}: {f.title}", ""]
             lines += [f"`{f.id}` ({f.family}). {f.summary}", ""]
-            lines += [f"- {e.label}: {e.value}" for e in f.evidence]
+            lines += [f"- {e.label}: {e.text}" for e in f.evidence]
             lines += ["", f"**Advice.** {f.advice}", ""]
             if f.needs_history:
                 lines += [f"*{f.needs_history}*", ""]

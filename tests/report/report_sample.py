@@ -26,14 +26,19 @@ def sample() -> str:
         sim.stop_node(2)
         report = run("report", "--format", "markdown", *of(sim), password=PASSWORD)
         check = run("check", *of(sim), password=PASSWORD)
+        level = run("check", "-v", *of(sim), password=PASSWORD)
         target = f"{sim.host}:{sim.port}"
     text = report.stdout.replace(target, SHOWN_TARGET)
-    text = re.sub(r"Read at [0-9T:+-]+", f"Read at {SHOWN_TIME}", text)
+    text = re.sub(r"read at [0-9T:+-]+", f"read at {SHOWN_TIME}", text)
+    text = re.sub(r"ndbinfo-exporter [0-9][^:]*: ", "ndbinfo-exporter VERSION: ", text, count=1)
     text = re.sub(r"^(#+) ", r"##\1 ", text, flags=re.M)  # under the page's own headings
     status = check.stdout.replace(target, SHOWN_TARGET)
+    verbose = level.stdout.replace(target, SHOWN_TARGET)
     return (
         f"{BEGIN}\n\n"
         f"`ndbinfo-exporter check` (exit {check.returncode}):\n\n```\n{status}```\n\n"
+        f"`ndbinfo-exporter check -v` adds the checks not judged and passed:\n\n"
+        f"```\n{verbose}```\n\n"
         f"`ndbinfo-exporter report --format markdown`:\n\n{text}\n{END}"
     )
 

@@ -19,13 +19,14 @@ def test_check_is_unknown_and_report_says_ndb_is_not_visible_first(tmp_path):
         flags = connection("127.0.0.1", server.port, USER)
         check = run("check", *flags, password=PASSWORD)
         text = run("report", *flags, password=PASSWORD)
-        report = json_report(*flags, password=PASSWORD)
+        report = json_report(*flags, password=PASSWORD, code=1)
     assert check.returncode == 3, check.stdout
     assert check.stdout.startswith("NDB UNKNOWN - NDB is not visible from the SQL node")
     assert "no ndbcluster storage engine" in check.stdout
-    assert text.returncode == 0
+    assert text.returncode == 1
     said = [line for line in text.stdout.splitlines()[1:] if line.strip()]
-    assert said[1].startswith("NDB is not visible from the SQL node")
+    assert said[0].startswith("ndbinfo-exporter ") and said[1].startswith("read at ")
+    assert said[2].startswith("NDB is not visible from the SQL node")
     assert report["ndb_visible"] is False and report["ndb_visibility"] == "engine_absent"
     for output in (check.stdout, text.stdout):
         assert PASSWORD not in output

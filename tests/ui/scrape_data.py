@@ -259,9 +259,11 @@ def arbitration(result: Result, arbitrator: int) -> Result:
 
 def links(result: Result, overloaded: set[tuple[str, str]], overloads: float) -> Result:
     """``result`` with two transporters, 1 → 2 and 2 → 1."""
-    now = GaugeMetricFamily("ndb_transporter_overloaded", "t", labels=["node_id", "remote_node_id"])
+    now = GaugeMetricFamily(
+        "ndb_transporter_link_overloaded", "t", labels=["node_id", "remote_node_id"]
+    )
     total = CounterMetricFamily(
-        "ndb_transporter_overloads", "t", labels=["node_id", "remote_node_id"]
+        "ndb_transporter_link_overloads", "t", labels=["node_id", "remote_node_id"]
     )
     for key in (("1", "2"), ("2", "1")):
         now.add_metric(list(key), 1 if key in overloaded else 0)

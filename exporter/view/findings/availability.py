@@ -9,6 +9,7 @@ from ndbinfo_exporter.view.findings.check import Check
 from ndbinfo_exporter.view.findings.inputs import Inputs
 from ndbinfo_exporter.view.findings.wording import count, joined, named_nodes
 from ndbinfo_exporter.view.models import Evidence, Finding
+from ndbinfo_exporter.view.samples import Samples
 
 
 def ndb_visible(check: Check, inputs: Inputs) -> Finding:
@@ -52,6 +53,8 @@ NDB_NOT_VISIBLE = Check(
         "privilege_missing: GRANT SELECT ON ndbinfo.* to the exporter's account. The runbook's "
         "NdbEngineUnavailable section tells the causes apart."
     ),
+    family="availability",
+    reads=("status",),
     evaluate=ndb_visible,
 )
 
@@ -123,6 +126,8 @@ CLUSTER_NOT_VISIBLE = Check(
         "usually means a missing privilege on ndbinfo or a query slower than "
         "--exporter.query-timeout; the exporter's log names the error."
     ),
+    family="availability",
+    reads=("status", "nodes"),
     evaluate=visibility,
 )
 
@@ -175,6 +180,8 @@ DEAD_REPLICAS = Check(
         "These fragments run without redundancy: one more failure in the same node group "
         "shuts the cluster down. Start the stopped data node; it copies the fragments back."
     ),
+    family="availability",
+    reads=("fragments", "nodes", "membership"),
     evaluate=dead_replicas,
 )
 
@@ -223,6 +230,8 @@ NO_ARBITRATOR = Check(
         "whole cluster down instead of letting one half survive. Check that the management "
         "node (ArbitrationRank 1) runs and that the data nodes reach it; ndb_mgm -e SHOW."
     ),
+    family="availability",
+    reads=("membership",),
     evaluate=arbitrator,
 )
 
@@ -264,5 +273,99 @@ DATA_NODE_RESTARTED = Check(
         "failure: a node that fails again after each start needs its cause removed (memory, "
         "disk, configuration), not another start."
     ),
+    family="availability",
+    reads=("nodes",),
     evaluate=recent_restarts,
+)
+
+
+def _connected_before(samples: Samples, node: int) -> bool:
+    """A data node's transporter to ``node`` connected at least once since that data node
+    started (ndbinfo.transporters connect_count > 0): a slot that never connected is a spare."""
+    return any(
+        value > 0
+        for labels, value in samples.select("ndb_transporter_link_connects_total")
+        if labels.get("remote_node_id") == str(node)
+    )
+
+
+def api_nodes_gone(inputs: Inputs) -> list[int]:
+    """SQL/API nodes not connected now that were connected to a running data node."""
+    return [
+        n.node_id
+        for n in inputs.cluster.topology.api_nodes
+        if not n.connected and _connected_before(inputs.samples, n.node_id)
+    ]
+
+
+def nodes_gone(check: Check, inputs: Inputs) -> Finding:
+    """Management nodes configured but not connected, and SQL/API nodes that were connected to
+    the data nodes and went away (a spare [api] slot that never connected is not counted)."""
+    topology = inputs.cluster.topology
+    if not topology.management_nodes and not topology.api_nodes:
+        return check.no_data("processes")
+    links_read = bool(inputs.samples.select("ndb_transporter_link_connects_total"))
+    mgm_gone = [n.node_id for n in topology.management_nodes if not n.connected]
+    api_gone = api_nodes_gone(inputs)
+    mgm_up = len(topology.management_nodes) - len(mgm_gone)
+    evidence = [
+        Evidence(
+            label="management nodes connected",
+            value=f"{mgm_up} of {len(topology.management_nodes)}",
+        ),
+        Evidence(
+            label="SQL/API nodes connected",
+            value=f"{sum(n.connected for n in topology.api_nodes)}"
+            + (
+                f", {len(api_gone)} gone"
+                if links_read
+                else " (gone ones not judged: the transporter_links collector gave no data)"
+            ),
+        ),
+    ]
+    if not mgm_gone and not api_gone:
+        return check.finding(
+            "ok", "Every management node is connected and no SQL/API node went away.", evidence
+        )
+    parts = []
+    if mgm_gone:
+        parts.append(f"{named_nodes('management node', mgm_gone)} not connected")
+    if api_gone:
+        parts.append(f"{named_nodes('SQL/API node', api_gone)} went away")
+    lost_all = bool(mgm_gone) and not mgm_up
+    summary = "; ".join(parts) + (": no management node is left." if lost_all else ".")
+    return check.finding(
+        "problem",
+        summary[0].upper() + summary[1:],
+        evidence,
+        severity="critical" if lost_all else "warning",
+    )
+
+
+NODES_GONE = Check(
+    id="nodes_gone",
+    title="Management or SQL node gone",
+    severity="warning",
+    promql=(
+        'ndb_node_connected{node_type="MGM"} == 0\n'
+        '  or (ndb_node_connected{node_type="API"} == 0\n'
+        "      and on (remote_node_id) max by (remote_node_id)"
+        " (ndb_transporter_link_connects_total) > 0)"
+    ),
+    sql=(
+        "SELECT c.node_id, c.node_type, p.process_name FROM ndbinfo.config_nodes c\n"
+        "LEFT JOIN ndbinfo.processes p ON p.node_id = c.node_id;\n"
+        "SELECT remote_node_id, MAX(connect_count), GROUP_CONCAT(DISTINCT status)\n"
+        "FROM ndbinfo.transporters GROUP BY remote_node_id"
+    ),
+    guide="Availability (outside the tuning guide): management and SQL nodes",
+    advice=(
+        "Without a management node the data nodes cannot restart (they fetch their "
+        "configuration from it) and the usual arbitrator is gone; start ndb_mgmd. A SQL node "
+        "that went away no longer serves its applications: read its error log and start "
+        "mysqld. An [api] slot that never connected is spare capacity, not a problem."
+    ),
+    family="availability",
+    reads=("processes", "transporter_links"),
+    evaluate=nodes_gone,
 )

@@ -24,6 +24,10 @@ class Check:
     guide: str
     advice: str
     evaluate: Callable[[Check, Inputs], Finding]
+    # Its family (availability, storage, network, ...): what ``check --only FAMILY`` selects.
+    family: str
+    # The collectors whose samples it reads: a run that selects it reads these.
+    reads: tuple[str, ...]
     # Its evidence is a rate or a change between two scrapes: from one read it measures
     # since the SQL node started, or misses what changed.
     needs_history: bool = False

@@ -38,6 +38,8 @@ CONFIG_INCONSISTENT = Check(
         "Data nodes of one cluster should run with the same settings ([ndbd default] in "
         "config.ini); a differing value usually means an incomplete rolling restart."
     ),
+    family="configuration",
+    reads=("config",),
     evaluate=inconsistent_config,
 )
 
@@ -109,6 +111,8 @@ VERSION_SKEW = Check(
         "Downgrading NDB Cluster' and 'Performing a Rolling Restart' describe. The alert "
         "NdbVersionSkew waits 2 hours; the view shows the skew at once."
     ),
+    family="configuration",
+    reads=("processes",),
     evaluate=version_skew,
 )
 
@@ -158,5 +162,7 @@ CONFIG_GENERATION_SKEW = Check(
         "started, as the manual's 'Performing a Rolling Restart' describes. The alert "
         "NdbConfigGenerationSkew waits 2 hours; the view shows the skew at once."
     ),
+    family="configuration",
+    reads=("nodes",),
     evaluate=config_generation_skew,
 )

@@ -51,6 +51,8 @@ READ_BACKUP_OFF = Check(
         'replica: ALTER TABLE t COMMENT="NDB_TABLE=READ_BACKUP=1" (ndb_read_backup=ON '
         "makes it the default for new tables)."
     ),
+    family="distribution",
+    reads=("table_info",),
     evaluate=read_backup,
 )
 
@@ -115,5 +117,7 @@ UNBALANCED_PRIMARIES = Check(
         "node with more primaries carries more load. Primaries move to the survivor when a node "
         "fails; after its restart check ndb_fragments_not_on_preferred_primary."
     ),
+    family="distribution",
+    reads=("fragments", "membership"),
     evaluate=unbalanced_primaries,
 )

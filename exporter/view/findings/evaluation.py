@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ndbinfo_exporter.view.findings import (
     availability,
     configuration,
@@ -22,6 +24,7 @@ CHECKS: tuple[Check, ...] = (
     availability.CLUSTER_NOT_VISIBLE,
     availability.DEAD_REPLICAS,
     availability.NO_ARBITRATOR,
+    availability.NODES_GONE,
     availability.DATA_NODE_RESTARTED,
     replication.REPLICATION_STOPPED,
     replication.BINLOG_GAP,
@@ -58,10 +61,15 @@ BLINDING = {
 
 
 def evaluate(inputs: Inputs) -> list[Finding]:
-    """Every check, problems first (most severe first), then unknown, then ok. With NDB not
-    visible or no data node ready nothing is judged healthy: a check that passed on what the
-    SQL node alone reports (its counters) is unknown too."""
-    findings = [check(inputs) for check in CHECKS]
+    """Every check, problems first (most severe first), then unknown, then ok."""
+    return evaluated(CHECKS, inputs)
+
+
+def evaluated(checks: Sequence[Check], inputs: Inputs) -> list[Finding]:
+    """These checks, in the order of ``evaluate``. With NDB not visible or no data node ready
+    nothing is judged healthy: a check that passed on what the SQL node alone reports (its
+    counters) is unknown too."""
+    findings = [check(inputs) for check in checks]
     blind = next(
         (
             BLINDING[f.id]

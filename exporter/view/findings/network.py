@@ -15,16 +15,18 @@ def transporter_overload(check: Check, inputs: Inputs) -> Finding:
     link = "node {} → node {}"
     now = {
         (labels["node_id"], labels["remote_node_id"]): value
-        for labels, value in inputs.samples.select("ndb_transporter_overloaded")
+        for labels, value in inputs.samples.select("ndb_transporter_link_overloaded")
     }
     if not now:
-        return check.no_data("transporters")
+        return check.no_data("transporter_links")
     overloaded = {key for key, value in now.items() if value}
-    before = inputs.previous.select("ndb_transporter_overloads_total") if inputs.previous else []
+    before = (
+        inputs.previous.select("ndb_transporter_link_overloads_total") if inputs.previous else []
+    )
     earlier = {(labels["node_id"], labels["remote_node_id"]): v for labels, v in before}
     grew = {
         (labels["node_id"], labels["remote_node_id"]): value - earlier[key]
-        for labels, value in inputs.samples.select("ndb_transporter_overloads_total")
+        for labels, value in inputs.samples.select("ndb_transporter_link_overloads_total")
         if (key := (labels["node_id"], labels["remote_node_id"])) in earlier
         and value > earlier[key]
     }
@@ -52,7 +54,7 @@ TRANSPORTER_OVERLOADED = Check(
     id="transporter_overloaded",
     title="Overloaded transporters",
     severity="warning",
-    promql="rate(ndb_transporter_overloads_total[5m]) > 0\n  or ndb_transporter_overloaded == 1",
+    promql="rate(ndb_transporter_overloads_total[5m]) > 0\n  or ndb_transporter_overloaded_links > 0",
     sql=(
         "SELECT node_id, remote_node_id, overloaded, overload_count, slowdown\n"
         "FROM ndbinfo.transporters WHERE overloaded = 1 OR overload_count > 0"
@@ -63,6 +65,8 @@ TRANSPORTER_OVERLOADED = Check(
         "(or TotalSendBufferMemory), check the network between these nodes, and batch large "
         "writes into smaller transactions."
     ),
+    family="network",
+    reads=("transporter_links",),
     evaluate=transporter_overload,
     needs_history=True,
 )
@@ -94,6 +98,8 @@ SEND_BUFFERS_FULL = Check(
         "abort with error 1218. Find the slow receiver (ndbinfo.transporter_details by "
         "link), add send threads, or raise TotalSendBufferMemory / SendBufferMemory."
     ),
+    family="network",
+    reads=("send_buffers",),
     evaluate=Fullest(
         send_buffer_ratios,
         collector="send_buffers",

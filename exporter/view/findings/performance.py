@@ -60,6 +60,8 @@ HOT_TABLE_PRIMARY_READS = Check(
         'ALTER TABLE t COMMENT="NDB_TABLE=READ_BACKUP=1" spreads the reads over the '
         "replicas and lets SQL nodes read locally."
     ),
+    family="performance",
+    reads=("hot_tables", "table_info"),
     evaluate=hot_table_without_read_backup,
 )
 
@@ -115,6 +117,8 @@ LDM_SATURATED_TC_IDLE = Check(
         "AutomaticThreadConfig size them), and check that fragments spread evenly over "
         "the LDM threads (PartitionsPerNode, PARTITION_BALANCE)."
     ),
+    family="performance",
+    reads=("cpu",),
     evaluate=ldm_saturated_tc_idle,
 )
 
@@ -169,6 +173,8 @@ IDLE_TRANSACTIONS_HOLDING_LOCKS = Check(
         "ndbinfo.server_transactions on the SQL node, commit or kill it, and set "
         "TransactionInactiveTimeout so that the data nodes abort idle transactions."
     ),
+    family="performance",
+    reads=("transactions", "locks"),
     evaluate=idle_transactions_holding_locks,
 )
 
@@ -258,6 +264,8 @@ OPERATION_ERRORS_HIGH = Check(
         "SHOW WARNINGS or the applications' logs and remove their cause: raise the exhausted "
         "pool or buffer, split large transactions, spread hot rows."
     ),
+    family="performance",
+    reads=("tc_latency", "nodes"),
     evaluate=operation_errors,
     needs_history=True,
 )

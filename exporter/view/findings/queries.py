@@ -59,6 +59,8 @@ LOW_PARTITION_PRUNING = Check(
         "application reads together (PARTITION BY KEY (sub_id)) and give the whole partition "
         "key in the WHERE clause; EXPLAIN PARTITIONS shows whether one partition is read."
     ),
+    family="queries",
+    reads=("status",),
     evaluate=pruning,
     needs_history=True,
 )
@@ -113,6 +115,8 @@ MANY_ROUND_TRIPS = Check(
         "instead of repeated single-row SELECTs, transaction_allow_batching for multi-table "
         "writes, fewer nested-loop join levels."
     ),
+    family="queries",
+    reads=("status",),
     evaluate=round_trips,
     needs_history=True,
 )

@@ -94,6 +94,8 @@ REPLICATION_STOPPED = Check(
         "cause, then START REPLICA; the replica resumes from the epoch in "
         "mysql.ndb_apply_status."
     ),
+    family="replication",
+    reads=("replica_status",),
     evaluate=replica_check(
         _stopped,
         channel_state,
@@ -127,6 +129,8 @@ REPLICATION_LAG_HIGH = Check(
         "GCI minus the applied GCI here) needs both clusters in Prometheus: see the "
         "Replication dashboard."
     ),
+    family="replication",
+    reads=("replica_status",),
     evaluate=replica_check(
         lambda c: (c.seconds_behind_source or 0) > thresholds.REPLICATION_LAG_SECONDS,
         _behind,
@@ -152,6 +156,8 @@ BINLOG_GAP = Check(
         "incident leaves it inconsistent. Resynchronise it: restore a backup of the source "
         "on the replica and start replication from the epoch the backup holds."
     ),
+    family="replication",
+    reads=("replica_status",),
     evaluate=replica_check(
         lambda c: c.last_sql_error_number == thresholds.BINLOG_GAP_ERROR,
         channel_state,
@@ -210,6 +216,8 @@ BINLOG_INJECTOR_BEHIND = Check(
         "overflows and the binary log gets a gap. Look for CPU or disk limits of this mysqld "
         "(binary log writes, sync_binlog), or very large transactions."
     ),
+    family="replication",
+    reads=("binlog", "status"),
     evaluate=injector_check(
         lambda i: i.injector_lag_gcis, thresholds.INJECTOR_LAG_GCIS, "binlog injector's lag"
     ),
@@ -229,6 +237,8 @@ EVENT_BUFFER_BACKLOG = Check(
         "(the replica stops with 1590). The cluster log's 'Event buffer status' lines give "
         "its bytes; raise ndb_eventbuffer_max_alloc only with memory to spare."
     ),
+    family="replication",
+    reads=("binlog", "status"),
     evaluate=injector_check(
         lambda i: i.event_buffer_gcis, thresholds.EVENT_BUFFER_GCIS, "event buffer"
     ),

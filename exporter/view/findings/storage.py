@@ -34,6 +34,8 @@ DATA_MEMORY_FULL = Check(
         "Inserts fail with 'table is full' when DataMemory runs out. Raise DataMemory (rolling "
         "restart), remove data, use smaller column types or disk data for cold columns."
     ),
+    family="storage",
+    reads=("memoryusage",),
     evaluate=Fullest(
         data_memory_ratios,
         collector="memoryusage",
@@ -70,6 +72,8 @@ REDO_LOG_FULL = Check(
         "A full REDO log part makes the cluster reject writes (error 410). Check that LCPs "
         "complete; size NoOfFragmentLogFiles × FragmentLogFileSize for the write rate."
     ),
+    family="storage",
+    reads=("logspaces",),
     evaluate=Fullest(
         redo_ratios,
         collector="logspaces",
@@ -122,6 +126,8 @@ LCP_OLD = Check(
         "The REDO log can only be trimmed up to the last completed LCP. A stalled LCP fills "
         "the REDO log; check disk write speed (MaxDiskWriteSpeed) and the cluster log."
     ),
+    family="storage",
+    reads=("lcp", "status", "config"),
     evaluate=lcp_age,
 )
 
@@ -152,6 +158,8 @@ TABLESPACE_FULL = Check(
         "deleted rows do not give extents back. Add a data file in time: ALTER TABLESPACE "
         "ts ADD DATAFILE 'data_2.dat' INITIAL_SIZE 1G."
     ),
+    family="storage",
+    reads=("disk_data",),
     evaluate=Fullest(
         tablespace_used,
         collector="disk_data",
@@ -251,5 +259,7 @@ DISK_PAGE_BUFFER_HIT_LOW = Check(
         "query's path. Under 95% hits, raise DiskPageBufferMemory (rolling restart), keep hot "
         "columns in memory (STORAGE MEMORY) and avoid full scans of large disk data tables."
     ),
+    family="storage",
+    reads=("diskpagebuffer", "nodes", "config"),
     evaluate=disk_page_buffer_hits,
 )

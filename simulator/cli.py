@@ -118,6 +118,12 @@ def serve_parser() -> argparse.ArgumentParser:
         "--replicas", type=_positive_int(1, 4), default=2, help="NoOfReplicas, 1..4 (default 2)"
     )
     p.add_argument(
+        "--sql-nodes",
+        type=_positive_int(1, 8),
+        default=2,
+        help="SQL nodes (mysqld), each on its own port from --port on (default 2)",
+    )
+    p.add_argument(
         "--tables", type=_positive_int(1, 20000), default=20, help="user tables (default 20)"
     )
     p.add_argument(
@@ -174,7 +180,8 @@ def serve_parser() -> argparse.ArgumentParser:
         "--replica-port",
         type=_positive_int(0, 65535),
         default=None,
-        help="MySQL port of the replica cluster's SQL node (default --port + 1; 0 with --port 0)",
+        help="MySQL port of the replica cluster's first SQL node, the others after it "
+        "(default --port + --sql-nodes; 0 with --port 0)",
     )
     p.add_argument(
         "--log-level",
@@ -399,7 +406,7 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
     uv.install_signal_handlers = lambda: None  # type: ignore[method-assign]
 
     async def listen(each_cluster, each_engine, port: int):
-        return await server.start(
+        return await server.start_sql_nodes(
             each_engine,
             each_cluster,
             args.host,
@@ -412,19 +419,25 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
 
     if link is not None:
         link.source_host = args.host
-    mysql = await listen(cluster, engine, args.port)
-    mysql_port = _listening_port(mysql, args.port)
-    servers = [mysql]
+    servers = await listen(cluster, engine, args.port)
+    mysql_port = _listening_port(servers[0], args.port)
     ready = (
         f"ndbsim ready: mysql={args.host}:{mysql_port} control=http://{args.host}:{control_port}"
     )
+    nodes = _node_ports(cluster, servers, args.host)
     if link is not None:
         link.source_port = mysql_port
-        wanted = args.replica_port if args.replica_port is not None else args.port and args.port + 1
-        replica_server = await listen(replica, replica_engine, wanted)
-        servers.append(replica_server)
-        link.replica_port = _listening_port(replica_server, wanted)
-        ready += f" replica={args.host}:{_listening_port(replica_server, wanted)}"
+        wanted = args.replica_port
+        if wanted is None:
+            wanted = args.port and args.port + args.sql_nodes
+        replica_servers = await listen(replica, replica_engine, wanted)
+        servers += replica_servers
+        link.replica_port = _listening_port(replica_servers[0], wanted)
+        ready += f" replica={args.host}:{link.replica_port}"
+        ready += f" sql_nodes={nodes} replica_sql_nodes="
+        ready += _node_ports(replica, replica_servers, args.host)
+    else:
+        ready += f" sql_nodes={nodes}"
     log.info("NDB %s, %d data nodes, %d tables", version.series, args.data_nodes, args.tables)
     print(ready, flush=True)
     stop = asyncio.Event()
@@ -432,7 +445,6 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     tasks = [asyncio.create_task(uv.serve(sockets=[control_sock]))]
-    tasks += [asyncio.create_task(each.serve_forever()) for each in servers]
     await stop.wait()
     uv.should_exit = True
     for each in servers:
@@ -440,6 +452,14 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _node_ports(cluster, servers: list, host: str) -> str:
+    """NODE@HOST:PORT of each SQL node, comma-separated, for the ready line."""
+    return ",".join(
+        f"{node_id}@{host}:{_listening_port(each, 0)}"
+        for node_id, each in zip(cluster.sql_node_ids, servers, strict=True)
+    )
 
 
 def _listening_port(mysql_server: object, fallback: int) -> int:
@@ -470,8 +490,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(
             f"--data-nodes ({args.data_nodes}) must be a multiple of --replicas ({args.replicas})"
         )
-    if args.replica and args.replica_port is None and args.port == 65535:
-        parser.error("--replica needs --replica-port when --port is 65535")
+    if args.port and args.port + args.sql_nodes * (2 if args.replica else 1) > 65536:
+        parser.error("--port leaves no room for a port per SQL node; give a lower --port")
     try:
         _check_model(args)
     except ValueError as e:
@@ -495,6 +515,7 @@ def _spec(args: argparse.Namespace) -> ClusterSpec:
         data_nodes=args.data_nodes,
         replicas=args.replicas,
         tables=args.tables,
+        sql_nodes=args.sql_nodes,
         speed=args.speed,
         ops_per_second=args.ops_per_second,
         pruned_scan_share=args.pruned_scan_share,

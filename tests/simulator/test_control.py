@@ -3,6 +3,8 @@ HTTP, their effect read with a MySQL client."""
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import time
 
 import httpx
@@ -117,7 +119,40 @@ def test_bad_requests(sim, method, path, body, code, text):
     assert text in response.json()["detail"]
 
 
-def test_this_sql_node_cannot_be_stopped(sim):
-    node = sim.status()["sql_node_id"]
-    response = httpx.post(f"{sim.control_url}/nodes/{node}/stop")
-    assert response.status_code == 409
+def sql_node_ports(sim: NdbsimHandle) -> dict[int, int]:
+    """NODE -> MySQL port of each SQL node, from the ready line's sql_nodes=NODE@HOST:PORT,..."""
+    line = next(line for line in sim.output if line.startswith("ndbsim ready:"))
+    listed = re.search(r" sql_nodes=(\S+)", line)[1]
+    return {int(n): int(p) for n, p in re.findall(r"(\d+)@[^:,]+:(\d+)", listed)}
+
+
+def query_node(sim: NdbsimHandle, port: int, sql: str) -> list[tuple]:
+    return query(dataclasses.replace(sim, port=port), sql)
+
+
+def test_each_sql_node_is_a_mysqld_of_its_own_and_stops_alone(sim):
+    ports = sql_node_ports(sim)
+    assert len(ports) == 2 and ports[sim.status()["sql_node_id"]] == sim.port
+    seen = {
+        node: query_node(sim, port, "SELECT @@server_id, @@ndb_nodeid")
+        for node, port in ports.items()
+    }
+    assert {rows[0][1] for rows in seen.values()} == set(ports)
+    assert len({rows[0][0] for rows in seen.values()}) == 2  # its own @@server_id
+    nodes_sql = "SELECT node_id, status, start_phase FROM ndbinfo.nodes ORDER BY 1"
+    assert len({tuple(query_node(sim, port, nodes_sql)) for port in ports.values()}) == 1
+    mysqlds = "SELECT DISTINCT node_id FROM ndbinfo.processes WHERE process_name = 'mysqld'"
+    for port in ports.values():
+        assert {r[0] for r in query_node(sim, port, mysqlds)} == set(ports)
+    first, second = sorted(ports)
+    links = (
+        "SELECT DISTINCT status, connect_count FROM ndbinfo.transporters "
+        f"WHERE remote_node_id = {second}"
+    )
+    assert sim.stop_node(second)["state"] == "DISCONNECTED"
+    with pytest.raises(mysql.connector.Error):
+        query_node(sim, ports[second], "SELECT 1")
+    assert query_node(sim, ports[first], links) == [("DISCONNECTED", 1)]
+    assert {r[0] for r in query_node(sim, ports[first], mysqlds)} == {first}
+    sim.start_node(second)
+    assert query_node(sim, ports[second], links) == [("CONNECTED", 2)]

@@ -30,6 +30,8 @@ def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
         (["--pruned-scan-share", "1.5"], "--pruned-scan-share"),
         (["--batching", "0.5"], "--batching"),
         (["--port", "70000"], "--port"),
+        (["--sql-nodes", "9"], "--sql-nodes"),
+        (["--port", "65535"], "no room for a port per SQL node"),
         (["--tables", "x"], "--tables"),
         (["--max-connections", "0"], "--max-connections"),
         (["--connect-timeout", "x"], "--connect-timeout"),
@@ -72,6 +74,9 @@ def test_fault_commands_against_running_simulator():
         assert bad.returncode == 1
         assert "unknown fault" in bad.stderr
         assert run("fault", *url, "start-node", "2").returncode == 0
+        sql_node = sim.status()["sql_node_ids"][-1]
+        stopped = json.loads(run("fault", *url, "stop-node", str(sql_node)).stdout)
+        assert stopped == {"node_id": sql_node, "type": "API", "state": "DISCONNECTED"}
         assert run("fault", *url, "reset").returncode == 0
         assert sim.status()["faults"] == {}
         assert "s3cret" not in "\n".join(sim.output)

@@ -492,6 +492,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     if args.port and args.port + args.sql_nodes * (2 if args.replica else 1) > 65536:
         parser.error("--port leaves no room for a port per SQL node; give a lower --port")
+    overlap = args.replica_port and abs(args.replica_port - args.port) < args.sql_nodes
+    if args.replica and args.port and overlap:
+        parser.error(
+            f"--replica-port {args.replica_port} is one of the source's SQL node ports "
+            f"({args.port}..{args.port + args.sql_nodes - 1})"
+        )
     try:
         _check_model(args)
     except ValueError as e:

@@ -32,6 +32,7 @@ def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
         (["--port", "70000"], "--port"),
         (["--sql-nodes", "9"], "--sql-nodes"),
         (["--port", "65535"], "no room for a port per SQL node"),
+        (["--replica", "--port", "3306", "--replica-port", "3307"], "source's SQL node ports"),
         (["--tables", "x"], "--tables"),
         (["--max-connections", "0"], "--max-connections"),
         (["--connect-timeout", "x"], "--connect-timeout"),

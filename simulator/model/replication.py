@@ -446,10 +446,12 @@ def _conflict_values(s: dict[str, Any]) -> dict[str, int]:
     """Ndb_conflict_* of the applying SQL node: one Ndb_conflict_fn_* per function (rows in
     conflict); the Ndb_conflict_trans_* counters for the transactional functions (*_TRANS):
     the rows in conflict belong to fewer rejected transactions, whose rows (and those of the
-    transactions depending on them) are all realigned; an epoch transaction with a conflict
-    commits after a second detection pass. The NDB$EPOCH family refreshes every realigned row
-    (Ndb_conflict_refresh_op_count). Ndb_conflict_last_stable_epoch follows the replicated
-    epoch, 0 on a one-way replica."""
+    transactions depending on them) are all realigned; each epoch transaction with a conflict
+    commits after one dependency-tracking pass (ndb_applier.cc atConflictPreCommit counts
+    trans_detect_iter_count there; ndb_replica.cc update_global_state counts the commit).
+    The NDB$EPOCH family refreshes every realigned row (Ndb_conflict_refresh_op_count).
+    Ndb_conflict_last_stable_epoch is the replicated epoch once it has looped the circle,
+    0 on a one-way replica."""
     by_function = s["conflicts_by_function"]
     values = {
         "Ndb_conflict_fn_" + function.removeprefix("NDB$").lower(): count
@@ -466,7 +468,7 @@ def _conflict_values(s: dict[str, Any]) -> dict[str, int]:
                 "Ndb_conflict_trans_row_conflict_count": trans_rows,
                 "Ndb_conflict_trans_row_reject_count": realigned,
                 "Ndb_conflict_trans_reject_count": int(rejected),
-                "Ndb_conflict_trans_detect_iter_count": epochs * 2,
+                "Ndb_conflict_trans_detect_iter_count": epochs,
                 "Ndb_conflict_trans_conflict_commit_count": epochs,
             }
         )

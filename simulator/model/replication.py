@@ -311,11 +311,18 @@ class ReplicationLink:
             total += rows * (seg.inserts + seg.updates + seg.deletes)
         return total
 
-    def index_rows(self) -> Iterator[IndexRow]:
-        """Every ndb_binlog_index row the source keeps, oldest first."""
-        for seg in list(self.segments):
-            for i in range(seg.count):
+    def index_rows(self, after: int = 0) -> Iterator[IndexRow]:
+        """The ndb_binlog_index rows the source keeps of the epochs after `after` (0: all),
+        oldest first."""
+        segments = list(self.segments)
+        start = bisect_right(segments, after, key=lambda g: g.last_epoch)
+        for seg in segments[start:]:
+            for i in range(seg.rows_up_to(after), seg.count):
                 yield seg.row(i)
+
+    def oldest_epoch(self) -> int:
+        """The oldest epoch ndb_binlog_index keeps (0: none)."""
+        return self.segments[0].first_epoch if self.segments else 0
 
     def transaction_of(self, epoch: int) -> tuple[str, int, int] | None:
         """(file, start, end) of the newest epoch transaction up to `epoch` as the source wrote it

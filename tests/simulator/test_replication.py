@@ -229,6 +229,14 @@ def test_the_failover_query_finds_where_the_replica_stopped():
         binlog = source(sim, "SHOW BINARY LOG STATUS")[0]
         assert (resume["file"], resume["position"]) < (binlog["File"], binlog["Position"])
         assert binlog_row(sim)["latest_applied_binlog_epoch"] - applied["epoch"] >= 450 << 32
+        # read again, the index has grown: every row chains to the next, none twice
+        chain = source(
+            sim,
+            "SELECT COUNT(*) AS n, COUNT(DISTINCT a.epoch) AS epochs, COUNT(b.epoch) AS linked "
+            "FROM mysql.ndb_binlog_index a LEFT JOIN mysql.ndb_binlog_index b "
+            "ON b.File = a.next_file AND b.Position = a.next_position",
+        )[0]
+        assert chain["n"] == chain["epochs"] == chain["linked"] + 1 > 9000
 
 
 def test_injector_behind(healthy):

@@ -14,13 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 from ndbsim.engine import infoschema
 from ndbsim.errors import SqlError
-from ndbsim.model.replication import BINLOG_DIR
+from ndbsim.model.replication import BINLOG_DIR, IndexRow
 from ndbsim.protocol import privileges, replies, sysvars
 from ndbsim.protocol.sqltext import syntax_near
 from ndbsim.protocol.statements.registry import Statement, statement
 from ndbsim.protocol.statements.results import WireResult, plain
 
 if TYPE_CHECKING:
+    from ndbsim.engine.catalog import TableDef
+    from ndbsim.engine.database import Engine
     from ndbsim.protocol.sqlnode import SqlNode
 
 ZERO_TIME = "0000-00-00 00:00:00.000000"
@@ -262,14 +264,6 @@ def table_rows(node: SqlNode, name: str) -> list[tuple]:
     if link is None:
         return []
     snap = link.snapshot()
-    if name == "ndb_binlog_index":
-        if node.role != "source":
-            return []
-        return [
-            (r.position, BINLOG_DIR + r.file, r.epoch, r.inserts, r.updates, r.deletes, 0, 0, 0,
-             r.gci, r.next_position, BINLOG_DIR + r.next_file)
-            for r in link.index_rows()
-        ]  # fmt: skip
     if name == "ndb_apply_status" and node.cluster is link.replica:
         # an NDB table: every SQL node of the replica cluster reads it
         transaction = snap["applied_transaction"]
@@ -281,6 +275,35 @@ def table_rows(node: SqlNode, name: str) -> list[tuple]:
     columns = infoschema.replication_columns("tables", TABLES[name], node.version)
     values = _thread_values(node, snap, name)
     return [tuple(values.get(c, ZERO_TIME if c.endswith("TIMESTAMP") else "") for c, _ in columns)]
+
+
+def fill_binlog_index(node: SqlNode, engine: Engine, target: str, table: TableDef) -> None:
+    """mysql.ndb_binlog_index of the binlog server (empty elsewhere): its rows are only added,
+    and dropped oldest first with their binlog file, so a statement writes only the epochs
+    written since the last one that read them (a day holds 864,000 rows)."""
+    link = node.cluster.replication
+    owner = node.node_id if node.role == "source" else None
+    mark = engine.fill_marks.get(target)
+    if owner is None:
+        if mark != (None, 0):
+            engine.replace_rows_in(target, table, [])
+            engine.fill_marks[target] = (None, 0)
+        return
+    link.snapshot()  # the link at this moment
+    newest = mark[1] if mark and mark[0] == owner else 0
+    rows = [_index_row(r) for r in link.index_rows(after=newest)]
+    if newest == 0:
+        engine.replace_rows_in(target, table, rows)
+    else:
+        engine.append_rows_in(target, table, rows, f"epoch < {link.oldest_epoch()}")
+    engine.fill_marks[target] = (owner, rows[-1][2] if rows else newest)
+
+
+def _index_row(r: IndexRow) -> tuple:
+    return (
+        r.position, BINLOG_DIR + r.file, r.epoch, r.inserts, r.updates, r.deletes, 0, 0, 0,
+        r.gci, r.next_position, BINLOG_DIR + r.next_file,
+    )  # fmt: skip
 
 
 # name -> schema.name of the replication tables whose rows come from the link

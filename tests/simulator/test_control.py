@@ -3,6 +3,7 @@ HTTP, their effect read with a MySQL client."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 import time
@@ -140,7 +141,18 @@ def test_each_sql_node_is_a_mysqld_of_its_own_and_stops_alone(sim):
     assert {rows[0][1] for rows in seen.values()} == set(ports)
     assert len({rows[0][0] for rows in seen.values()}) == 2  # its own @@server_id
     nodes_sql = "SELECT node_id, status, start_phase FROM ndbinfo.nodes ORDER BY 1"
+    before = sim.stats()
     assert len({tuple(query_node(sim, port, nodes_sql)) for port in ports.values()}) == 1
+    after = sim.stats()  # one meter per cluster: both SQL nodes' statements, each paid once
+    assert after["ndbinfo_statements"] - before["ndbinfo_statements"] == 2
+    read = after["ndbinfo_rows_read_by_table"]["ndb$nodes"]
+    assert read - before["ndbinfo_rows_read_by_table"].get("ndb$nodes", 0) == 2 * 4
+    own = "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND <> 'Daemon'"
+    with contextlib.closing(
+        mysql.connector.connect(host=sim.host, port=ports[min(ports)], user=sim.user,
+                                password=sim.password)
+    ):  # fmt: skip
+        assert [query_node(sim, port, own) for port in ports.values()] == [[(2,)], [(1,)]]
     mysqlds = "SELECT DISTINCT node_id FROM ndbinfo.processes WHERE process_name = 'mysqld'"
     for port in ports.values():
         assert {r[0] for r in query_node(sim, port, mysqlds)} == set(ports)

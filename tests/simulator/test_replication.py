@@ -157,9 +157,11 @@ def test_replica_io_disconnect(healthy):
         healthy, "SELECT SERVICE_STATE, LAST_ERROR_NUMBER FROM "
         "performance_schema.replication_connection_status")  # fmt: skip
     assert conn == [{"SERVICE_STATE": "CONNECTING", "LAST_ERROR_NUMBER": 2003}]
+    assert source(healthy, "SHOW REPLICAS") == []  # registered only while connected
     healthy.reset()
     row = replica_status(healthy)
     assert row["Replica_IO_Running"] == "Yes" and row["Last_IO_Errno"] == 0
+    assert len(source(healthy, "SHOW REPLICAS")) == 1
 
 
 def test_replica_behind(healthy):

@@ -89,7 +89,8 @@ async def _replicas(s: Statement) -> WireResult:
     columns = infoschema.replication_columns("statements", statement, node.version)
     link = node.cluster.replication
     rows = []
-    if node.role == "source" and not link.io_gave_up():
+    # a replica is registered while its I/O thread is connected (its dump thread runs)
+    if node.role == "source" and link.snapshot()["io_error"] is None:
         applier = link.replica.sql_node_id
         replica_uuid = sysvars.server_uuid(applier, "replica")
         rows.append(

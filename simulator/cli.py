@@ -424,7 +424,7 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
     ready = (
         f"ndbsim ready: mysql={args.host}:{mysql_port} control=http://{args.host}:{control_port}"
     )
-    nodes = _node_ports(cluster, servers, args.host)
+    nodes = _node_endpoints("sql", cluster, servers, args.host)
     if link is not None:
         link.source_port = mysql_port
         wanted = args.replica_port
@@ -434,10 +434,9 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
         servers += replica_servers
         link.replica_port = _listening_port(replica_servers[0], wanted)
         ready += f" replica={args.host}:{link.replica_port}"
-        ready += f" sql_nodes={nodes} replica_sql_nodes="
-        ready += _node_ports(replica, replica_servers, args.host)
+        ready += f" {nodes} " + _node_endpoints("replica_sql", replica, replica_servers, args.host)
     else:
-        ready += f" sql_nodes={nodes}"
+        ready += f" {nodes}"
     log.info("NDB %s, %d data nodes, %d tables", version.series, args.data_nodes, args.tables)
     print(ready, flush=True)
     stop = asyncio.Event()
@@ -454,10 +453,10 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def _node_ports(cluster, servers: list, host: str) -> str:
-    """NODE@HOST:PORT of each SQL node, comma-separated, for the ready line."""
-    return ",".join(
-        f"{node_id}@{host}:{_listening_port(each, 0)}"
+def _node_endpoints(prefix: str, cluster, servers: list, host: str) -> str:
+    """PREFIXNODE=HOST:PORT of each SQL node, for the ready line (sql50=127.0.0.1:3306)."""
+    return " ".join(
+        f"{prefix}{node_id}={host}:{_listening_port(each, 0)}"
         for node_id, each in zip(cluster.sql_node_ids, servers, strict=True)
     )
 

@@ -121,10 +121,9 @@ def test_bad_requests(sim, method, path, body, code, text):
 
 
 def sql_node_ports(sim: NdbsimHandle) -> dict[int, int]:
-    """NODE -> MySQL port of each SQL node, from the ready line's sql_nodes=NODE@HOST:PORT,..."""
+    """NODE -> MySQL port of each SQL node, from the ready line's sqlNODE=HOST:PORT."""
     line = next(line for line in sim.output if line.startswith("ndbsim ready:"))
-    listed = re.search(r" sql_nodes=(\S+)", line)[1]
-    return {int(n): int(p) for n, p in re.findall(r"(\d+)@[^:,]+:(\d+)", listed)}
+    return {int(n): int(p) for n, p in re.findall(r" sql(\d+)=[^ ]+:(\d+)", line)}
 
 
 def query_node(sim: NdbsimHandle, port: int, sql: str) -> list[tuple]:

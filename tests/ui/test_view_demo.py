@@ -1,4 +1,4 @@
-"""`make demo`: python -m ndbsim.demo as a real process."""
+"""`make demo`: python -m ndb_harness.demo as a real process."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import sys
 
 import httpx
 import pytest
-from ndbsim import demo as demo_module
+from ndb_harness import demo as demo_module
 from ndbsim.cli import fault_parser
 from ndbsim.model.faults import FAULTS
 
-DEMO = [sys.executable, "-m", "ndbsim.demo"]
+DEMO = [sys.executable, "-m", "ndb_harness.demo"]
 
 
 @pytest.mark.integration

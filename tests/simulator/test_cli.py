@@ -22,7 +22,7 @@ def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize(
     ("args", "text"),
     [
-        (["--data-nodes", "3", "--replicas", "2"], "multiple of --replicas"),
+        (["--data-nodes", "3", "--replicas", "2"], "multiple of replicas"),
         (["--replicas", "5"], "--replicas"),
         (["--data-nodes", "0"], "--data-nodes"),
         (["--ndb-version", "9.9"], "unsupported NDB version"),

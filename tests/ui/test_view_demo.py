@@ -23,7 +23,8 @@ DEMO = [sys.executable, "-m", "ndb_harness.demo"]
     [
         (
             ["--data-nodes", "3"],
-            "demo: ndbsim: error: --data-nodes (3) must be a multiple of --replicas (2)",
+            "demo: ndbsim: error: data nodes (3) must be a multiple of replicas (2): every node "
+            "group holds one replica of its fragments on each member",
         ),
         (["--no-such-option"], "demo: ndbsim: error: unrecognized arguments: --no-such-option"),
         (["--exporter-port", "70000"], "demo: port 70000 is not in 0..65535"),

@@ -4,14 +4,12 @@ HTTP, their effect read with a MySQL client."""
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import re
 import time
 
 import httpx
 import mysql.connector
 import pytest
-from ndbsim.testing import NdbsimHandle, running_ndbsim
+from ndb_harness import Ndbsim, running_ndbsim
 
 pytestmark = pytest.mark.integration
 
@@ -28,9 +26,13 @@ def _healthy(sim):
     yield
 
 
-def query(sim: NdbsimHandle, sql: str) -> list[tuple]:
+def query(sim: Ndbsim, sql: str, port: int | None = None) -> list[tuple]:
     conn = mysql.connector.connect(
-        host=sim.host, port=sim.port, user=sim.user, password=sim.password, connection_timeout=10
+        host=sim.host,
+        port=port or sim.port,
+        user=sim.user,
+        password=sim.password,
+        connection_timeout=10,
     )
     try:
         cur = conn.cursor()
@@ -120,18 +122,12 @@ def test_bad_requests(sim, method, path, body, code, text):
     assert text in response.json()["detail"]
 
 
-def sql_node_ports(sim: NdbsimHandle) -> dict[int, int]:
-    """NODE -> MySQL port of each SQL node, from the ready line's sqlNODE=HOST:PORT."""
-    line = next(line for line in sim.output if line.startswith("ndbsim ready:"))
-    return {int(n): int(p) for n, p in re.findall(r" sql(\d+)=[^ ]+:(\d+)", line)}
-
-
-def query_node(sim: NdbsimHandle, port: int, sql: str) -> list[tuple]:
-    return query(dataclasses.replace(sim, port=port), sql)
+def query_node(sim: Ndbsim, port: int, sql: str) -> list[tuple]:
+    return query(sim, sql, port)
 
 
 def test_each_sql_node_is_a_mysqld_of_its_own_and_stops_alone(sim):
-    ports = sql_node_ports(sim)
+    ports = sim.sql_node_ports()
     assert len(ports) == 2 and ports[sim.status()["sql_node_id"]] == sim.port
     seen = {
         node: query_node(sim, port, "SELECT @@server_id, @@ndb_nodeid")

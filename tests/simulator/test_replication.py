@@ -91,6 +91,26 @@ def test_the_pair_has_a_binlog_server_and_an_applier(healthy):
     assert source(healthy, name)[0]["Value"] != replica(healthy, name)[0]["Value"]
 
 
+def test_the_other_sql_nodes_neither_log_nor_apply(healthy):
+    """Only the first SQL node of each cluster takes part in the link; ndb_apply_status, an
+    NDB table, reads the same on every SQL node of the replica cluster."""
+    other_source = healthy.sql_node_ports()[51]
+    other_replica = healthy.sql_node_ports("replica")[51]
+    assert _rows(healthy, other_source, "SELECT @@server_id AS s, @@log_bin AS b") == [
+        {"s": 2, "b": 0}
+    ]
+    assert _rows(healthy, other_source, "SELECT * FROM mysql.ndb_binlog_index") == []
+    assert _rows(healthy, other_replica, "SHOW REPLICA STATUS") == []
+    assert _rows(healthy, other_replica, "SELECT @@server_id AS s")[0]["s"] == 102
+    applied = _rows(
+        healthy, other_replica, "SELECT server_id, log_name FROM mysql.ndb_apply_status"
+    )
+    assert applied == [{"server_id": 1, "log_name": "binlog.000001"}]
+    status = "SHOW GLOBAL STATUS LIKE 'Ndb_api_pk_op_count_replica'"
+    assert int(_rows(healthy, other_replica, status)[0]["Value"]) == 0
+    assert int(replica(healthy, status)[0]["Value"]) > 0
+
+
 def test_epochs_advance_and_the_replica_follows(healthy):
     first = binlog_row(healthy)
     assert first["latest_handled_binlog_epoch"] == first["latest_received_binlog_epoch"]

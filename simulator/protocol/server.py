@@ -584,7 +584,15 @@ class NdbServer(MysqlServer):
     async def _follow(self, host: str, up: bool) -> None:
         if up:
             if self._server is None:
-                await self.start_server(host=host, port=self.port)
+                try:
+                    await self.start_server(host=host, port=self.port)
+                except OSError as e:  # the port was taken while the node was down
+                    log.warning(
+                        "SQL node %d cannot listen on port %d again: %s",
+                        self.node.node_id,
+                        self.port,
+                        e.strerror or e,
+                    )
             return
         if self._server is not None:
             self._server.close()

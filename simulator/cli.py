@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import httpx
 from ndbsim import versions
-from ndbsim.model.cluster import ClusterSpec, build_config
+from ndbsim.model.cluster import build_config
 from ndbsim.model.config_params import parse_override
 from ndbsim.model.faults import (
     BUFFERS,
@@ -31,6 +31,7 @@ from ndbsim.model.faults import (
     POOLS,
     START_PHASES,
 )
+from ndbsim.model.spec import ClusterSpec, command_line_settings
 
 DEFAULT_CONTROL_URL = "http://127.0.0.1:8081"
 REPLICA_SYSTEM_NAME = "MC_20240212141503"  # the replica cluster of --replica, made later
@@ -108,42 +109,7 @@ def serve_parser() -> argparse.ArgumentParser:
         help=f"NDB version to simulate: {', '.join(versions.SUPPORTED)} "
         f"(default {versions.DEFAULT})",
     )
-    p.add_argument(
-        "--data-nodes",
-        type=_positive_int(1, 48),
-        default=2,
-        help="data nodes, a multiple of --replicas (default 2)",
-    )
-    p.add_argument(
-        "--replicas", type=_positive_int(1, 4), default=2, help="NoOfReplicas, 1..4 (default 2)"
-    )
-    p.add_argument(
-        "--tables", type=_positive_int(1, 20000), default=20, help="user tables (default 20)"
-    )
-    p.add_argument(
-        "--speed",
-        type=_float_range(0, 10000, low_open=True),
-        default=1.0,
-        help="cluster seconds per wall-clock second (default 1)",
-    )
-    p.add_argument(
-        "--ops-per-second",
-        type=_float_range(0, 10_000_000),
-        default=2000.0,
-        help="NDB API operations per second of the application, cluster-wide (default 2000)",
-    )
-    p.add_argument(
-        "--pruned-scan-share",
-        type=_float_range(0, 1),
-        default=0.6,
-        help="share of scans pruned to one partition (default 0.6)",
-    )
-    p.add_argument(
-        "--batching",
-        type=_float_range(1, 1000),
-        default=4.0,
-        help="operations per round trip (default 4)",
-    )
+    _spec_options(p)
     p.add_argument(
         "--max-connections",
         type=_positive_int(1, 100000),
@@ -156,7 +122,6 @@ def serve_parser() -> argparse.ArgumentParser:
         default=10,
         help="seconds a client has to log in before it is disconnected (default 10)",
     )
-    p.add_argument("--seed", type=int, default=1, help="seed of the simulation (default 1)")
     p.add_argument(
         "--config",
         action="append",
@@ -174,7 +139,8 @@ def serve_parser() -> argparse.ArgumentParser:
         "--replica-port",
         type=_positive_int(0, 65535),
         default=None,
-        help="MySQL port of the replica cluster's SQL node (default --port + 1; 0 with --port 0)",
+        help="MySQL port of the replica cluster's first SQL node, the others after it "
+        "(default --port + --sql-nodes; 0 with --port 0)",
     )
     p.add_argument(
         "--log-level",
@@ -183,6 +149,23 @@ def serve_parser() -> argparse.ArgumentParser:
         help="(default info)",
     )
     return p
+
+
+def _spec_options(p: argparse.ArgumentParser) -> None:
+    """An option for every setting of ClusterSpec that has a help text, with its default and
+    range."""
+    for name, default, declared in command_line_settings():
+        bounds = declared.bounds
+        if isinstance(default, int):
+            kind = int if bounds is None else _positive_int(int(bounds.low), int(bounds.high))
+        else:
+            kind = _float_range(bounds.low, bounds.high, bounds.low_open)
+        p.add_argument(
+            f"--{name.replace('_', '-')}",
+            type=kind,
+            default=default,
+            help=f"{declared.help}{f': {bounds}' if bounds else ''} (default {default:g})",
+        )
 
 
 def fault_parser() -> argparse.ArgumentParser:
@@ -399,7 +382,7 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
     uv.install_signal_handlers = lambda: None  # type: ignore[method-assign]
 
     async def listen(each_cluster, each_engine, port: int):
-        return await server.start(
+        return await server.start_sql_nodes(
             each_engine,
             each_cluster,
             args.host,
@@ -412,19 +395,24 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
 
     if link is not None:
         link.source_host = args.host
-    mysql = await listen(cluster, engine, args.port)
-    mysql_port = _listening_port(mysql, args.port)
-    servers = [mysql]
+    servers = await listen(cluster, engine, args.port)
+    mysql_port = _listening_port(servers[0], args.port)
     ready = (
         f"ndbsim ready: mysql={args.host}:{mysql_port} control=http://{args.host}:{control_port}"
     )
+    nodes = _node_endpoints("sql", cluster, servers, args.host)
     if link is not None:
         link.source_port = mysql_port
-        wanted = args.replica_port if args.replica_port is not None else args.port and args.port + 1
-        replica_server = await listen(replica, replica_engine, wanted)
-        servers.append(replica_server)
-        link.replica_port = _listening_port(replica_server, wanted)
-        ready += f" replica={args.host}:{_listening_port(replica_server, wanted)}"
+        wanted = args.replica_port
+        if wanted is None:
+            wanted = args.port and args.port + args.sql_nodes
+        replica_servers = await listen(replica, replica_engine, wanted)
+        servers += replica_servers
+        link.replica_port = _listening_port(replica_servers[0], wanted)
+        ready += f" replica={args.host}:{link.replica_port}"
+        ready += f" {nodes} " + _node_endpoints("replica_sql", replica, replica_servers, args.host)
+    else:
+        ready += f" {nodes}"
     log.info("NDB %s, %d data nodes, %d tables", version.series, args.data_nodes, args.tables)
     print(ready, flush=True)
     stop = asyncio.Event()
@@ -432,7 +420,6 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     tasks = [asyncio.create_task(uv.serve(sockets=[control_sock]))]
-    tasks += [asyncio.create_task(each.serve_forever()) for each in servers]
     await stop.wait()
     uv.should_exit = True
     for each in servers:
@@ -440,6 +427,14 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _node_endpoints(prefix: str, cluster, servers: list, host: str) -> str:
+    """PREFIXNODE=HOST:PORT of each SQL node, for the ready line (sql50=127.0.0.1:3306)."""
+    return " ".join(
+        f"{prefix}{node_id}={host}:{_listening_port(each, 0)}"
+        for node_id, each in zip(cluster.sql_node_ids, servers, strict=True)
+    )
 
 
 def _listening_port(mysql_server: object, fallback: int) -> int:
@@ -466,12 +461,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(message)s"
     )
-    if args.data_nodes % args.replicas:
+    if args.port and args.port + args.sql_nodes * (2 if args.replica else 1) > 65536:
+        parser.error("--port leaves no room for a port per SQL node; give a lower --port")
+    overlap = args.replica_port and abs(args.replica_port - args.port) < args.sql_nodes
+    if args.replica and args.port and overlap:
         parser.error(
-            f"--data-nodes ({args.data_nodes}) must be a multiple of --replicas ({args.replicas})"
+            f"--replica-port {args.replica_port} is one of the source's SQL node ports "
+            f"({args.port}..{args.port + args.sql_nodes - 1})"
         )
-    if args.replica and args.replica_port is None and args.port == 65535:
-        parser.error("--replica needs --replica-port when --port is 65535")
     try:
         _check_model(args)
     except ValueError as e:
@@ -491,17 +488,8 @@ def _spec(args: argparse.Namespace) -> ClusterSpec:
     for item in args.config:
         o = parse_override(item)
         config[o.name + (f"@{o.node_id}" if o.node_id is not None else "")] = o.value
-    return ClusterSpec(
-        data_nodes=args.data_nodes,
-        replicas=args.replicas,
-        tables=args.tables,
-        speed=args.speed,
-        ops_per_second=args.ops_per_second,
-        pruned_scan_share=args.pruned_scan_share,
-        batching=args.batching,
-        seed=args.seed,
-        config=config,
-    )
+    settings = {name: getattr(args, name) for name, _, _ in command_line_settings()}
+    return ClusterSpec(**settings, config=config)
 
 
 def _replica_spec(args: argparse.Namespace) -> ClusterSpec:

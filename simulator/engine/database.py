@@ -81,6 +81,8 @@ class Engine:
         """`replication`: the SQL node of ndbsim --replica, with the replication tables."""
         self.catalog = catalog
         self.lock = threading.RLock()
+        # tables filled by appending (append_rows_in): what the last fill left, per table
+        self.fill_marks: dict[str, Any] = {}
         self.db = duckdb.connect(config={"threads": 2})
         _configure(self.db)
         self.writes = TableWrites()
@@ -178,6 +180,26 @@ class Engine:
             self.db.execute("BEGIN")
             try:
                 self._replace(self.db, target, obj, rows)
+                self.db.execute("COMMIT")
+            except Exception:
+                self.db.execute("ROLLBACK")
+                raise
+
+    def append_rows_in(
+        self, target: str, obj: TableDef, rows: Iterable[Sequence[Any]], stale: str
+    ) -> None:
+        """Delete the rows of ``target`` matching ``stale`` (an SQL condition) and add
+        ``rows``, in one transaction: a table whose rows are only added, and dropped oldest
+        first, need not be written whole at every statement."""
+        rows = rows if isinstance(rows, list) else list(rows)
+        with self.lock:
+            self.db.execute("BEGIN")
+            try:
+                self.db.execute(f"DELETE FROM {target} WHERE {stale}")
+                if len(rows) > CSV_ROWS:
+                    self._insert_csv(self.db, target, obj, rows)
+                elif rows:
+                    insert_columns(self.db, target, rows)
                 self.db.execute("COMMIT")
             except Exception:
                 self.db.execute("ROLLBACK")

@@ -19,6 +19,7 @@ from ndbsim.model.faults import DEFAULT_ABORT_SHARE, START_PHASES, Faults
 from ndbsim.model.latency import Latency
 from ndbsim.model.memory import PAGE, memory_by_node
 from ndbsim.model.rows import membership
+from ndbsim.model.spec import ClusterSpec
 from ndbsim.model.topology import MGM, NDB, Topology, build_topology
 from ndbsim.model.transactions import Activity
 from ndbsim.model.workload import REDO_BYTES_PER_WRITE, Workload, extra_aborts, writes
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     from ndbsim.model.replication import ReplicationLink
 
 STARTED, STARTING, STOPPED = "STARTED", "STARTING", "STOPPED"
-SYSTEM_NAME = "MC_20240115093012"
 STEADY_GROWTH = 0.02  # share of DataMemory a healthy workload's rows grow by, at most
 # An overloaded link enters overload every 2 and slowdown every cluster second.
 OVERLOADS_PER_SECOND = 0.5
@@ -38,42 +38,6 @@ BACKUP_INTERVAL = 4 * 3600.0  # cluster seconds between the scheduled backups
 
 class NodeError(LookupError):
     """Unknown node id or an operation the node does not support; the message is one line."""
-
-
-@dataclass
-class ClusterSpec:
-    data_nodes: int = 2
-    replicas: int = 2
-    tables: int = 20
-    sql_nodes: int = 2
-    mgm_nodes: int = 1
-    ldm_threads: int = 4
-    speed: float = 1.0
-    ops_per_second: float = 2000.0
-    pruned_scan_share: float = 0.6
-    batching: float = 4.0
-    seed: int = 1
-    config: dict[str, str] = field(default_factory=dict)  # "Param" or "Param@node" -> value
-    free_api_slots: int = 3
-    restart_seconds: float = 12.0  # cluster seconds a node restart takes
-    system_name: str = SYSTEM_NAME  # Ndb_system_name: the cluster's name, set when it was made
-
-    def validate(self) -> None:
-        """ValueError with a one-line message for values outside what the model supports."""
-        if not 1 <= self.tables <= 20000:
-            raise ValueError(f"--tables must be 1..20000, got {self.tables}")
-        if not 1 <= self.ldm_threads <= 32:
-            raise ValueError(f"LDM threads must be 1..32, got {self.ldm_threads}")
-        if not 0 < self.speed <= 10000:
-            raise ValueError(f"--speed must be > 0 and <= 10000, got {self.speed}")
-        if not 0 <= self.ops_per_second <= 10_000_000:
-            raise ValueError(f"--ops-per-second must be 0..10000000, got {self.ops_per_second}")
-        if not 0 <= self.pruned_scan_share <= 1:
-            raise ValueError(f"--pruned-scan-share must be 0..1, got {self.pruned_scan_share}")
-        if not 1 <= self.batching <= 1000:
-            raise ValueError(f"--batching must be 1..1000, got {self.batching}")
-        if self.restart_seconds < 0:
-            raise ValueError("restart time must not be negative")
 
 
 @dataclass
@@ -100,6 +64,17 @@ class DataNodeState:
     cold_hit_ops: float = 0.0
 
 
+@dataclass
+class SqlNodeState:
+    """What one SQL node (mysqld) counts since its process started: its share of the
+    application's operations and aborts, and how often its API links connected."""
+
+    started_at: float = 0.0  # cluster time its mysqld started
+    ops: float = 0.0
+    extra_aborts: float = 0.0
+    connect_count: int = 1  # the data nodes' transporters to it (connect_count)
+
+
 class Cluster:
     def __init__(
         self,
@@ -115,7 +90,14 @@ class Cluster:
         self.topology: Topology = build_topology(
             spec.data_nodes, spec.replicas, spec.sql_nodes, spec.mgm_nodes, spec.free_api_slots
         )
-        self.sql_node_id = self.topology.api_nodes[0].node_id
+        # the SQL nodes (mysqld), each a listener of ndbsim; the first is the binlog server
+        # (or the applier of the replica cluster)
+        self.sql_node_ids = [n.node_id for n in self.topology.api_nodes if n.process_name]
+        self.sql_node_id = self.sql_node_ids[0]
+        self.sql_nodes = {n: SqlNodeState() for n in self.sql_node_ids}
+        # called with (node id, up) when an SQL node is stopped or started (its listener)
+        self.sql_node_listeners: list[Callable[[int, bool], None]] = []
+        self._changed_sql_nodes: list[tuple[int, bool]] = []  # told once the lock is released
         self.ldm = spec.ldm_threads
         self.config = build_config(spec, version)
         self.faults = Faults(self.topology)
@@ -164,6 +146,7 @@ class Cluster:
         self.now = 0.0
         self._lock = threading.RLock()
         self.replication: ReplicationLink | None = None  # set by the link of ndbsim --replica
+        self.server_id_base = 0  # the replica cluster's SQL nodes count from 101
 
     # --- time ---------------------------------------------------------------------------------
 
@@ -205,8 +188,11 @@ class Cluster:
         ops = self.workload.ops_between(self.now, self.now + dt)
         self.ops_total += ops
         aborts = self.faults.get("transaction-aborts")
+        extra = 0.0
         if aborts is not None:
-            self.extra_aborts += extra_aborts(ops, aborts.get("share", DEFAULT_ABORT_SHARE))
+            extra = extra_aborts(ops, aborts.get("share", DEFAULT_ABORT_SHARE))
+            self.extra_aborts += extra
+        self._share_among_sql_nodes(ops, extra)
         ready = self.started_ids()
         for node_id in ready:
             self.nodes[node_id].ops += ops / len(ready)
@@ -220,6 +206,17 @@ class Cluster:
         if self.replication is not None and self.replication.source is self:
             self.replication.observe(dt, ops)
         self._run_backups(self.now + dt)
+
+    def _share_among_sql_nodes(self, ops: float, aborts: float) -> None:
+        """The application's operations go through the SQL nodes that are up, evenly."""
+        up = self.sql_nodes_up()
+        for node_id in up:
+            state = self.sql_nodes[node_id]
+            state.ops += ops / len(up)
+            state.extra_aborts += aborts / len(up)
+
+    def sql_nodes_up(self) -> list[int]:
+        return [n for n in self.sql_node_ids if self.other_up[n]]
 
     def _count_cold_cache(self, ready: list[int], ops_per_node: float) -> None:
         """Count the operations whose disk page requests disk-page-buffer-misses makes miss."""
@@ -304,7 +301,7 @@ class Cluster:
     def node_up(self, node_id: int) -> bool:
         if node_id in self.nodes:
             return self.nodes[node_id].state != STOPPED
-        return self.other_up.get(node_id, False) or node_id == self.sql_node_id
+        return self.other_up.get(node_id, False)
 
     def lcp_marks(self, node_id: int) -> tuple[int, int, int, int, int, int]:
         """(last_lcp_id, prev_lcp_id, last started, last completed, prev started, prev
@@ -369,10 +366,8 @@ class Cluster:
     # --- control ------------------------------------------------------------------------------
 
     def stop_node(self, node_id: int) -> dict[str, Any]:
-        with self._lock:
+        with self._sql_node_changes():
             self.advance()
-            if node_id == self.sql_node_id:
-                raise NodeError(f"node {node_id} is this SQL node; it cannot be stopped")
             if node_id in self.nodes:
                 s = self.nodes[node_id]
                 if s.state != STOPPED:
@@ -387,7 +382,9 @@ class Cluster:
                 raise NodeError(f"unknown node id {node_id}")
             if self.topology.node(node_id).process_name == "":
                 raise NodeError(f"node {node_id} is a free API slot; nothing is connected there")
-            self.other_up[node_id] = False
+            was_up, self.other_up[node_id] = self.other_up[node_id], False
+            if was_up and node_id in self.sql_nodes:
+                self._notify_sql_node(node_id, False)
             return self.node_status(node_id)
 
     def _stop_data_node(self, node_id: int) -> None:
@@ -402,7 +399,7 @@ class Cluster:
             self.president = min(self.started_ids())
 
     def start_node(self, node_id: int) -> dict[str, Any]:
-        with self._lock:
+        with self._sql_node_changes():
             self.advance()
             if node_id in self.nodes:
                 s = self.nodes[node_id]
@@ -416,23 +413,65 @@ class Cluster:
                     s.held = held is not None and held["node"] == node_id
                     self.advance()
                 return self.node_status(node_id)
-            if node_id not in self.other_up and node_id != self.sql_node_id:
+            if node_id not in self.other_up:
                 raise NodeError(f"unknown node id {node_id}")
-            if node_id != self.sql_node_id:
-                if self.topology.node(node_id).process_name == "":
-                    raise NodeError(f"node {node_id} is a free API slot; nothing can be started")
-                self.other_up[node_id] = True
+            if self.topology.node(node_id).process_name == "":
+                raise NodeError(f"node {node_id} is a free API slot; nothing can be started")
+            if not self.other_up[node_id]:
+                self._connect_api_node(node_id)
             return self.node_status(node_id)
+
+    def _connect_api_node(self, node_id: int) -> None:
+        """A management or SQL node (re)connects; a mysqld starts afresh: its counters and
+        uptime restart, the data nodes' links to it count one more connect."""
+        self.other_up[node_id] = True
+        if node_id in self.sql_nodes:
+            before = self.sql_nodes[node_id].connect_count
+            self.sql_nodes[node_id] = SqlNodeState(started_at=self.now, connect_count=before + 1)
+            self._notify_sql_node(node_id, True)
+
+    def _notify_sql_node(self, node_id: int, up: bool) -> None:
+        self._changed_sql_nodes.append((node_id, up))
+
+    @contextmanager
+    def _sql_node_changes(self) -> Iterator[None]:
+        """Tell the listeners which SQL nodes stopped or started, once the model's lock is
+        released (a listener may wait for a statement that waits for the lock)."""
+        with self._lock:
+            try:
+                yield
+            finally:
+                changes, self._changed_sql_nodes = self._changed_sql_nodes, []
+        for node_id, up in changes:
+            for listener in self.sql_node_listeners:
+                listener(node_id, up)
+
+    def server_id(self, node_id: int) -> int | None:
+        """@@server_id of an SQL node: 1, 2, ... in its cluster (the replica cluster of ndbsim
+        --replica counts from 101); None for a lone cluster's first SQL node, which keeps the
+        version's default."""
+        index = self.sql_node_ids.index(node_id)
+        if index == 0 and self.replication is None:
+            return None
+        return self.server_id_base + index + 1
+
+    def api_connect_count(self, node_id: int) -> int:
+        """connect_count of the data nodes' transporters to a management or API node."""
+        if node_id in self.sql_nodes:
+            return self.sql_nodes[node_id].connect_count
+        return 1 if self.topology.node(node_id).process_name else 0
 
     def reset(self) -> None:
         """Back to healthy: every node started, no faults."""
-        with self._lock:
+        with self._sql_node_changes():
             self.advance()
             self.faults.clear_all()
             for s in self.nodes.values():
                 if s.state != STARTED:
                     self._mark_started(s)
             for n in self.other_up:
+                if n in self.sql_nodes and not self.other_up[n]:
+                    self._connect_api_node(n)
                 self.other_up[n] = self.topology.node(n).connected_by_default
             if self.president not in self.started_ids():
                 self.president = min(self.started_ids())
@@ -461,6 +500,7 @@ class Cluster:
                 "cluster_time": self.now,
                 "cluster_up": self.is_up(),
                 "sql_node_id": self.sql_node_id,
+                "sql_node_ids": list(self.sql_node_ids),
                 "president": self.president if self.is_up() else 0,
                 "gci": cp.gci,
                 "lcp_id": cp.last.lcp_id,
@@ -478,14 +518,16 @@ class Cluster:
             self.advance()
             yield
 
-    def global_status(self) -> dict[str, int | str]:
+    def global_status(self, node_id: int | None = None) -> dict[int | str]:
+        """The Ndb_% status of one SQL node (default the first): its own share of the
+        application's operations since its mysqld started, the cluster's epoch as it commits."""
+        node_id = self.sql_node_id if node_id is None else node_id
         with self._lock:
             self.advance()
-            sql_nodes = max(1, self._sql_nodes_up())
-            share, aborts = self.ops_total / sql_nodes, self.extra_aborts / sql_nodes
+            sql = self.sql_nodes[node_id]
             ready = len(self.started_ids())
             values: dict[str, int | str] = {
-                "Ndb_cluster_node_id": self.sql_node_id,
+                "Ndb_cluster_node_id": node_id,
                 "Ndb_config_from_host": self.topology.mgm_nodes[0].hostname,
                 "Ndb_config_from_port": 1186,
                 "Ndb_number_of_data_nodes": len(self.nodes),
@@ -495,22 +537,15 @@ class Cluster:
                 if self.spec.ops_per_second > 0
                 else 0,
                 "Ndb_system_name": self.spec.system_name,
-                "Uptime": int(self.now),
+                "Uptime": int(self.now - sql.started_at),
             }
             if not self.version.is_7x:
                 values["Ndb_config_generation"] = 1
-            values.update(self.workload.api_counters(share, aborts))
-            values.update(self.workload.sql_counters(share, aborts))
+            values.update(self.workload.api_counters(sql.ops, sql.extra_aborts))
+            values.update(self.workload.sql_counters(sql.ops, sql.extra_aborts))
             if self.replication is not None:
-                values.update(self.replication.status_values(self))
+                values.update(self.replication.status_values(self, node_id))
             return values
-
-    def _sql_nodes_up(self) -> int:
-        return sum(
-            1
-            for n in self.topology.api_nodes
-            if n.process_name == "mysqld" and self.node_up(n.node_id)
-        )
 
     # --- derived quantities used by the row builders ------------------------------------------
 

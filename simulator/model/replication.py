@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,17 +34,26 @@ MAX_BINLOG_SIZE = 1 << 30  # max_binlog_size default
 BINLOG_BYTES_PER_WRITE = 120  # a row event of the workload's narrow rows
 BINLOG_BYTES_PER_EPOCH = 420  # BEGIN, the ndb_apply_status write, COMMIT
 EVENT_BYTES_PER_WRITE = 160  # bytes the event buffer receives per row change
-INDEX_ROWS = 256  # ndb_binlog_index rows kept (mysqld purges with the binlog files)
 CONFLICTS_PER_SECOND = 3.0
 INCIDENT_BYTES = 40
-# binlog transactions kept to place an applied epoch that replica-behind puts minutes back
-HISTORY_ROWS = 16_384
+BINLOG_DIR = "./"  # ndb_binlog_index.File names the file with its path, relative to the datadir
+# binlog_expire_logs_seconds default from 8.0 (30 days); 7.x keeps the files (expire_logs_days 0)
+EXPIRE_SECONDS = 30 * 86400
+REPLICA_SERVER_ID_BASE = 100  # @@server_id of the replica cluster's SQL nodes: 101, 102, ...
+# the I/O thread's connection attempts (SOURCE_RETRY_COUNT default: 10 from 8.4, else 86400)
+RETRIES_FROM_84, RETRIES_BEFORE_84 = 10, 86400
+RETRY_SECONDS = 60  # SOURCE_CONNECT_RETRY default
+# conflicts of the *_TRANS functions: conflicting rows per rejected transaction, and the rows
+# such a transaction and those depending on it realign
+ROWS_IN_CONFLICT_PER_TRANSACTION = 1.5
+ROWS_REJECTED_PER_TRANSACTION = 4.0
 
 
 @dataclass
 class BinlogFile:
     name: str
     size: int
+    closed_at: float | None = None  # cluster time it was rotated away from
 
 
 @dataclass(frozen=True)
@@ -62,6 +72,46 @@ class IndexRow:
     @property
     def gci(self) -> int:
         return self.epoch >> 32
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Epochs the injector wrote in one step, one after the other in one binlog file, each
+    with the same row changes: their ndb_binlog_index rows, kept as one record (a day holds
+    about 864,000 epochs; one record per step keeps every row the server keeps)."""
+
+    last_epoch: int
+    count: int
+    per_gci: int  # micro GCIs in a GCI
+    file: str
+    position: int  # where its first epoch's transaction starts
+    size: int  # bytes of each epoch's transaction
+    inserts: int
+    updates: int
+    deletes: int
+    next_file: str  # after its last epoch (the next file when that epoch closed its file)
+    next_position: int
+
+    def epoch(self, i: int) -> int:
+        """The epoch of its i-th row (0 the oldest)."""
+        return _step_back(self.last_epoch, self.count - 1 - i, self.per_gci)
+
+    @property
+    def first_epoch(self) -> int:
+        return self.epoch(0)
+
+    def rows_up_to(self, epoch: int) -> int:
+        """How many of its rows have an epoch up to `epoch`."""
+        return bisect_right(range(self.count), epoch, key=self.epoch)
+
+    def row(self, i: int) -> IndexRow:
+        start = self.position + i * self.size
+        last = i == self.count - 1
+        return IndexRow(
+            start, self.file, self.epoch(i), self.inserts, self.updates, self.deletes,
+            self.next_position if last else start + self.size,
+            self.next_file if last else self.file,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -85,8 +135,7 @@ class ReplicationLink:
         self.source, self.replica = source, replica
         self.first_position = first_position  # after the format description event
         self.files = [BinlogFile("binlog.000001", first_position)]
-        self.index: deque[IndexRow] = deque(maxlen=INDEX_ROWS)
-        self.history: deque[IndexRow] = deque(maxlen=HISTORY_ROWS)
+        self.segments: deque[Segment] = deque()  # ndb_binlog_index, oldest first
         self.end: Sample | None = None  # the binlog's end at the last step
         self.written_epoch = 0
         self.data_events = 0.0
@@ -94,6 +143,7 @@ class ReplicationLink:
         self.event_bytes = 0.0
         self.conflicts: dict[str, float] = {}  # conflict function -> rows in conflict
         self.last_conflict_epoch = 0
+        self.conflict_epochs = 0
         self.incident: Sample | None = None  # LOST_EVENTS written by injector-behind gap=true
         self.applied: Sample | None = None  # what the replica's SQL thread applied
         self.received: Sample | None = None  # what its I/O thread read
@@ -103,6 +153,10 @@ class ReplicationLink:
         self.sql_error: ThreadError | None = None
         self.io_attempts = 0
         self.source_server_id = SOURCE_SERVER_ID
+        replica.server_id_base = REPLICA_SERVER_ID_BASE
+        self.io_retries = RETRIES_FROM_84 if source.version.at_least(8, 4) else RETRIES_BEFORE_84
+        # binlog_expire_logs_seconds from 8.0; 7.x keeps every file (expire_logs_days 0)
+        self.expire_seconds = None if source.version.is_7x else EXPIRE_SECONDS
         self.source_host, self.source_port = "127.0.0.1", 3306  # the source SQL node's address
         self.replica_port = 3306  # the replica SQL node's port, as it registers with the source
         source.replication = replica.replication = self
@@ -126,6 +180,9 @@ class ReplicationLink:
         if conflicts is not None:
             function = conflicts["function"]
             self.conflicts[function] = self.conflicts.get(function, 0.0) + CONFLICTS_PER_SECOND * dt
+            # epoch transactions with a conflict: at most one per second's conflicts, at most
+            # one per epoch of the step
+            self.conflict_epochs += min(epochs, math.ceil(CONFLICTS_PER_SECOND * dt))
             self.last_conflict_epoch = self.replica.checkpoints.epoch
         self._catch_up()
 
@@ -140,25 +197,31 @@ class ReplicationLink:
         self._replica_step()
 
     def _write(self, handled: int, changed: float, epochs: int) -> None:
+        """The epochs handled since the last write, up to the step's count, each with its
+        share of the changes: one ndb_binlog_index row each, as the injector writes them."""
         cp = self.source.checkpoints
-        per_gci = max(1, round(cp.gcp_interval / cp.epoch_interval))
-        new = [
-            e for e in _epochs_up_to(handled, min(epochs, 20), per_gci) if e > self.written_epoch
-        ]
-        count = len(new)
-        for epoch in new:
-            rows = changed / count
-            size = int(rows * BINLOG_BYTES_PER_WRITE) + BINLOG_BYTES_PER_EPOCH
-            start_file, start = self.files[-1].name, self.position
-            self._grow(size)
-            inserts, updates = int(rows * 0.3), int(rows * 0.6)
-            row = IndexRow(
-                start, start_file, epoch, inserts, updates, max(0, int(rows) - inserts - updates),
-                self.position, self.files[-1].name,
+        per_gci = max(1, math.ceil(cp.gcp_interval / cp.epoch_interval - 1e-9))
+        count = min(epochs, _epochs_after(self.written_epoch, handled, per_gci))
+        if count <= 0:
+            return
+        rows = changed / count
+        size = int(rows * BINLOG_BYTES_PER_WRITE) + BINLOG_BYTES_PER_EPOCH
+        inserts, updates = int(rows * 0.3), int(rows * 0.6)
+        deletes = max(0, int(rows) - inserts - updates)
+        while count > 0:
+            current = self.files[-1]
+            # the epoch whose transaction reaches max_binlog_size is the file's last
+            fit = min(count, max(1, math.ceil((MAX_BINLOG_SIZE - current.size) / size)))
+            start = current.size
+            self._grow(fit * size)
+            self.segments.append(
+                Segment(
+                    _step_back(handled, count - fit, per_gci), fit, per_gci, current.name,
+                    start, size, inserts, updates, deletes, self.files[-1].name, self.position,
+                )
             )  # fmt: skip
-            self.index.append(row)
-            self.history.append(row)
-            self.written_epoch = epoch
+            count -= fit
+        self.written_epoch = handled
 
     def _append(self, size: int, epoch: int) -> Sample:
         self._grow(size)
@@ -169,7 +232,20 @@ class ReplicationLink:
         current.size += size
         if current.size >= MAX_BINLOG_SIZE:
             number = int(current.name.rsplit(".", 1)[1]) + 1
+            current.closed_at = self.source.now
             self.files.append(BinlogFile(f"binlog.{number:06d}", self.first_position))
+            self._purge()
+
+    def _purge(self) -> None:
+        """At a rotation, the server purges the files closed longer ago than the expiry,
+        and their ndb_binlog_index rows with them."""
+        if self.expire_seconds is None:
+            return
+        horizon = self.source.now - self.expire_seconds
+        expired = {f.name for f in self.files[:-1] if (f.closed_at or 0.0) < horizon}
+        self.files = [f for f in self.files if f.name not in expired]
+        while self.segments and self.segments[0].file in expired:
+            self.segments.popleft()
 
     @property
     def position(self) -> int:
@@ -202,7 +278,7 @@ class ReplicationLink:
         if faults.is_active("replica-io-disconnect"):
             if self.io_error is None:
                 self.io_error = ThreadError(2003, wall)
-            self.io_attempts = 1 + int((wall - self.io_error.since) / 60)
+            self.io_attempts = min(self.io_retries, 1 + int((wall - self.io_error.since) / 60))
         else:
             self.io_error = None
             self.received = self.end
@@ -220,28 +296,58 @@ class ReplicationLink:
         if self.applied is None or target.epoch > self.applied.epoch:
             before = self.applied.epoch if self.applied else target.epoch
             self.applied_epochs += max(0, (target.epoch >> 32) - (before >> 32))
-            self.applied_writes += sum(
-                r.inserts + r.updates + r.deletes
-                for r in self.index
-                if before < r.epoch <= target.epoch
-            )
+            self.applied_writes += self.writes_between(before, target.epoch)
             self.applied = target
+
+    def writes_between(self, older: int, newer: int) -> int:
+        """Row changes of the epochs written after `older` up to `newer`."""
+        total = 0
+        start = max(0, bisect_right(self.segments, older, key=lambda g: g.last_epoch))
+        for i in range(start, len(self.segments)):
+            seg = self.segments[i]
+            if seg.first_epoch > newer:
+                break
+            rows = seg.rows_up_to(newer) - seg.rows_up_to(older)
+            total += rows * (seg.inserts + seg.updates + seg.deletes)
+        return total
+
+    def index_rows(self, after: int = 0) -> Iterator[IndexRow]:
+        """The ndb_binlog_index rows the source keeps of the epochs after `after` (0: all),
+        oldest first."""
+        segments = list(self.segments)
+        start = bisect_right(segments, after, key=lambda g: g.last_epoch)
+        for seg in segments[start:]:
+            for i in range(seg.rows_up_to(after), seg.count):
+                yield seg.row(i)
+
+    def oldest_epoch(self) -> int:
+        """The oldest epoch ndb_binlog_index keeps (0: none)."""
+        return self.segments[0].first_epoch if self.segments else 0
 
     def transaction_of(self, epoch: int) -> tuple[str, int, int] | None:
         """(file, start, end) of the newest epoch transaction up to `epoch` as the source wrote it
         into its binary log; before the oldest one kept, an empty span at that one's start."""
-        if not self.history:
+        if not self.segments:
             return None
-        i = bisect_right(self.history, epoch, key=lambda r: r.epoch)
+        i = bisect_right(self.segments, epoch, key=lambda g: g.first_epoch)
         if i == 0:
-            oldest = self.history[0]
+            oldest = self.segments[0]
             return oldest.file, oldest.position, oldest.position
-        row = self.history[i - 1]
+        seg = self.segments[i - 1]
+        row = seg.row(seg.rows_up_to(epoch) - 1)
         if row.next_file == row.file:
             return row.file, row.position, row.next_position
         # the transaction closed its file: it ends where that file ends
         size = next(f.size for f in self.files if f.name == row.file)
         return row.file, row.position, size
+
+    def io_gave_up(self) -> bool:
+        """The I/O thread stops once its attempts reach SOURCE_RETRY_COUNT and the last one
+        failed a retry interval ago (8.4: 10 attempts, about ten minutes)."""
+        if self.io_error is None or self.io_attempts < self.io_retries:
+            return False
+        waited = self.source.wall_time() - self.io_error.since
+        return waited >= self.io_retries * RETRY_SECONDS
 
     def behind_seconds(self) -> float:
         params = self.source.faults.get("replica-behind")
@@ -268,6 +374,8 @@ class ReplicationLink:
                 # the SQL thread stands at the end of the epoch it applied last
                 applied = Sample(applied_epoch, transaction[0], transaction[2])
             io_running = "Connecting" if self.io_error else "Yes"
+            if self.io_error and self.io_gave_up():
+                io_running = "No"
             sql_running = "No" if self.sql_error else "Yes"
             seconds: int | None = int(lag)
             if self.sql_error or self.io_error:
@@ -282,7 +390,6 @@ class ReplicationLink:
                 "binlog_file": self.files[-1].name,
                 "binlog_position": self.position,
                 "files": [(f.name, f.size) for f in self.files],
-                "index": list(self.index),
                 "received": self.received,
                 "applied": applied,
                 "applied_epoch": applied_epoch,
@@ -300,12 +407,16 @@ class ReplicationLink:
                 "conflicts": int(sum(self.conflicts.values())),
                 "conflicts_by_function": {f: int(n) for f, n in self.conflicts.items()},
                 "last_conflict_epoch": self.last_conflict_epoch,
+                "conflict_epochs": self.conflict_epochs,
                 "applied_writes": int(self.applied_writes),
                 "applied_epochs": self.applied_epochs,
             }
 
-    def status_values(self, cluster: Cluster) -> dict[str, int]:
-        """The Ndb_% status variables the link moves on that cluster's SQL node."""
+    def status_values(self, cluster: Cluster, node_id: int) -> dict[str, int]:
+        """The Ndb_% status variables the link moves on an SQL node: the source's binlog
+        server runs the injector, the replica's applier node applies."""
+        if node_id != cluster.sql_node_id:
+            return {}
         s = self.snapshot()
         if cluster is self.source:
             return {
@@ -317,10 +428,10 @@ class ReplicationLink:
                 "Ndb_api_event_bytes_count": s["event_bytes"],
             }
         applied, txns = s["applied_writes"], s["applied_epochs"]
-        values = {
-            "Ndb_replica_max_replicated_epoch": s["applied_epoch"],
-            "Ndb_slave_max_replicated_epoch": s["applied_epoch"],
-        }
+        # Ndb_replica_max_replicated_epoch rises only for ndb_apply_status rows carrying one of
+        # this cluster's own server ids (its epochs come back round a circular setup;
+        # ndb_applier.cc, atApplyStatusWrite): on this one-way replica it stays 0
+        values = {"Ndb_replica_max_replicated_epoch": 0, "Ndb_slave_max_replicated_epoch": 0}
         for suffix in ("replica", "slave"):
             values.update(
                 {
@@ -339,38 +450,58 @@ class ReplicationLink:
 
 
 def _conflict_values(s: dict[str, Any]) -> dict[str, int]:
-    """Ndb_conflict_* of the applying SQL node: one Ndb_conflict_fn_* per function; the
-    Ndb_conflict_trans_* counters only for the transactional functions (*_TRANS)."""
+    """Ndb_conflict_* of the applying SQL node: one Ndb_conflict_fn_* per function (rows in
+    conflict); the Ndb_conflict_trans_* counters for the transactional functions (*_TRANS):
+    the rows in conflict belong to fewer rejected transactions, whose rows (and those of the
+    transactions depending on them) are all realigned; each epoch transaction with a conflict
+    commits after one dependency-tracking pass (ndb_applier.cc atConflictPreCommit counts
+    trans_detect_iter_count there; ndb_replica.cc update_global_state counts the commit).
+    The NDB$EPOCH family refreshes every realigned row (Ndb_conflict_refresh_op_count).
+    Ndb_conflict_last_stable_epoch is the replicated epoch once it has looped the circle,
+    0 on a one-way replica."""
     by_function = s["conflicts_by_function"]
     values = {
         "Ndb_conflict_fn_" + function.removeprefix("NDB$").lower(): count
         for function, count in by_function.items()
     }
-    trans = sum(n for function, n in by_function.items() if function.endswith("_TRANS"))
-    if trans:
+    rows = sum(n for function, n in by_function.items() if not function.endswith("_TRANS"))
+    trans_rows = sum(n for function, n in by_function.items() if function.endswith("_TRANS"))
+    rejected = trans_rows / ROWS_IN_CONFLICT_PER_TRANSACTION
+    realigned = int(rejected * ROWS_REJECTED_PER_TRANSACTION)
+    if trans_rows:
+        epochs = min(s["conflict_epochs"], int(rejected))
         values.update(
             {
-                "Ndb_conflict_trans_row_conflict_count": trans,
-                "Ndb_conflict_trans_row_reject_count": trans * 2,
-                "Ndb_conflict_trans_reject_count": trans,
-                "Ndb_conflict_trans_detect_iter_count": trans,
-                "Ndb_conflict_trans_conflict_commit_count": trans,
+                "Ndb_conflict_trans_row_conflict_count": trans_rows,
+                "Ndb_conflict_trans_row_reject_count": realigned,
+                "Ndb_conflict_trans_reject_count": int(rejected),
+                "Ndb_conflict_trans_detect_iter_count": epochs,
+                "Ndb_conflict_trans_conflict_commit_count": epochs,
             }
         )
     if by_function:
+        values["Ndb_conflict_refresh_op_count"] = rows + realigned
         values["Ndb_conflict_last_conflict_epoch"] = s["last_conflict_epoch"]
-        values["Ndb_conflict_last_stable_epoch"] = s["applied_epoch"]
+        values["Ndb_conflict_last_stable_epoch"] = 0
     return values
 
 
-def _epochs_up_to(last: int, count: int, per_gci: int) -> list[int]:
-    """`count` consecutive epochs ending with `last` (micro GCIs 0..per_gci-1 in each GCI)."""
-    gci, micro = last >> 32, last & 0xFFFFFFFF
-    out = []
-    for _ in range(count):
-        out.append((gci << 32) | micro)
-        if micro == 0:
-            gci, micro = gci - 1, per_gci - 1
-        else:
-            micro -= 1
-    return out[::-1]
+def _step_back(epoch: int, steps: int, per_gci: int) -> int:
+    """The epoch `steps` before `epoch` (micro GCIs 0..per_gci-1 in each GCI)."""
+    gci, micro = epoch >> 32, epoch & 0xFFFFFFFF
+    if steps <= micro:
+        return (gci << 32) | (micro - steps)
+    steps -= micro + 1
+    return ((gci - 1 - steps // per_gci) << 32) | (per_gci - 1 - steps % per_gci)
+
+
+def _epochs_after(older: int, newer: int, per_gci: int) -> int:
+    """How many epochs follow `older` up to `newer` (all of them when `older` is 0)."""
+    if newer <= older:
+        return 0
+    if older == 0:
+        return 1 << 62
+    (og, om), (ng, nm) = (older >> 32, older & 0xFFFFFFFF), (newer >> 32, newer & 0xFFFFFFFF)
+    if ng == og:
+        return nm - om
+    return max(0, per_gci - 1 - om) + (ng - og - 1) * per_gci + nm + 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+import threading
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -564,6 +565,41 @@ class NdbServer(MysqlServer):
             self.open_connections -= 1
             writer.close()
 
+    def follow_model(self, host: str, loop: asyncio.AbstractEventLoop) -> None:
+        """Close and reopen the listener as the model stops and starts this SQL node; from
+        another thread (the control API's) the change is done when the call returns."""
+        self.port = self.sockets()[0].getsockname()[1]
+        loop_thread = threading.get_ident()
+
+        def changed(node_id: int, up: bool) -> None:
+            if node_id != self.node.node_id or loop.is_closed():
+                return
+            if threading.get_ident() == loop_thread:
+                loop.create_task(self._follow(host, up))
+                return
+            asyncio.run_coroutine_threadsafe(self._follow(host, up), loop).result(timeout=10)
+
+        self.node.cluster.sql_node_listeners.append(changed)
+
+    async def _follow(self, host: str, up: bool) -> None:
+        if up:
+            if self._server is None:
+                try:
+                    await self.start_server(host=host, port=self.port)
+                except OSError as e:  # the port was taken while the node was down
+                    log.warning(
+                        "SQL node %d cannot listen on port %d again: %s",
+                        self.node.node_id,
+                        self.port,
+                        e.strerror or e,
+                    )
+            return
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        for connection in list(getattr(self.control, "_connections", {}).values()):
+            connection.kill()
+
     def close(self) -> None:
         super().close()
         self.runner.close()
@@ -646,12 +682,30 @@ async def start(
     password: str,
     max_connections: int = MAX_CONNECTIONS,
     connect_timeout: float = CONNECT_TIMEOUT,
+    node_id: int | None = None,
 ) -> NdbServer:
-    """Start listening; the bound port is server.sockets()[0].getsockname()[1]."""
-    node = SqlNode(engine, cluster, Accounts(user, password))
+    """Start listening as one SQL node of the cluster (default its first); the bound port is
+    server.sockets()[0].getsockname()[1]. The listener follows the node: stopping it in the
+    model closes its port and drops its clients, starting it opens the same port again."""
+    node = SqlNode(engine, cluster, Accounts(user, password), node_id)
     node.store.values["max_connections"] = max_connections
     if "connect_timeout" in node.store.values:
         node.store.values["connect_timeout"] = int(connect_timeout)
     server = NdbServer(node, user, password, connect_timeout=connect_timeout)
     await server.start_server(host=host, port=port)
+    server.follow_model(host, asyncio.get_running_loop())
     return server
+
+
+async def start_sql_nodes(
+    engine: Engine, cluster: Cluster, host: str, port: int, user: str, password: str, **options
+) -> list[NdbServer]:
+    """One listener per SQL node of the cluster: `port` for the first and the ports after it
+    for the others (each a free one when `port` is 0)."""
+    servers = []
+    for i, node_id in enumerate(cluster.sql_node_ids):
+        wanted = port + i if port else 0
+        servers.append(
+            await start(engine, cluster, host, wanted, user, password, node_id=node_id, **options)
+        )
+    return servers

@@ -27,15 +27,20 @@ _PLAN_CACHE = 1024
 class SqlNode:
     """Server-wide state: the engine, the cluster model, global variables and counters."""
 
-    def __init__(self, engine: Engine, cluster: Cluster, accounts: Accounts):
+    def __init__(
+        self, engine: Engine, cluster: Cluster, accounts: Accounts, node_id: int | None = None
+    ):
         self.engine = engine
         self.accounts = accounts
         self.cluster = cluster
+        self.node_id = cluster.sql_node_id if node_id is None else node_id
         self.catalog = engine.catalog
         self.version = self.catalog.version
-        self.role = replication_role(cluster)
+        self.role = replication_role(cluster, self.node_id)
         self.store = sysvars.GlobalStore(
-            sysvars.definitions(self.version, cluster.sql_node_id, self.role)
+            sysvars.definitions(
+                self.version, self.node_id, self.role, server_id=cluster.server_id(self.node_id)
+            )
         )
         self.status = StatusView(self.version)
         self.counters = ServerCounters()
@@ -64,10 +69,11 @@ class SqlNode:
         return plan
 
 
-def replication_role(cluster: Cluster) -> str:
-    """ "source" or "replica" for the SQL nodes of ndbsim --replica, else ""."""
+def replication_role(cluster: Cluster, node_id: int) -> str:
+    """ "source" for the binlog server of ndbsim --replica (the source cluster's first SQL
+    node), "replica" for the applier (the replica cluster's first), else ""."""
     link = cluster.replication
-    if link is None:
+    if link is None or node_id != cluster.sql_node_id:
         return ""
     return "source" if link.source is cluster else "replica"
 

@@ -68,14 +68,13 @@ def server_uuid(sql_node_id: int, role: str = "") -> str:
 # What the two SQL nodes of `ndbsim --replica` change: the source writes the binary log.
 _ROLE_VALUES: dict[str, dict[str, Any]] = {
     "source": {
-        "server_id": 1,
         "log_bin": True,
         "ndb_log_bin": True,
         "log_bin_basename": "/var/lib/mysql/binlog",
         "log_bin_index": "/var/lib/mysql/binlog.index",
     },
     # one applier thread: the SQL thread's errors read as a single-threaded replica's
-    "replica": {"server_id": 2, "replica_parallel_workers": 0, "slave_parallel_workers": 0},
+    "replica": {"replica_parallel_workers": 0, "slave_parallel_workers": 0},
 }
 
 
@@ -118,10 +117,12 @@ def _server_values(version: NdbVersion, sql_node_id: int, role: str) -> dict[str
     }
 
 
-def definitions(version: NdbVersion, sql_node_id: int, role: str = "") -> dict[str, VarDef]:
+def definitions(
+    version: NdbVersion, sql_node_id: int, role: str = "", server_id: int | None = None
+) -> dict[str, VarDef]:
     """Every system variable of the SQL node's mysqld version (data/mysqld/sysvars.json plus
     the ndbinfo_* variables of the ground truth); `role` is "source" or "replica" for the SQL
-    nodes of ndbsim --replica."""
+    nodes of ndbsim --replica; `server_id` the node's own (None: the version's default)."""
     server = server_version(version)
     known = _server_values(version, sql_node_id, role)
     defs: dict[str, VarDef] = {}
@@ -130,6 +131,8 @@ def definitions(version: NdbVersion, sql_node_id: int, role: str = "") -> dict[s
             continue
         default = known[name] if spec.get("server") else _default(spec, server)
         default = _ROLE_VALUES.get(role, {}).get(name, default)
+        if name == "server_id" and server_id is not None:
+            default = server_id
         defs[name] = VarDef(
             spec["type"],
             default,

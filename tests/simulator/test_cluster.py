@@ -279,5 +279,31 @@ def test_workload_options_shape_counters():
 
 
 def test_bad_layout_is_rejected():
-    with pytest.raises(ValueError, match="multiple of --replicas"):
+    with pytest.raises(ValueError, match="multiple of replicas"):
         make(data_nodes=3, replicas=2)
+
+
+def test_each_sql_node_counts_its_own_share_since_its_mysqld_started():
+    """The application's operations go through the SQL nodes that are up; a stopped SQL node
+    counts nothing, and started again its mysqld counts from 0 (Uptime too), while its links
+    count one more connect."""
+    cluster, _, clock = make(sql_nodes=3)
+    first, second, third = cluster.sql_node_ids
+    stops: list[tuple[int, bool]] = []
+    cluster.sql_node_listeners.append(lambda node, up: stops.append((node, up)))
+    clock.now += 100
+    shares = {n: cluster.global_status(n)["Ndb_api_trans_start_count"] for n in (first, third)}
+    assert shares[first] == shares[third] > 0
+    cluster.stop_node(second)
+    clock.now += 100
+    stopped = cluster.global_status(second)["Ndb_api_trans_start_count"]
+    ran = cluster.global_status(first)["Ndb_api_trans_start_count"] - shares[first]
+    assert stopped == shares[first] and ran > shares[first]  # two SQL nodes share it now
+    cluster.start_node(second)
+    clock.now += 10
+    restarted = cluster.global_status(second)
+    assert restarted["Uptime"] == 10 and restarted["Ndb_cluster_node_id"] == second
+    assert 0 < restarted["Ndb_api_trans_start_count"] < stopped
+    assert cluster.global_status(first)["Uptime"] == 210
+    assert cluster.api_connect_count(second) == 2 and cluster.api_connect_count(first) == 1
+    assert stops == [(second, False), (second, True)]

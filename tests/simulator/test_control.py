@@ -3,12 +3,13 @@ HTTP, their effect read with a MySQL client."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import httpx
 import mysql.connector
 import pytest
-from ndbsim.testing import NdbsimHandle, running_ndbsim
+from ndb_harness import Ndbsim, running_ndbsim
 
 pytestmark = pytest.mark.integration
 
@@ -25,9 +26,13 @@ def _healthy(sim):
     yield
 
 
-def query(sim: NdbsimHandle, sql: str) -> list[tuple]:
+def query(sim: Ndbsim, sql: str, port: int | None = None) -> list[tuple]:
     conn = mysql.connector.connect(
-        host=sim.host, port=sim.port, user=sim.user, password=sim.password, connection_timeout=10
+        host=sim.host,
+        port=port or sim.port,
+        user=sim.user,
+        password=sim.password,
+        connection_timeout=10,
     )
     try:
         cur = conn.cursor()
@@ -117,7 +122,44 @@ def test_bad_requests(sim, method, path, body, code, text):
     assert text in response.json()["detail"]
 
 
-def test_this_sql_node_cannot_be_stopped(sim):
-    node = sim.status()["sql_node_id"]
-    response = httpx.post(f"{sim.control_url}/nodes/{node}/stop")
-    assert response.status_code == 409
+def query_node(sim: Ndbsim, port: int, sql: str) -> list[tuple]:
+    return query(sim, sql, port)
+
+
+def test_each_sql_node_is_a_mysqld_of_its_own_and_stops_alone(sim):
+    ports = sim.sql_node_ports()
+    assert len(ports) == 2 and ports[sim.status()["sql_node_id"]] == sim.port
+    seen = {
+        node: query_node(sim, port, "SELECT @@server_id, @@ndb_nodeid")
+        for node, port in ports.items()
+    }
+    assert {rows[0][1] for rows in seen.values()} == set(ports)
+    assert len({rows[0][0] for rows in seen.values()}) == 2  # its own @@server_id
+    nodes_sql = "SELECT node_id, status, start_phase FROM ndbinfo.nodes ORDER BY 1"
+    before = sim.stats()
+    assert len({tuple(query_node(sim, port, nodes_sql)) for port in ports.values()}) == 1
+    after = sim.stats()  # one meter per cluster: both SQL nodes' statements, each paid once
+    assert after["ndbinfo_statements"] - before["ndbinfo_statements"] == 2
+    read = after["ndbinfo_rows_read_by_table"]["ndb$nodes"]
+    assert read - before["ndbinfo_rows_read_by_table"].get("ndb$nodes", 0) == 2 * 4
+    own = "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND <> 'Daemon'"
+    with contextlib.closing(
+        mysql.connector.connect(host=sim.host, port=ports[min(ports)], user=sim.user,
+                                password=sim.password)
+    ):  # fmt: skip
+        assert [query_node(sim, port, own) for port in ports.values()] == [[(2,)], [(1,)]]
+    mysqlds = "SELECT DISTINCT node_id FROM ndbinfo.processes WHERE process_name = 'mysqld'"
+    for port in ports.values():
+        assert {r[0] for r in query_node(sim, port, mysqlds)} == set(ports)
+    first, second = sorted(ports)
+    links = (
+        "SELECT DISTINCT status, connect_count FROM ndbinfo.transporters "
+        f"WHERE remote_node_id = {second}"
+    )
+    assert sim.stop_node(second)["state"] == "DISCONNECTED"
+    with pytest.raises(mysql.connector.Error):
+        query_node(sim, ports[second], "SELECT 1")
+    assert query_node(sim, ports[first], links) == [("DISCONNECTED", 1)]
+    assert {r[0] for r in query_node(sim, ports[first], mysqlds)} == {first}
+    sim.start_node(second)
+    assert query_node(sim, ports[second], links) == [("CONNECTED", 2)]

@@ -8,9 +8,9 @@ import time
 
 import pymysql
 import pytest
+from ndb_harness import running_ndbsim
 from ndbsim.errors import SQLSTATES
 from ndbsim.model.faults import FaultError, Faults
-from ndbsim.testing import running_ndbsim
 from test_statements_fuzz import _FOREIGN as FOREIGN
 from test_statements_fuzz import mutations
 
@@ -78,7 +78,7 @@ def test_the_pair_has_a_binlog_server_and_an_applier(healthy):
     assert source(healthy, "SELECT @@server_id AS s, @@log_bin AS b, @@ndb_log_bin AS n") == [
         {"s": 1, "b": 1, "n": 1}
     ]
-    assert replica(healthy, "SELECT @@server_id AS s, @@log_bin AS b") == [{"s": 2, "b": 0}]
+    assert replica(healthy, "SELECT @@server_id AS s, @@log_bin AS b") == [{"s": 101, "b": 0}]
     logs = source(healthy, "SHOW BINARY LOGS")
     assert logs[0]["Log_name"] == "binlog.000001" and logs[0]["File_size"] > 157
     status = source(healthy, "SHOW BINARY LOG STATUS")[0]
@@ -89,6 +89,26 @@ def test_the_pair_has_a_binlog_server_and_an_applier(healthy):
     # two clusters, two names
     name = "SHOW GLOBAL STATUS LIKE 'Ndb_system_name'"
     assert source(healthy, name)[0]["Value"] != replica(healthy, name)[0]["Value"]
+
+
+def test_the_other_sql_nodes_neither_log_nor_apply(healthy):
+    """Only the first SQL node of each cluster takes part in the link; ndb_apply_status, an
+    NDB table, reads the same on every SQL node of the replica cluster."""
+    other_source = healthy.sql_node_ports()[51]
+    other_replica = healthy.sql_node_ports("replica")[51]
+    assert _rows(healthy, other_source, "SELECT @@server_id AS s, @@log_bin AS b") == [
+        {"s": 2, "b": 0}
+    ]
+    assert _rows(healthy, other_source, "SELECT * FROM mysql.ndb_binlog_index") == []
+    assert _rows(healthy, other_replica, "SHOW REPLICA STATUS") == []
+    assert _rows(healthy, other_replica, "SELECT @@server_id AS s")[0]["s"] == 102
+    applied = _rows(
+        healthy, other_replica, "SELECT server_id, log_name FROM mysql.ndb_apply_status"
+    )
+    assert applied == [{"server_id": 1, "log_name": "binlog.000001"}]
+    status = "SHOW GLOBAL STATUS LIKE 'Ndb_api_pk_op_count_replica'"
+    assert int(_rows(healthy, other_replica, status)[0]["Value"]) == 0
+    assert int(replica(healthy, status)[0]["Value"]) > 0
 
 
 def test_epochs_advance_and_the_replica_follows(healthy):
@@ -106,9 +126,6 @@ def test_epochs_advance_and_the_replica_follows(healthy):
     assert (row["Replica_IO_Running"], row["Replica_SQL_Running"]) == ("Yes", "Yes")
     assert row["Seconds_Behind_Source"] == 0 and row["Source_Server_Id"] == 1
     assert row["Source_Port"] == healthy.port
-    status = {r["Variable_name"]: int(r["Value"]) for r in replica(
-        healthy, "SHOW GLOBAL STATUS LIKE 'Ndb_replica_max_replicated_epoch'")}  # fmt: skip
-    assert status["Ndb_replica_max_replicated_epoch"] >> 32 >= applied[0]["epoch"] >> 32
     counters = {r["Variable_name"]: int(r["Value"]) for r in source(
         healthy, "SHOW GLOBAL STATUS LIKE 'Ndb_api_event_%_injector'")}  # fmt: skip
     assert counters["Ndb_api_event_data_count_injector"] > 0
@@ -120,7 +137,7 @@ def test_binlog_index_answers_ordinary_selects(healthy):
         "SELECT File, COUNT(*) AS n, MAX(epoch) AS top FROM mysql.ndb_binlog_index "
         "WHERE inserts > 0 GROUP BY File ORDER BY File LIMIT 5",
     )
-    assert rows and rows[0]["File"] == "binlog.000001" and rows[0]["n"] > 0
+    assert rows and rows[0]["File"] == "./binlog.000001" and rows[0]["n"] > 0
     newest = source(
         healthy, "SELECT epoch, gci FROM mysql.ndb_binlog_index ORDER BY epoch DESC LIMIT 1"
     )
@@ -160,9 +177,11 @@ def test_replica_io_disconnect(healthy):
         healthy, "SELECT SERVICE_STATE, LAST_ERROR_NUMBER FROM "
         "performance_schema.replication_connection_status")  # fmt: skip
     assert conn == [{"SERVICE_STATE": "CONNECTING", "LAST_ERROR_NUMBER": 2003}]
+    assert source(healthy, "SHOW REPLICAS") == []  # registered only while connected
     healthy.reset()
     row = replica_status(healthy)
     assert row["Replica_IO_Running"] == "Yes" and row["Last_IO_Errno"] == 0
+    assert len(source(healthy, "SHOW REPLICAS")) == 1
 
 
 def test_replica_behind(healthy):
@@ -195,7 +214,8 @@ def test_apply_status_holds_the_binlog_position_of_the_applied_epoch(healthy, se
         healthy.fault("replica-behind", seconds=seconds)
     applied = _apply_status(healthy)
     row = _written(healthy, applied["epoch"])
-    assert (applied["log_name"], applied["start_pos"]) == (row["File"], row["Position"])
+    # the index names the file with its path, ndb_apply_status as the replica read it
+    assert ("./" + applied["log_name"], applied["start_pos"]) == (row["File"], row["Position"])
     assert applied["end_pos"] == row["next_position"] > applied["start_pos"]
     if seconds:
         binlog = source(healthy, "SHOW BINARY LOG STATUS")[0]
@@ -205,12 +225,40 @@ def test_apply_status_holds_the_binlog_position_of_the_applied_epoch(healthy, se
         assert applied["end_pos"] <= status["Exec_Source_Log_Pos"] < binlog["Position"]
 
 
-def test_apply_status_under_the_default_lag_is_behind_the_binlog_end(healthy):
-    healthy.fault("replica-behind")
-    applied = _apply_status(healthy)
-    binlog = source(healthy, "SHOW BINARY LOG STATUS")[0]
-    assert (applied["log_name"], applied["end_pos"]) < (binlog["File"], binlog["Position"])
-    assert applied["start_pos"] <= applied["end_pos"]
+def test_the_failover_query_finds_where_the_replica_stopped():
+    """The manual's failover: the replica's newest applied epoch from ndb_apply_status, then
+    the first ndb_binlog_index row after it is where to resume; with the replica 900 s behind
+    (a minute and a half of cluster time at a thousand times the speed) that is the end of the
+    applied epoch's transaction, where the replica's SQL thread stands."""
+    with running_ndbsim(replica=True, speed=1000) as sim:
+        while sim.status()["cluster_time"] < 1200:
+            time.sleep(0.2)
+        sim.fault("replica-behind", seconds=900)
+        applied = _apply_status(sim)
+        resume = source(
+            sim,
+            "SELECT SUBSTRING_INDEX(File, '/', -1) AS file, Position AS position "
+            f"FROM mysql.ndb_binlog_index WHERE epoch > {applied['epoch']} "
+            "ORDER BY epoch ASC LIMIT 1",
+        )[0]
+        assert (resume["file"], resume["position"]) == (applied["log_name"], applied["end_pos"])
+        # read a moment later: the replica has applied on since (a second is 1000 here)
+        status = replica_status(sim)
+        assert (status["Relay_Source_Log_File"], status["Exec_Source_Log_Pos"]) >= (
+            resume["file"],
+            resume["position"],
+        )
+        binlog = source(sim, "SHOW BINARY LOG STATUS")[0]
+        assert (resume["file"], resume["position"]) < (binlog["File"], binlog["Position"])
+        assert binlog_row(sim)["latest_applied_binlog_epoch"] - applied["epoch"] >= 450 << 32
+        # read again, the index has grown: every row chains to the next, none twice
+        chain = source(
+            sim,
+            "SELECT COUNT(*) AS n, COUNT(DISTINCT a.epoch) AS epochs, COUNT(b.epoch) AS linked "
+            "FROM mysql.ndb_binlog_index a LEFT JOIN mysql.ndb_binlog_index b "
+            "ON b.File = a.next_file AND b.Position = a.next_position",
+        )[0]
+        assert chain["n"] == chain["epochs"] == chain["linked"] + 1 > 9000
 
 
 def test_injector_behind(healthy):

@@ -7,14 +7,14 @@ import pytest
 from ndbsim.model import replication
 from ndbsim.model.cluster import Cluster, ClusterSpec
 from ndbsim.model.faults import FaultError
-from ndbsim.model.replication import INDEX_ROWS, INJECTOR_BEHIND_GCIS, ReplicationLink
+from ndbsim.model.replication import INJECTOR_BEHIND_GCIS, ReplicationLink
 from ndbsim.versions import parse_version
 
 
 class Pair:
-    def __init__(self) -> None:
+    def __init__(self, version_name: str = "8.4") -> None:
         self.now = 1000.0
-        version = parse_version("8.4")
+        version = parse_version(version_name)
         self.source = Cluster(ClusterSpec(tables=4), version, clock=lambda: self.now)
         self.replica = Cluster(ClusterSpec(tables=4, seed=2), version, clock=lambda: self.now)
         self.link = ReplicationLink(self.source, self.replica, 157)
@@ -43,19 +43,63 @@ def test_the_binlog_grows_and_the_replica_follows(pair):
     assert later["seconds_behind"] == 0
     assert later["applied_writes"] > 0 and later["data_events"] > 0
     values = pair.replica.global_status()
-    assert values["Ndb_replica_max_replicated_epoch"] == later["applied_epoch"]
+    # one-way: no ndb_apply_status row carries the replica's own server id
+    assert values["Ndb_replica_max_replicated_epoch"] == 0
     assert values["Ndb_api_pk_op_count_replica"] > 0
+    # only the applier SQL node applies
+    assert "Ndb_api_pk_op_count_replica" not in pair.replica.global_status(
+        pair.replica.sql_node_ids[1]
+    )
 
 
-def test_the_index_is_bounded_and_files_rotate(pair, monkeypatch):
-    monkeypatch.setattr(replication, "MAX_BINLOG_SIZE", 200_000)
+def chained(rows) -> bool:
+    """Each row starts where the one before it ended: no epoch's changes left out."""
+    return all(
+        (r.file, r.position) == (before.next_file, before.next_position)
+        for before, r in zip(rows, rows[1:], strict=False)
+    )
+
+
+def test_the_index_keeps_every_epoch_until_its_file_is_purged(pair, monkeypatch):
+    monkeypatch.setattr(replication, "MAX_BINLOG_SIZE", 400_000)
+    pair.link.expire_seconds = 60
     for _ in range(60):
         snap = pair.tick(2)
-    assert len(snap["index"]) == INDEX_ROWS
-    assert [name for name, _ in snap["files"]][:2] == ["binlog.000001", "binlog.000002"]
-    assert all(size >= 200_000 for _, size in snap["files"][:-1])
-    epochs = [r.epoch for r in snap["index"]]
-    assert epochs == sorted(epochs) and len(set(epochs)) == len(epochs)
+    rows = list(pair.link.index_rows())
+    files = [name for name, _ in snap["files"]]
+    assert len(files) >= 2 and files[0] != "binlog.000001"  # the oldest were purged
+    assert {r.file for r in rows} == set(files)  # with their rows, and only theirs
+    assert chained(rows)
+    epochs = [r.epoch for r in rows]
+    per_gci = 20  # TimeBetweenGlobalCheckpoints / TimeBetweenEpochs
+    ordinals = [(e >> 32) * per_gci + (e & 0xFFFFFFFF) for e in epochs]
+    assert ordinals == list(range(ordinals[0], ordinals[0] + len(ordinals)))  # every epoch
+    assert len(rows) > 500 and len(pair.link.segments) <= 60
+
+
+def test_the_failover_position_follows_the_newest_applied_epoch(pair):
+    """The manual's failover query over ndb_binlog_index with replica-behind 900: the first
+    epoch after the replica's newest applied one starts where the replica stopped."""
+    pair.tick(1200)
+    for _ in range(5):
+        pair.tick(1)
+    pair.source.faults.set("replica-behind", seconds=900)
+    snap = pair.tick(1)
+    latest = snap["applied_epoch"]
+    assert gci(snap["written_epoch"]) - gci(latest) == 450
+    first_after = next(r for r in pair.link.index_rows() if r.epoch > latest)
+    file, _, end = snap["applied_transaction"]
+    assert (first_after.file, first_after.position) == (file, end)
+    assert (snap["applied"].file, snap["applied"].position) == (file, end)
+
+
+def test_the_index_and_files_of_7x_are_never_purged(monkeypatch):
+    monkeypatch.setattr(replication, "MAX_BINLOG_SIZE", 400_000)
+    pair = Pair("7.6")
+    for _ in range(30):
+        snap = pair.tick(4)
+    assert snap["files"][0][0] == "binlog.000001" and len(snap["files"]) >= 3
+    assert chained(list(pair.link.index_rows()))
 
 
 def test_replica_behind_lags_at_once_and_recovers(pair):
@@ -112,6 +156,18 @@ def test_io_disconnect_counts_its_attempts(pair):
     assert snap["io_running"] == "Yes" and snap["received"].position == snap["binlog_position"]
 
 
+@pytest.mark.parametrize(("version", "running"), [("8.4", "No"), ("8.0", "Connecting")])
+def test_from_84_the_io_thread_gives_up_after_ten_attempts(version, running):
+    pair = Pair(version)
+    pair.tick(5)
+    pair.source.faults.set("replica-io-disconnect")
+    snap = pair.tick(540)
+    assert snap["io_running"] == "Connecting" and snap["io_attempts"] == 10
+    snap = pair.tick(60)
+    assert snap["io_running"] == running
+    assert snap["io_attempts"] == 10 if running == "No" else snap["io_attempts"] == 11
+
+
 def test_conflicts_move_the_applying_sql_nodes_counters(pair):
     pair.source.faults.set("conflicts")
     pair.tick(10)
@@ -119,6 +175,8 @@ def test_conflicts_move_the_applying_sql_nodes_counters(pair):
     assert values["Ndb_conflict_fn_epoch2"] == 30
     assert "Ndb_conflict_trans_row_conflict_count" not in values  # 0, the server's start value
     assert values["Ndb_conflict_last_conflict_epoch"] > 0
+    assert values["Ndb_conflict_refresh_op_count"] == 30  # NDB$EPOCH2 refreshes each row
+    assert values["Ndb_conflict_last_stable_epoch"] == 0  # it follows the replicated epoch
     assert not any(name.startswith("Ndb_conflict") for name in pair.source.global_status())
     pair.source.faults.clear("conflicts")
     pair.tick(10)
@@ -132,6 +190,14 @@ def test_only_transactional_functions_move_the_trans_counters(pair):
     assert values["Ndb_conflict_fn_epoch_trans"] == 30
     assert values["Ndb_conflict_trans_row_conflict_count"] == 30
     assert "Ndb_conflict_fn_epoch2" not in values
+    # rows in conflict belong to fewer transactions, whose rows are all realigned (refreshed);
+    # an epoch with a conflict commits after one dependency-tracking pass
+    rejected = values["Ndb_conflict_trans_reject_count"]
+    assert 0 < rejected < 30 < values["Ndb_conflict_trans_row_reject_count"]
+    assert values["Ndb_conflict_refresh_op_count"] == values["Ndb_conflict_trans_row_reject_count"]
+    commits = values["Ndb_conflict_trans_conflict_commit_count"]
+    assert 0 < commits <= rejected and values["Ndb_conflict_trans_detect_iter_count"] == commits
+    assert values["Ndb_conflict_last_stable_epoch"] == 0
 
 
 def test_an_unknown_conflict_function_is_refused(pair):

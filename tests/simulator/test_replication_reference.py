@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pymysql
 import pytest
+from ndb_harness import running_ndbsim
 from ndbsim import versions
 from ndbsim.protocol import status
-from ndbsim.testing import running_ndbsim
 
 pytestmark = pytest.mark.integration
 
@@ -57,7 +57,7 @@ def _run(sim, port: int, sql: str):
     try:
         with conn.cursor() as cur:
             cur.execute(sql)
-            return [d[0] for d in cur.description], list(cur.fetchall())
+            return [d[0] for d in cur.description or ()], list(cur.fetchall())
     finally:
         conn.close()
 
@@ -99,13 +99,44 @@ def test_table_columns(pair, table):
 
 
 def test_the_source_lists_its_replica(pair):
+    """Server_Id and UUID of the replica's applier, Host its report-host ('' unset), and only
+    for an account with REPLICATION SLAVE (sql/rpl_source.cc show_replicas)."""
     series, sim = pair
     statement = "SHOW SLAVE HOSTS" if _server(series) < (8, 0, 22) else "SHOW REPLICAS"
     names, rows = _run(sim, sim.port, statement)
-    assert rows == [(2, sim.host, sim.replica_port, 1, rows[0][4])]
-    _, replica_uuid = _run(sim, sim.replica_port, "SELECT @@server_uuid")
-    assert rows[0][4] == replica_uuid[0][0]
+    _, ((replica_id, replica_uuid),) = _run(
+        sim, sim.replica_port, "SELECT @@server_id, @@server_uuid"
+    )
+    assert rows == [(replica_id, "", sim.replica_port, 1, replica_uuid)]
+    assert replica_id != 1
     assert _run(sim, sim.replica_port, statement)[1] == []
+    _run(sim, sim.port, "CREATE USER IF NOT EXISTS mon IDENTIFIED BY 'pw'")
+    _run(sim, sim.port, "GRANT REPLICATION CLIENT ON *.* TO mon")
+    conn = pymysql.connect(host=sim.host, port=sim.port, user="mon", password="pw")
+    with pytest.raises(pymysql.err.OperationalError) as error, conn.cursor() as cur:
+        cur.execute(statement)
+    conn.close()
+    assert error.value.args == (
+        1227,
+        "Access denied; you need (at least one of) the REPLICATION SLAVE privilege(s) for this "
+        "operation",
+    )
+
+
+def test_a_one_way_replica_replicates_no_epoch_of_its_own(pair):
+    """Ndb_replica_max_replicated_epoch rises only for ndb_apply_status rows with a local
+    server id (circular replication); on a one-way replica it and the last stable epoch stay 0
+    while the applier applies epochs."""
+    series, sim = pair
+    _, status_rows = _run(
+        sim,
+        sim.replica_port,
+        "SHOW GLOBAL STATUS WHERE Variable_name IN ('Ndb_slave_max_replicated_epoch', "
+        "'Ndb_replica_max_replicated_epoch', 'Ndb_conflict_last_stable_epoch')",
+    )
+    assert status_rows and {value for _, value in status_rows} == {"0"}
+    _, applied = _run(sim, sim.replica_port, "SELECT server_id, epoch FROM mysql.ndb_apply_status")
+    assert applied and applied[0][0] == 1 and applied[0][1] > 0
 
 
 def test_syntax_errors_name_the_unknown_words(pair):

@@ -520,7 +520,7 @@ def test_ndbsim_command_is_accepted_by_ndbsim():
         8081,
         "ndbexporter",
     )
-    assert (args.replica, args.replica_port) == (True, 3307)
+    assert (args.replica, args.replica_port) == (True, 3308)
     assert args.data_nodes % args.replicas == 0
 
 

@@ -122,7 +122,7 @@ def processes(c: Cluster) -> list[dict]:
             elif node.node_type == MGM:
                 uri, pid, angel = f"ndb://{node.hostname}:1186", pids[node_id], 0
             else:
-                uri = f"mysql://{node.hostname}:3306/?server-id={node_id - 49}"
+                uri = f"mysql://{node.hostname}:3306/?server-id={c.server_id(node_id) or 1}"
                 pid, angel = pids[node_id], 0
             out.append(
                 {
@@ -177,7 +177,9 @@ def _transporter_rows(c: Cluster) -> list[dict]:
                 continue
             status = _transporter_state(c, remote)
             up = status == 0 and remote_node.process_name != ""
-            connects = c.nodes[remote].connect_count if remote in c.nodes else 1
+            connects = (
+                c.nodes[remote].connect_count if remote in c.nodes else c.api_connect_count(remote)
+            )
             overloads, slowdowns = c.link_overloads(n, remote)
             now_overloaded = int((n, remote) in overloaded)
             out.append(
@@ -188,7 +190,7 @@ def _transporter_rows(c: Cluster) -> list[dict]:
                     "remote_address": remote_node.hostname if status == 0 else "-",
                     "bytes_sent": links.sent_bytes(c, n, remote) if up else 0,
                     "bytes_received": links.sent_bytes(c, remote, n) if up else 0,
-                    "connect_count": connects if remote_node.process_name else 0,
+                    "connect_count": connects,
                     "overloaded": now_overloaded,
                     "overload_count": overloads,
                     "slowdown": now_overloaded,

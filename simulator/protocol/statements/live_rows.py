@@ -68,7 +68,7 @@ def accounts(session: SessionState) -> list[tuple]:
 def status_rows(session: SessionState, scope: str) -> list[tuple[str, str]]:
     node = session.node
     values = node.status.values(
-        node.cluster.global_status(), node.counters, session.counters, scope
+        node.cluster.global_status(node.node_id), node.counters, session.counters, scope
     )
     return [(k, str(v)) for k, v in values.items()]
 

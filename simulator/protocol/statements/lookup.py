@@ -38,7 +38,9 @@ def table_def(session: SessionState, database: str | None, table: str) -> TableD
     if database == SCHEMA:
         obj = session.node.catalog.get(table)
     else:
-        tables = infoschema.system_tables(database, session.node.version, bool(session.node.role))
+        tables = infoschema.system_tables(
+            database, session.node.version, session.node.cluster.replication is not None
+        )
         key = table.upper() if database.lower() == "information_schema" else table.lower()
         obj = tables.get(key)
     if obj is None:

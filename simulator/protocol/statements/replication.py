@@ -14,19 +14,22 @@ from typing import TYPE_CHECKING, Any
 
 from ndbsim.engine import infoschema
 from ndbsim.errors import SqlError
+from ndbsim.model.replication import BINLOG_DIR, IndexRow
 from ndbsim.protocol import privileges, replies, sysvars
 from ndbsim.protocol.sqltext import syntax_near
 from ndbsim.protocol.statements.registry import Statement, statement
 from ndbsim.protocol.statements.results import WireResult, plain
 
 if TYPE_CHECKING:
+    from ndbsim.engine.catalog import TableDef
+    from ndbsim.engine.database import Engine
     from ndbsim.protocol.sqlnode import SqlNode
 
 ZERO_TIME = "0000-00-00 00:00:00.000000"
 REPLICATION_USER = "repl"
 RETRY_SECONDS = 60  # SOURCE_CONNECT_RETRY / MASTER_CONNECT_RETRY default on every version
 IO_THREAD_ID, SQL_THREAD_ID = 46, 47
-REPLICA_SERVER_ID = 2  # @@server_id of the replica SQL node
+REPORT_HOST = ""  # the replica's --report-host, unset by default
 
 
 @statement(
@@ -77,6 +80,7 @@ async def _replicas(s: Statement) -> WireResult:
     """The replicas registered with this source: SHOW REPLICAS from 8.0.22, SHOW SLAVE HOSTS
     until 8.4; the old statement keeps the old column names (rpl_source.cc show_replicas)."""
     node = s.session.node
+    privileges.require_global(s.session, "REPLICATION SLAVE")
     old_words = s.match["word"].upper() == "SLAVE HOSTS"
     server = sysvars.server_version(node.version)
     if (old_words and server >= (8, 4)) or (not old_words and server < (8, 0, 22)):
@@ -85,11 +89,13 @@ async def _replicas(s: Statement) -> WireResult:
     columns = infoschema.replication_columns("statements", statement, node.version)
     link = node.cluster.replication
     rows = []
-    if node.role == "source":
-        replica_uuid = sysvars.server_uuid(link.replica.sql_node_id, "replica")
+    # a replica is registered while its I/O thread is connected (its dump thread runs)
+    if node.role == "source" and link.snapshot()["io_error"] is None:
+        applier = link.replica.sql_node_id
+        replica_uuid = sysvars.server_uuid(applier, "replica")
         rows.append(
-            (REPLICA_SERVER_ID, link.source_host, link.replica_port, link.source_server_id,
-             replica_uuid)
+            (link.replica.server_id(applier), REPORT_HOST, link.replica_port,
+             link.source_server_id, replica_uuid)
         )  # fmt: skip
     return plain(columns, rows)
 
@@ -176,11 +182,14 @@ def replica_status_values(node: SqlNode, snap: dict[str, Any]) -> dict[str, Any]
     received, applied = snap["received"], snap["applied"]
     io_error, sql_error = snap["io_error"], snap["sql_error"]
     io_state = f"Connecting to {source}" if io_error else f"Waiting for {source} to send event"
+    if snap["io_running"] == "No":
+        io_state = ""  # the I/O thread gave up its retries
     sql_state = (
         f"{replica} has read all relay log; waiting for more updates" if not sql_error else ""
     )
     if snap["seconds_behind"] and not sql_error:
-        sql_state = "Waiting for dependent transaction to commit"
+        # a single-threaded applier reads and applies events itself (no worker to wait for)
+        sql_state = "Reading event from the relay log"
     relay_pos = applied.position if applied else 4
     info_file = (
         "mysql.slave_master_info" if node.version.ndb[0] >= 8 else "/var/lib/mysql/master.info"
@@ -256,24 +265,46 @@ def table_rows(node: SqlNode, name: str) -> list[tuple]:
     if link is None:
         return []
     snap = link.snapshot()
-    if name == "ndb_binlog_index":
-        if node.role != "source":
-            return []
-        return [
-            (r.position, r.file, r.epoch, r.inserts, r.updates, r.deletes, 0, 0, 0, r.gci,
-             r.next_position, r.next_file)
-            for r in snap["index"]
-        ]  # fmt: skip
-    if node.role != "replica":
-        return []
-    if name == "ndb_apply_status":
+    if name == "ndb_apply_status" and node.cluster is link.replica:
+        # an NDB table: every SQL node of the replica cluster reads it
         transaction = snap["applied_transaction"]
         if transaction is None:
             return []
         return [(link.source_server_id, snap["applied_epoch"], *transaction)]
+    if node.role != "replica":
+        return []
     columns = infoschema.replication_columns("tables", TABLES[name], node.version)
     values = _thread_values(node, snap, name)
     return [tuple(values.get(c, ZERO_TIME if c.endswith("TIMESTAMP") else "") for c, _ in columns)]
+
+
+def fill_binlog_index(node: SqlNode, engine: Engine, target: str, table: TableDef) -> None:
+    """mysql.ndb_binlog_index of the binlog server (empty elsewhere): its rows are only added,
+    and dropped oldest first with their binlog file, so a statement writes only the epochs
+    written since the last one that read them (a day holds 864,000 rows)."""
+    link = node.cluster.replication
+    owner = node.node_id if node.role == "source" else None
+    mark = engine.fill_marks.get(target)
+    if owner is None:
+        if mark != (None, 0):
+            engine.replace_rows_in(target, table, [])
+            engine.fill_marks[target] = (None, 0)
+        return
+    link.snapshot()  # the link at this moment
+    newest = mark[1] if mark and mark[0] == owner else 0
+    rows = [_index_row(r) for r in link.index_rows(after=newest)]
+    if newest == 0:
+        engine.replace_rows_in(target, table, rows)
+    else:
+        engine.append_rows_in(target, table, rows, f"epoch < {link.oldest_epoch()}")
+    engine.fill_marks[target] = (owner, rows[-1][2] if rows else newest)
+
+
+def _index_row(r: IndexRow) -> tuple:
+    return (
+        r.position, BINLOG_DIR + r.file, r.epoch, r.inserts, r.updates, r.deletes, 0, 0, 0,
+        r.gci, r.next_position, BINLOG_DIR + r.next_file,
+    )  # fmt: skip
 
 
 # name -> schema.name of the replication tables whose rows come from the link
@@ -287,6 +318,12 @@ TABLES = {
 }
 
 
+def _io_service_state(snap: dict[str, Any]) -> str:
+    if snap["io_running"] == "No":
+        return "OFF"
+    return "CONNECTING" if snap["io_error"] else "ON"
+
+
 def _thread_values(node: SqlNode, snap: dict[str, Any], name: str) -> dict[str, Any]:
     link = node.cluster.replication
     if name == "replication_connection_status":
@@ -296,7 +333,7 @@ def _thread_values(node: SqlNode, snap: dict[str, Any], name: str) -> dict[str, 
             "GROUP_NAME": "",
             "SOURCE_UUID": sysvars.server_uuid(link.source.sql_node_id, "source"),
             "THREAD_ID": None if error else IO_THREAD_ID,
-            "SERVICE_STATE": "CONNECTING" if error else "ON",
+            "SERVICE_STATE": _io_service_state(snap),
             "COUNT_RECEIVED_HEARTBEATS": int(link.source.now // 30),
             "LAST_HEARTBEAT_TIMESTAMP": _long_time(link.source.wall_time()),
             "RECEIVED_TRANSACTION_SET": "",

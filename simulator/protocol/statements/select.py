@@ -122,10 +122,13 @@ def _fill_dynamic(session: SessionState, tables: frozenset[str]) -> None:
         if name in replication.TABLES:
             database = "mysql" if schema == infoschema.MYSQL else "performance_schema"
             table = infoschema.system_tables(
-                database, session.node.version, bool(session.node.role)
+                database, session.node.version, session.node.cluster.replication is not None
             )[name]
-            rows = replication.table_rows(session.node, name)
-            engine.replace_rows_in(f"{quote(schema)}.{quote(name)}", table, rows)
+            target = f"{quote(schema)}.{quote(name)}"
+            if name == "ndb_binlog_index":
+                replication.fill_binlog_index(session.node, engine, target, table)
+                continue
+            engine.replace_rows_in(target, table, replication.table_rows(session.node, name))
             continue
         if name == "USER_PRIVILEGES":
             table = infoschema.I_S_TABLES[name]

@@ -77,7 +77,7 @@ async def _engine(s: Statement) -> WireResult:
     header = ["Type", "Name", "Status"]
     if name in ("ndbcluster", "ndb"):
         privileges.require_global(s.session, "PROCESS")
-        status = node.cluster.global_status()
+        status = node.cluster.global_status(node.node_id)
         if node.role == "source":
             binlog = replication.binlog_epochs(node.cluster.replication.snapshot())
         elif node.role == "replica":

@@ -216,6 +216,7 @@ class Cluster:
             seconds[remote] = seconds.get(remote, 0.0) + dt
         self._count_cold_cache(ready, ops / len(ready))
         self.checkpoints.gcp_stalled = self.faults.is_active("gcp-stall")
+        self.checkpoints.gcp_save_lagging = self.faults.is_active("gcp-save-lag")
         self.checkpoints.advance(dt, self.faults.is_active("lcp-stall"))
         if self.replication is not None and self.replication.source is self:
             self.replication.observe(dt, ops)
@@ -357,7 +358,7 @@ class Cluster:
         ]
 
     def link_overloads(self, node_id: int, remote: int) -> tuple[int, int]:
-        """(overload_count, slowdown_count) of a link since its data node started."""
+        """(overload_count, slowdown_count) of a link since it connected."""
         seconds = self.nodes[node_id].overloaded_seconds.get(remote, 0.0)
         return int(seconds * OVERLOADS_PER_SECOND), int(seconds * SLOWDOWNS_PER_SECOND)
 
@@ -388,9 +389,17 @@ class Cluster:
             if self.topology.node(node_id).process_name == "":
                 raise NodeError(f"node {node_id} is a free API slot; nothing is connected there")
             self.other_up[node_id] = False
+            self._disconnect_links(node_id)
             return self.node_status(node_id)
 
+    def _disconnect_links(self, node_id: int) -> None:
+        """The data nodes' links to a node that went away: a transporter's overload_count and
+        slowdown_count count since it connected, so they start from 0 when it reconnects."""
+        for s in self.nodes.values():
+            s.overloaded_seconds.pop(node_id, None)
+
     def _stop_data_node(self, node_id: int) -> None:
+        self._disconnect_links(node_id)
         s = self.nodes[node_id]
         if s.state == STARTED:
             s.lcp_frozen = self.lcp_marks(node_id)

@@ -83,6 +83,12 @@ FAULTS: dict[str, FaultSpec] = {
             {"node": (int, True), "remote": (int, False)},
         ),
         FaultSpec(
+            "job-buffer-congestion",
+            "the LDM threads of a data node are overloaded and consume their job buffers too"
+            " slowly: its tc and recv threads wait on the congested buffers (thread_buffer_full)",
+            {"node": (int, True)},
+        ),
+        FaultSpec(
             "stuck-start",
             "a data node started while this is set stays in a start phase",
             {"node": (int, True), "phase": (int, False)},
@@ -202,7 +208,17 @@ FAULTS: dict[str, FaultSpec] = {
             "from disk",
             {"share": (float, False)},
         ),
-        FaultSpec("gcp-stall", "the global checkpoint stops: the GCI and the epoch stay", {}),
+        FaultSpec(
+            "gcp-stall",
+            "the global checkpoint stops (GCP_COMMIT and GCP_SAVE): the GCI and the epoch stay",
+            {},
+        ),
+        FaultSpec(
+            "gcp-save-lag",
+            "GCP_SAVE lags (the redo log is flushed to disk too slowly): no new GCI starts, while"
+            " the micro GCPs go on and raise the epoch's low 32 bits",
+            {},
+        ),
         FaultSpec(
             "resource-pool",
             f"a resource pool (default {DEFAULT_POOL}) of every data node gets a fixed "

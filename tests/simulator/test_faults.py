@@ -427,6 +427,29 @@ def test_gcp_stall(sim):
     healthy(sim)
 
 
+def test_gcp_save_lag_keeps_the_gci_while_micro_gcps_go_on(sim):
+    """GCP_SAVE lags: the GCI stays for the fault's two minutes while the epoch's low 32 bits
+    rise by one micro GCP every TimeBetweenEpochs (100 ms); once cleared, the next micro GCP
+    starts a new GCI and the epoch keeps growing."""
+    sim.cluster.faults.set("gcp-save-lag")
+    sim.tick(1)
+    gci = sim.cluster.status()["gci"]
+    epoch = sim.cluster.global_status()["Ndb_last_commit_epoch_server"]
+    epochs = []
+    for _ in range(12):
+        sim.tick(10)
+        epochs.append(sim.cluster.global_status()["Ndb_last_commit_epoch_server"])
+    assert sim.cluster.status()["gci"] == gci
+    assert {e >> 32 for e in epochs} == {gci}
+    assert epochs == sorted(epochs) and epochs[0] > epoch
+    assert 1150 <= (epochs[-1] & 0xFFFFFFFF) - (epoch & 0xFFFFFFFF) <= 1250
+    sim.cluster.faults.clear("gcp-save-lag")
+    sim.tick(10)
+    assert gci + 5 <= sim.cluster.status()["gci"] <= gci + 6
+    assert sim.cluster.global_status()["Ndb_last_commit_epoch_server"] > epochs[-1]
+    healthy(sim)
+
+
 POOL_SQL = (
     "SELECT node_id, reserved, used, max FROM ndbinfo.resources "
     "WHERE resource_name = '{}' ORDER BY node_id"

@@ -98,6 +98,8 @@ class DataNodeState:
     # page requests the buffer served, in operations
     cold_ops: float = 0.0
     cold_hit_ops: float = 0.0
+    # cluster seconds its redo log writes lagged (gcp-save-lag) since the node started
+    redo_io_lag_seconds: float = 0.0
 
 
 class Cluster:
@@ -217,6 +219,9 @@ class Cluster:
         self._count_cold_cache(ready, ops / len(ready))
         self.checkpoints.gcp_stalled = self.faults.is_active("gcp-stall")
         self.checkpoints.gcp_save_lagging = self.faults.is_active("gcp-save-lag")
+        if self.checkpoints.gcp_save_lagging:  # the redo log's disk is slow on every node
+            for node_id in ready:
+                self.nodes[node_id].redo_io_lag_seconds += dt
         self.checkpoints.advance(dt, self.faults.is_active("lcp-stall"))
         if self.replication is not None and self.replication.source is self:
             self.replication.observe(dt, ops)
@@ -260,6 +265,7 @@ class Cluster:
         s.held = False
         s.overloaded_seconds = {}
         s.cold_ops = s.cold_hit_ops = 0.0
+        s.redo_io_lag_seconds = 0.0
         if was_down:
             self.connect_count += 1
         return was_down

@@ -61,7 +61,8 @@ FAULTS: dict[str, FaultSpec] = {
         FaultSpec("lcp-stall", "local checkpoints stop completing", {}),
         FaultSpec(
             "data-memory",
-            "Data memory filled to a share on every data node",
+            "Data memory (and IndexMemory where the version has it) filled to a share on every"
+            " data node",
             {"share": (float, True)},
         ),
         FaultSpec(
@@ -216,7 +217,8 @@ FAULTS: dict[str, FaultSpec] = {
         FaultSpec(
             "gcp-save-lag",
             "GCP_SAVE lags (the redo log is flushed to disk too slowly): no new GCI starts, while"
-            " the micro GCPs go on and raise the epoch's low 32 bits",
+            " the micro GCPs go on and raise the epoch's low 32 bits; the LDM threads count the"
+            " redo IO lag (slowdowns_due_to_io_lag)",
             {},
         ),
         FaultSpec(

@@ -60,30 +60,6 @@ def test_resource_faults_make_resource_alerts_true(healthy: Stack, fault, params
     healthy.wait_healthy_a()
 
 
-# The GCI must stay for the minute of NdbGlobalCheckpointStalled's comparison.
-GCP_STALL_SECONDS = 120.0
-
-
-def test_gcp_save_lag_makes_global_checkpoint_stalled_true(healthy: Stack):
-    """GCP_SAVE lags: the GCI stays while the micro GCPs go on, so the SQL node's commit epoch
-    keeps moving within one GCI; the alert is true once, for the cluster."""
-    sim, exporter = healthy.sim_a, healthy.exporter_a
-    sim.fault("gcp-save-lag")
-    found = wait_until(
-        lambda: healthy.matches("NdbGlobalCheckpointStalled", exporter),
-        GCP_STALL_SECONDS,
-        f"NdbGlobalCheckpointStalled to be true via {exporter.address}",
-        interval=1.0,
-    )
-    assert {metric["cluster"] for metric in found} == {CLUSTER}
-    assert all("node_id" not in metric and "instance" not in metric for metric in found)
-    epoch = f'ndb_sql_last_commit_epoch{{instance="{exporter.address}"}}'
-    for prometheus in healthy.servers.values():
-        assert prometheus.query(f"{epoch} > {epoch} offset 1m")  # the micro GCPs went on
-    sim.clear("gcp-save-lag")
-    healthy.wait_healthy_a()
-
-
 @pytest.mark.parametrize(
     ("fault", "params", "alerts"),
     [
@@ -181,6 +157,40 @@ def test_restarts_make_restarted_and_restart_loop_true(stack: Stack):
         )
     for alert in sorted(RESTART_ALERTS):
         assert stack.wait_for_alert(alert, exporter, node_id="2")
+
+
+# The GCI must stay for the minute of NdbGlobalCheckpointStalled's comparison.
+GCP_STALL_SECONDS = 120.0
+
+
+def test_gcp_save_lag_makes_checkpoint_and_redo_alerts_true(stack: Stack):
+    """Near the end: the redo IO lag's 5-minute rate keeps NdbRedoWritesLagging true after the
+    fault is cleared. A slow redo disk: GCP_SAVE lags, the GCI stays while the micro GCPs go
+    on (the SQL node's commit epoch moves within one GCI), and every data node's LDM threads
+    count the redo IO lag; the checkpoint alert is true once, for the cluster."""
+    sim, exporter = stack.sim_a, stack.exporter_a
+    sim.reset()
+    sim.fault("gcp-save-lag")
+    found = stack.wait_for_alert("NdbRedoWritesLagging", exporter)
+    assert {metric["node_id"] for metric in found} == {"1", "2", "3", "4"}
+    found = wait_until(
+        lambda: stack.matches("NdbGlobalCheckpointStalled", exporter),
+        GCP_STALL_SECONDS,
+        f"NdbGlobalCheckpointStalled to be true via {exporter.address}",
+        interval=1.0,
+    )
+    assert {metric["cluster"] for metric in found} == {CLUSTER}
+    assert all("node_id" not in metric and "instance" not in metric for metric in found)
+    epoch = f'ndb_sql_last_commit_epoch{{instance="{exporter.address}"}}'
+    for prometheus in stack.servers.values():
+        assert prometheus.query(f"{epoch} > {epoch} offset 1m")  # the micro GCPs went on
+    sim.reset()
+    wait_until(
+        lambda: stack.quiet("NdbGlobalCheckpointStalled", exporter),
+        RECOVERY_SECONDS,
+        "NdbGlobalCheckpointStalled quiet once GCP_SAVE caught up",
+        interval=1.0,
+    )
 
 
 # NdbThreadBufferFull averages the last-second samples over 5 minutes: at the fault's 30% of

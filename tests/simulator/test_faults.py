@@ -196,6 +196,16 @@ def test_data_memory(sim):
     assert used < 0.6
 
 
+def test_data_memory_fills_index_memory_of_ndb_7_5():
+    sim = Sim(data_nodes=2, replicas=2, tables=4, version="7.5.4")
+    index_memory = "SELECT used, total FROM ndbinfo.memoryusage WHERE memory_type = 'Index memory'"
+    assert all(used < total * 0.5 for used, total in sim.q(index_memory))
+    sim.cluster.faults.set("data-memory", share=0.97)
+    assert [used for used, _ in sim.q(index_memory)] == [
+        int(total / 8192 * 0.97) * 8192 for _, total in sim.q(index_memory)
+    ]
+
+
 def test_redo_log(sim):
     sim.cluster.faults.set("redo-log", share=0.9)
     shares = {

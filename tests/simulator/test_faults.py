@@ -437,6 +437,32 @@ def test_gcp_stall(sim):
     healthy(sim)
 
 
+def test_job_buffer_congestion_stalls_the_producers_of_an_overloaded_ldm(sim):
+    """The LDM threads of node 2 execute all the time; its TC and receive threads, which send
+    them signals, sleep on their congested job buffers; no other node or thread waits, and an
+    overloaded send buffer (send-overload) is no job buffer."""
+    cpustat = (
+        "SELECT c.node_id, t.thr_nm, MAX(c.thread_exec), MAX(c.thread_buffer_full)"
+        " FROM ndbinfo.cpustat c JOIN ndbinfo.threadstat t"
+        " ON t.node_id = c.node_id AND t.thr_no = c.thr_no GROUP BY c.node_id, t.thr_nm"
+    )
+    sim.cluster.faults.set("send-overload", node=1)
+    sim.tick(5)
+    assert {full for *_, full in sim.q(cpustat)} == {0}
+    sim.cluster.faults.set("job-buffer-congestion", node=2)
+    sim.tick(5)
+    rows = {(node, name): (busy, full) for node, name, busy, full in sim.q(cpustat)}
+    waiting = {key: full for key, (_, full) in rows.items() if full}
+    assert waiting == {(2, "tc"): 30, (2, "recv"): 20}
+    assert rows[(2, "ldm")][0] == 89 and rows[(1, "ldm")][0] < 50
+    history = sim.q(
+        "SELECT DISTINCT node_id, thr_no FROM ndbinfo.cpustat_20sec WHERE buffer_full_time > 0"
+    )
+    assert {node for node, _ in history} == {2}
+    sim.cluster.faults.clear("job-buffer-congestion")
+    assert {full for *_, full in sim.q(cpustat)} == {0}
+
+
 def test_gcp_save_lag_keeps_the_gci_while_micro_gcps_go_on(sim):
     """GCP_SAVE lags: the GCI stays for the fault's two minutes while the epoch's low 32 bits
     rise by one micro GCP every TimeBetweenEpochs (100 ms); once cleared, the next micro GCP

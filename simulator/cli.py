@@ -192,6 +192,10 @@ def fault_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("send-overload", help="overload the send buffers of a data node's links")
     s.add_argument("node", type=_positive_int(1, 255), help="data node id")
     s.add_argument("--remote", type=_positive_int(1, 255), help="only the link to this node")
+    s = sub.add_parser(
+        "job-buffer-congestion", help="a data node's LDM threads congest job buffers"
+    )
+    s.add_argument("node", type=_positive_int(1, 255), help="data node id")
     s = sub.add_parser("stuck-start", help="hold a data node's next start in a start phase")
     s.add_argument("node", type=_positive_int(1, 255), help="data node id")
     s.add_argument(
@@ -295,6 +299,7 @@ def _capacity_faults(sub) -> None:
         help=f"share served from the cache (default {DEFAULT_DISK_PAGE_BUFFER_HITS})",
     )
     sub.add_parser("gcp-stall", help="the global checkpoint stops: the GCI and epoch stay")
+    sub.add_parser("gcp-save-lag", help="GCP_SAVE lags: the GCI stays, micro GCPs go on")
     s = sub.add_parser("resource-pool", help="fill a resource pool with a fixed limit")
     s.add_argument("share", type=_float_range(0, 1), help="share of its limit")
     s.add_argument("--resource", choices=list(POOLS), help=f"(default {DEFAULT_POOL})")

@@ -8,7 +8,8 @@ from .base import Collector, Context, Row, gauge, number
 
 LAST_ID = gauge(
     "ndb_backup_last_id",
-    "Id of the last backup started in the cluster (0 when none); alert when it stops increasing.",
+    "Id of the last backup started in the cluster (0 when none); it changes with every backup"
+    " started (lower when START BACKUP is given a lower id), not when one completes.",
 )
 
 

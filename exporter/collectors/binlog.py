@@ -3,12 +3,14 @@ written to the binary log, from the ``binlog`` row of SHOW ENGINE NDBCLUSTER STA
 ("latest_epoch=N, latest_trans_epoch=N, latest_received_binlog_epoch=N, ...").
 
 The row is there on every SQL node whose binlog thread runs, which is also the thread that
-distributes schema changes: on a SQL node that writes no binary log, latest_epoch advances
-and the three binlog epochs stay 0 (the manual's example). Such a node exports no series, as
-one without the row, so that no rule reads its zeros as a lag. mysqld reports the
-event buffer's bytes only in the cluster log; through SQL the buffer shows in epochs:
-buffered - received. The families carry this SQL node's @@server_id, the id the replicas'
-mysql.ndb_apply_status rows name it by."""
+distributes schema changes: every SQL node subscribes to the data nodes' events for it, and
+its event buffer receives every epoch (the data nodes keep up to MaxBufferedEpochs of them for
+each subscriber). So the buffered epoch (latest_epoch) is exported on every SQL node with the
+row. On a SQL node that writes no binary log the three binlog epochs stay 0 (the manual's
+example): it exports only the buffered one, so that no rule reads those zeros as a lag. mysqld
+reports the event buffer's bytes only in the cluster log; through SQL the buffer shows in
+epochs: buffered - received. The families carry this SQL node's @@server_id, the id the
+replicas' mysql.ndb_apply_status rows name it by."""
 
 from __future__ import annotations
 
@@ -24,8 +26,8 @@ EPOCHS = (
     (
         gauge(
             "ndb_binlog_buffered_gci",
-            "GCI (epoch >> 32) of the newest epoch fully received into the binlog injector's"
-            " event buffer (latest_epoch).",
+            "GCI (epoch >> 32) of the newest epoch fully received into this SQL node's event"
+            " buffer (latest_epoch); on every SQL node, binlog server or not.",
             ("server_id",),
         ),
         "latest_epoch",
@@ -76,10 +78,9 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
         return
     pairs = status_pairs(text(binlog["Status"]))
     gcis = [(spec, gci(pairs.get(name))) for spec, name in EPOCHS]
-    if not any(value for _, value in gcis[1:]):  # received, handled, written all 0
-        return
+    writes_binlog = any(value for _, value in gcis[1:])  # received, handled, written not all 0
     server_id = "" if ctx.target.server_id is None else str(ctx.target.server_id)
-    for spec, value in gcis:
+    for spec, value in gcis if writes_binlog else gcis[:1]:
         if value is not None:
             family = spec.family()
             family.add_metric([server_id], value)
@@ -90,7 +91,8 @@ COLLECTOR = Collector(
     name="binlog",
     help="The NDB binlog injector's epochs as GCIs: buffered, taken from the event buffer,"
     " handled and written to the binary log (SHOW ENGINE NDBCLUSTER STATUS, row binlog)."
-    " On by default: four series on a SQL node that writes a binary log, none on the others;"
+    " On by default: four series on a SQL node that writes a binary log, the buffered one on the"
+    " others;"
     " needs PROCESS.",
     default_enabled=True,
     reads={},

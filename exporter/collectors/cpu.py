@@ -1,6 +1,13 @@
 """How the data node threads spent the last second, from ndbinfo.cpustat: executing signals and
-stalled on full send buffers for the busiest thread of each type, or (option per_thread) also
-spinning and sending, per thread."""
+stalled on full job buffers for the busiest thread of each type, or (option per_thread) also
+spinning and sending, per thread.
+
+A thread's buffer_full time is the time it slept because the job buffer it writes signals into,
+that of another thread of its node, was congested: that thread (most often an overloaded LDM
+thread) consumes its signals too slowly (the data node's scheduler, mt.cpp: the sleep in
+update_sched_config() counts as m_buffer_full_micros_sleep). It is not a wait on send buffers.
+cpustat holds the last second only; the rules average the samples over minutes rather than read
+the 20 rows per thread of cpustat_20sec at every scrape."""
 
 from __future__ import annotations
 
@@ -26,8 +33,8 @@ SQL = (
 
 RATIO_HELP = (
     "Share of the last second the thread spent executing signals (exec), spinning while"
-    " waiting for signals (spin), sending (send) and waiting on full send buffers"
-    " (buffer_full); the rest it slept. By default exec and buffer_full of the busiest thread"
+    " waiting for signals (spin), sending (send) and sleeping on the congested job buffer of a"
+    " slower thread it sends signals to (buffer_full); the rest it slept. By default exec and buffer_full of the busiest thread"
     " of each type per data node; OS user and system time are the threads collector's"
     " counters."
 )
@@ -61,8 +68,8 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
 
 COLLECTOR = Collector(
     name="cpu",
-    help="Share of the last second data node threads spent executing and stalled on full send"
-    " buffers (ndbinfo.cpustat with thread names from threadstat). On by default: the busiest"
+    help="Share of the last second data node threads spent executing and stalled on full job"
+    " buffers of slower threads (ndbinfo.cpustat with thread names from threadstat). On by default: the busiest"
     " thread of each type (main, ldm, tc, recv, send, rep) per data node, which shows the"
     " thread type that saturates first; option per_thread adds spinning and sending per thread.",
     default_enabled=True,

@@ -55,8 +55,8 @@ def channels(samples: Samples) -> list[ReplicaChannel]:
 def binlog_injector(samples: Samples, committed_gci: int | None) -> BinlogInjector | None:
     """The injector's GCIs, None on a SQL node that writes no binary log (no binlog row)."""
     found = {field: samples.select(name) for field, name in INJECTOR_GCIS.items()}
-    if not any(found.values()):
-        return None
+    if not any(rows for field, rows in found.items() if field != "buffered_gci"):
+        return None  # every SQL node buffers epochs; only a binlog server has the others
     gcis = {field: int(rows[0][1]) if rows else None for field, rows in found.items()}
     # '' while the SQL node's @@server_id is not known yet
     server_id = next((rows[0][0].get("server_id") for rows in found.values() if rows), "")

@@ -5,6 +5,11 @@ gci << 32 | micro-GCI (one micro-GCI per TimeBetweenEpochs). LCP rounds take 30-
 time with gaps of 2-10 s; a stalled round stays open until the stall is cleared. While the
 global checkpoint stalls (`gcp_stalled`), the GCI and the epoch stay where they are and resume
 from there.
+
+As in the data nodes' DIH (Dbdih::startGcpLab), a new GCI starts only once the GCP_SAVE of the
+previous one is done: while GCP_SAVE lags (`gcp_save_lagging`: the redo log is flushed to disk
+too slowly), the GCI stays and the micro GCPs go on, each raising the epoch's low 32 bits; once
+GCP_SAVE catches up, the next micro GCP starts a new GCI.
 """
 
 from __future__ import annotations
@@ -29,6 +34,9 @@ class Checkpoints:
         self.up_time = 0.0  # cluster seconds the cluster has been up
         self.gcp_stalled = False  # set by the model while the gcp-stall fault is active
         self.stalled_time = 0.0  # cluster seconds of up_time the global checkpoint stood still
+        self.gcp_save_lagging = False  # set by the model while the gcp-save-lag fault is active
+        self.save_lag_time = 0.0  # cluster seconds the GCI stood while micro GCPs went on
+        self.lag_span = 0.0  # cluster seconds of the current GCI's GCP_SAVE lag
         lcp_id = 30 + self._rnd.randint(0, 9)
         last_gci = self.base_gci - self._rnd.randint(5, 20)
         self.last = LcpMark(lcp_id, last_gci, last_gci)
@@ -47,18 +55,25 @@ class Checkpoints:
 
     @property
     def epoch(self) -> int:
-        micro = int((self._gcp_time % self.gcp_interval) / self.epoch_interval)
-        return (self.gci << 32) | micro
+        in_gci = self._gcp_time % self.gcp_interval + self.lag_span
+        return (self.gci << 32) | int(in_gci / self.epoch_interval)
 
     @property
     def _gcp_time(self) -> float:
-        """Cluster seconds the global checkpoint has advanced."""
-        return self.up_time - self.stalled_time
+        """Cluster seconds the global checkpoint has advanced to new GCIs."""
+        return self.up_time - self.stalled_time - self.save_lag_time
 
     def _run_for(self, step: float) -> None:
         self.up_time += step
         if self.gcp_stalled:
             self.stalled_time += step
+        elif self.gcp_save_lagging:
+            self.save_lag_time += step
+            self.lag_span += step
+        elif self.lag_span:
+            # GCP_SAVE caught up: the next micro GCP starts a new GCI
+            self.save_lag_time -= self.gcp_interval - self._gcp_time % self.gcp_interval
+            self.lag_span = 0.0
 
     @property
     def progress(self) -> float:

@@ -62,6 +62,8 @@ class DataNodeState:
     # page requests the buffer served, in operations
     cold_ops: float = 0.0
     cold_hit_ops: float = 0.0
+    # cluster seconds its redo log writes lagged (gcp-save-lag) since the node started
+    redo_io_lag_seconds: float = 0.0
 
 
 @dataclass
@@ -202,6 +204,10 @@ class Cluster:
             seconds[remote] = seconds.get(remote, 0.0) + dt
         self._count_cold_cache(ready, ops / len(ready))
         self.checkpoints.gcp_stalled = self.faults.is_active("gcp-stall")
+        self.checkpoints.gcp_save_lagging = self.faults.is_active("gcp-save-lag")
+        if self.checkpoints.gcp_save_lagging:  # the redo log's disk is slow on every node
+            for node_id in ready:
+                self.nodes[node_id].redo_io_lag_seconds += dt
         self.checkpoints.advance(dt, self.faults.is_active("lcp-stall"))
         if self.replication is not None and self.replication.source is self:
             self.replication.observe(dt, ops)
@@ -256,6 +262,7 @@ class Cluster:
         s.held = False
         s.overloaded_seconds = {}
         s.cold_ops = s.cold_hit_ops = 0.0
+        s.redo_io_lag_seconds = 0.0
         if was_down:
             self.connect_count += 1
         return was_down
@@ -354,7 +361,7 @@ class Cluster:
         ]
 
     def link_overloads(self, node_id: int, remote: int) -> tuple[int, int]:
-        """(overload_count, slowdown_count) of a link since its data node started."""
+        """(overload_count, slowdown_count) of a link since it connected."""
         seconds = self.nodes[node_id].overloaded_seconds.get(remote, 0.0)
         return int(seconds * OVERLOADS_PER_SECOND), int(seconds * SLOWDOWNS_PER_SECOND)
 
@@ -383,11 +390,19 @@ class Cluster:
             if self.topology.node(node_id).process_name == "":
                 raise NodeError(f"node {node_id} is a free API slot; nothing is connected there")
             was_up, self.other_up[node_id] = self.other_up[node_id], False
+            self._disconnect_links(node_id)
             if was_up and node_id in self.sql_nodes:
                 self._notify_sql_node(node_id, False)
             return self.node_status(node_id)
 
+    def _disconnect_links(self, node_id: int) -> None:
+        """The data nodes' links to a node that went away: a transporter's overload_count and
+        slowdown_count count since it connected, so they start from 0 when it reconnects."""
+        for s in self.nodes.values():
+            s.overloaded_seconds.pop(node_id, None)
+
     def _stop_data_node(self, node_id: int) -> None:
+        self._disconnect_links(node_id)
         s = self.nodes[node_id]
         if s.state == STARTED:
             s.lcp_frozen = self.lcp_marks(node_id)

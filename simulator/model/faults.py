@@ -61,7 +61,8 @@ FAULTS: dict[str, FaultSpec] = {
         FaultSpec("lcp-stall", "local checkpoints stop completing", {}),
         FaultSpec(
             "data-memory",
-            "Data memory filled to a share on every data node",
+            "Data memory (and IndexMemory where the version has it) filled to a share on every"
+            " data node",
             {"share": (float, True)},
         ),
         FaultSpec(
@@ -81,6 +82,12 @@ FAULTS: dict[str, FaultSpec] = {
             "send-overload",
             "send buffers of a data node's links (or one link) stay overloaded",
             {"node": (int, True), "remote": (int, False)},
+        ),
+        FaultSpec(
+            "job-buffer-congestion",
+            "the LDM threads of a data node are overloaded and consume their job buffers too"
+            " slowly: its tc and recv threads wait on the congested buffers (thread_buffer_full)",
+            {"node": (int, True)},
         ),
         FaultSpec(
             "stuck-start",
@@ -202,7 +209,18 @@ FAULTS: dict[str, FaultSpec] = {
             "from disk",
             {"share": (float, False)},
         ),
-        FaultSpec("gcp-stall", "the global checkpoint stops: the GCI and the epoch stay", {}),
+        FaultSpec(
+            "gcp-stall",
+            "the global checkpoint stops (GCP_COMMIT and GCP_SAVE): the GCI and the epoch stay",
+            {},
+        ),
+        FaultSpec(
+            "gcp-save-lag",
+            "GCP_SAVE lags (the redo log is flushed to disk too slowly): no new GCI starts, while"
+            " the micro GCPs go on and raise the epoch's low 32 bits; the LDM threads count the"
+            " redo IO lag (slowdowns_due_to_io_lag)",
+            {},
+        ),
         FaultSpec(
             "resource-pool",
             f"a resource pool (default {DEFAULT_POOL}) of every data node gets a fixed "

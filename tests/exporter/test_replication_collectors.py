@@ -71,12 +71,16 @@ def test_binlog_labels_with_the_server_id_of_the_target():
     assert [(s.labels, s.value) for s in handled.samples] == [({"server_id": "21"}, 8.0)]
 
 
-def test_a_sql_node_writing_no_binlog_exports_no_epochs():
-    """Its binlog thread runs for schema distribution: latest_epoch moves, the rest is 0."""
+def test_a_sql_node_writing_no_binlog_exports_only_its_buffered_epoch():
+    """Its binlog thread runs for schema distribution: latest_epoch moves (its event buffer
+    receives every epoch), the rest is 0 and not exported."""
     status = f"latest_epoch={9 << 32}, latest_received_binlog_epoch=0,"
     status += " latest_handled_binlog_epoch=0, latest_applied_binlog_epoch=0"
     rows = [{"Type": "ndbcluster", "Name": "binlog", "Status": status}]
-    assert list(binlog.collect(rows, Context(target=target("8.4.3-cluster")))) == []
+    families = list(binlog.collect(rows, Context(target=target("8.4.3-cluster"))))
+    assert [(f.name, [s.value for s in f.samples]) for f in families] == [
+        ("ndb_binlog_buffered_gci", [9.0])
+    ]
 
 
 def test_an_epoch_that_is_no_number_skips_its_row_only():

@@ -38,6 +38,7 @@ SIM_ARGS = ("--data-nodes", "4")  # node groups 0 = {1, 2} and 1 = {3, 4}
 # its scrapes stay short at its high speed
 TABLES_A, TABLES_B = "8", "4"
 MGM_NODE = 49
+OTHER_SQL_NODE = 51  # the second mysqld of ndbsim's cluster (50 is the one A's exporter reads)
 SPEED_A = 5
 SPEED_B = 60  # 300 GCIs of 2 cluster seconds in 10 s
 DRIFT = ("MaxNoOfConcurrentOperations", "65536", 2)
@@ -78,6 +79,7 @@ COLLECTORS_A = (
     "diskpagebuffer",
     "resources",
     "logbuffers",
+    "disk_write_speed",
 )
 COLLECTORS_B = ("status", "lcp", "config", "counters")
 

@@ -13,6 +13,7 @@ from e2e_alerts_stack import (
     DRIFT,
     FAULT_SECONDS,
     MGM_NODE,
+    OTHER_SQL_NODE,
     RECOVERY_SECONDS,
     RESTART_ALERTS,
     RESTART_SECONDS,
@@ -198,11 +199,16 @@ def test_stuck_start_makes_data_node_not_started_true(healthy: Stack):
     healthy.wait_healthy_a()
 
 
-def test_stopped_management_node_makes_management_node_down_true(healthy: Stack):
+def test_stopped_management_and_sql_nodes_make_their_alerts_true(healthy: Stack):
+    """A management node and the other SQL node stop; the free API slots, which never
+    connected, stay quiet."""
     healthy.sim_a.stop_node(MGM_NODE)
+    healthy.sim_a.stop_node(OTHER_SQL_NODE)
     assert healthy.wait_for_alert(
         "NdbManagementNodeDown", healthy.exporter_a, node_id=str(MGM_NODE)
     )
+    found = healthy.wait_for_alert("NdbSqlNodeGone", healthy.exporter_a)
+    assert {metric["node_id"] for metric in found} == {str(OTHER_SQL_NODE)}
 
 
 def test_refused_connections_make_sql_node_unreachable_true(healthy: Stack):

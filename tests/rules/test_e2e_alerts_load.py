@@ -60,25 +60,6 @@ def test_resource_faults_make_resource_alerts_true(healthy: Stack, fault, params
     healthy.wait_healthy_a()
 
 
-# The epoch must stay for the whole minute of NdbGlobalCheckpointStalled's window.
-GCP_STALL_SECONDS = 120.0
-
-
-def test_gcp_stall_makes_global_checkpoint_stalled_true(healthy: Stack):
-    sim, exporter = healthy.sim_a, healthy.exporter_a
-    sim.fault("gcp-stall")
-    found = wait_until(
-        lambda: healthy.matches("NdbGlobalCheckpointStalled", exporter),
-        GCP_STALL_SECONDS,
-        f"NdbGlobalCheckpointStalled to be true via {exporter.address}",
-        interval=1.0,
-    )
-    assert {metric["cluster"] for metric in found} == {CLUSTER}
-    assert all("node_id" not in metric and "instance" not in metric for metric in found)
-    sim.clear("gcp-stall")
-    healthy.wait_healthy_a()
-
-
 @pytest.mark.parametrize(
     ("fault", "params", "alerts"),
     [
@@ -178,21 +159,68 @@ def test_restarts_make_restarted_and_restart_loop_true(stack: Stack):
         assert stack.wait_for_alert(alert, exporter, node_id="2")
 
 
-def test_send_overload_makes_slowdown_and_buffer_full_true(stack: Stack):
-    """Near the end: an overloaded link is also in slowdown, and the threads of its data node
-    that send on it wait on full buffers; both alerts read gauges, quiet once it is cleared."""
-    stack.sim_a.reset()
+# The GCI must stay for the minute of NdbGlobalCheckpointStalled's comparison.
+GCP_STALL_SECONDS = 120.0
+
+
+def test_gcp_save_lag_makes_checkpoint_and_redo_alerts_true(stack: Stack):
+    """Near the end: the redo IO lag's 5-minute rate keeps NdbRedoWritesLagging true after the
+    fault is cleared. A slow redo disk: GCP_SAVE lags, the GCI stays while the micro GCPs go
+    on (the SQL node's commit epoch moves within one GCI), and every data node's LDM threads
+    count the redo IO lag; the checkpoint alert is true once, for the cluster."""
+    sim, exporter = stack.sim_a, stack.exporter_a
+    sim.reset()
+    sim.fault("gcp-save-lag")
+    found = stack.wait_for_alert("NdbRedoWritesLagging", exporter)
+    assert {metric["node_id"] for metric in found} == {"1", "2", "3", "4"}
+    found = wait_until(
+        lambda: stack.matches("NdbGlobalCheckpointStalled", exporter),
+        GCP_STALL_SECONDS,
+        f"NdbGlobalCheckpointStalled to be true via {exporter.address}",
+        interval=1.0,
+    )
+    assert {metric["cluster"] for metric in found} == {CLUSTER}
+    assert all("node_id" not in metric and "instance" not in metric for metric in found)
+    epoch = f'ndb_sql_last_commit_epoch{{instance="{exporter.address}"}}'
+    for prometheus in stack.servers.values():
+        assert prometheus.query(f"{epoch} > {epoch} offset 1m")  # the micro GCPs went on
+    sim.reset()
+    wait_until(
+        lambda: stack.quiet("NdbGlobalCheckpointStalled", exporter),
+        RECOVERY_SECONDS,
+        "NdbGlobalCheckpointStalled quiet once GCP_SAVE caught up",
+        interval=1.0,
+    )
+
+
+# NdbThreadBufferFull averages the last-second samples over 5 minutes: at the fault's 30% of
+# the TC threads' time, a minute of samples passes 5%.
+CONGESTION_SECONDS = 120.0
+
+
+def test_overload_faults_make_slowdown_and_buffer_full_true(stack: Stack):
+    """Near the end: both alerts read 5-minute windows that keep them true after the faults
+    are cleared. An overloaded link is also in slowdown (send-overload); an overloaded LDM
+    thread congests the job buffers of the TC and receive threads that send it signals
+    (job-buffer-congestion), not those of the send threads."""
+    sim, exporter = stack.sim_a, stack.exporter_a
+    sim.reset()
     sender = OVERLOADED_LINK[0]
-    stack.sim_a.fault("send-overload", node=int(sender), remote=int(OVERLOADED_LINK[1]))
-    threads = {"NdbTransporterSlowdown": {None}, "NdbThreadBufferFull": {"ldm", "tc", "send"}}
-    for alert, thread in threads.items():
-        found = stack.wait_for_alert(alert, stack.exporter_a, node_id=sender)
-        assert {metric.get("thread") for metric in found} <= thread
-    stack.sim_a.reset()
-    for alert in threads:
-        wait_until(
-            lambda a=alert: stack.quiet(a, stack.exporter_a), RECOVERY_SECONDS, f"{alert} quiet"
-        )
+    sim.fault("send-overload", node=int(sender), remote=int(OVERLOADED_LINK[1]))
+    sim.fault("job-buffer-congestion", node=1)
+    found = stack.wait_for_alert("NdbTransporterSlowdown", exporter, node_id=sender)
+    assert {metric["node_id"] for metric in found} == {sender}
+    found = wait_until(
+        lambda: stack.matches("NdbThreadBufferFull", exporter),
+        CONGESTION_SECONDS,
+        "NdbThreadBufferFull to be true",
+        interval=1.0,
+    )
+    assert {(metric["node_id"], metric["thread"]) for metric in found} <= {
+        ("1", "tc"),
+        ("1", "recv"),
+    }
+    sim.reset()
 
 
 def test_operation_errors_make_operation_errors_high_true(stack: Stack):

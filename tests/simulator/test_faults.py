@@ -196,6 +196,16 @@ def test_data_memory(sim):
     assert used < 0.6
 
 
+def test_data_memory_fills_index_memory_of_ndb_7_5():
+    sim = Sim(data_nodes=2, replicas=2, tables=4, version="7.5.4")
+    index_memory = "SELECT used, total FROM ndbinfo.memoryusage WHERE memory_type = 'Index memory'"
+    assert all(used < total * 0.5 for used, total in sim.q(index_memory))
+    sim.cluster.faults.set("data-memory", share=0.97)
+    assert [used for used, _ in sim.q(index_memory)] == [
+        int(total / 8192 * 0.97) * 8192 for _, total in sim.q(index_memory)
+    ]
+
+
 def test_redo_log(sim):
     sim.cluster.faults.set("redo-log", share=0.9)
     shares = {
@@ -422,6 +432,55 @@ def test_gcp_stall(sim):
     # from where it stopped, one GCI every 2 s
     assert gci + 4 <= sim.cluster.status()["gci"] <= gci + 5
     assert sim.cluster.global_status()["Ndb_last_commit_epoch_server"] > stalled
+    healthy(sim)
+
+
+def test_job_buffer_congestion_stalls_the_producers_of_an_overloaded_ldm(sim):
+    """The LDM threads of node 2 execute all the time; its TC and receive threads, which send
+    them signals, sleep on their congested job buffers; no other node or thread waits, and an
+    overloaded send buffer (send-overload) is no job buffer."""
+    cpustat = (
+        "SELECT c.node_id, t.thr_nm, MAX(c.thread_exec), MAX(c.thread_buffer_full)"
+        " FROM ndbinfo.cpustat c JOIN ndbinfo.threadstat t"
+        " ON t.node_id = c.node_id AND t.thr_no = c.thr_no GROUP BY c.node_id, t.thr_nm"
+    )
+    sim.cluster.faults.set("send-overload", node=1)
+    sim.tick(5)
+    assert {full for *_, full in sim.q(cpustat)} == {0}
+    sim.cluster.faults.set("job-buffer-congestion", node=2)
+    sim.tick(5)
+    rows = {(node, name): (busy, full) for node, name, busy, full in sim.q(cpustat)}
+    waiting = {key: full for key, (_, full) in rows.items() if full}
+    assert waiting == {(2, "tc"): 30, (2, "recv"): 20}
+    assert rows[(2, "ldm")][0] == 89 and rows[(1, "ldm")][0] < 50
+    history = sim.q(
+        "SELECT DISTINCT node_id, thr_no FROM ndbinfo.cpustat_20sec WHERE buffer_full_time > 0"
+    )
+    assert {node for node, _ in history} == {2}
+    sim.cluster.faults.clear("job-buffer-congestion")
+    assert {full for *_, full in sim.q(cpustat)} == {0}
+
+
+def test_gcp_save_lag_keeps_the_gci_while_micro_gcps_go_on(sim):
+    """GCP_SAVE lags: the GCI stays for the fault's two minutes while the epoch's low 32 bits
+    rise by one micro GCP every TimeBetweenEpochs (100 ms); once cleared, the next micro GCP
+    starts a new GCI and the epoch keeps growing."""
+    sim.cluster.faults.set("gcp-save-lag")
+    sim.tick(1)
+    gci = sim.cluster.status()["gci"]
+    epoch = sim.cluster.global_status()["Ndb_last_commit_epoch_server"]
+    epochs = []
+    for _ in range(12):
+        sim.tick(10)
+        epochs.append(sim.cluster.global_status()["Ndb_last_commit_epoch_server"])
+    assert sim.cluster.status()["gci"] == gci
+    assert {e >> 32 for e in epochs} == {gci}
+    assert epochs == sorted(epochs) and epochs[0] > epoch
+    assert 1150 <= (epochs[-1] & 0xFFFFFFFF) - (epoch & 0xFFFFFFFF) <= 1250
+    sim.cluster.faults.clear("gcp-save-lag")
+    sim.tick(10)
+    assert gci + 5 <= sim.cluster.status()["gci"] <= gci + 6
+    assert sim.cluster.global_status()["Ndb_last_commit_epoch_server"] > epochs[-1]
     healthy(sim)
 
 

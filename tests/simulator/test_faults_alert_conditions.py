@@ -94,6 +94,11 @@ def test_send_overload_on_one_link_counts_up_and_never_down(node):
     for _ in range(3):
         node.tick(10)
         assert overloaded_links(node) == {(3, 4): (0, 20, 0, 40)}
+    # the counts are the link's since it connected: they restart when node 4 reconnects
+    node.cluster.stop_node(4)
+    node.cluster.start_node(4)
+    node.tick(node.cluster.spec.restart_seconds + 2)
+    assert overloaded_links(node) == {}
     assert_healthy(node)
 
 

@@ -276,7 +276,7 @@ def disk_write_speed_aggregate(c: Cluster) -> list[dict]:
                     "redo_speed_last_60sec": redo_60,
                     "std_dev_backup_lcp_speed_last_60sec": lcp_60_sd,
                     "std_dev_redo_speed_last_60sec": redo_60_sd,
-                    "slowdowns_due_to_io_lag": 0,
+                    "slowdowns_due_to_io_lag": int(c.nodes[n].redo_io_lag_seconds),
                     "slowdowns_due_to_high_cpu": 0,
                     "disk_write_speed_set_to_min": 0,
                     "current_target_disk_write_speed": target,

@@ -42,6 +42,9 @@ def pools(c: Cluster) -> list[dict]:
         if "IndexMemory" in cfg:
             im_total = int(cfg["IndexMemory"]) // 8192
             im_used = int(im_total * 0.18) + int(c.nodes[n].ops * 1e-5) % max(1, im_total // 10)
+            share = c.faults.share("data-memory")  # NDB 7.5: the hash indexes fill with the rows
+            if share is not None:
+                im_used = int(im_total * share)
             rows.append(("Index memory", im_used, im_total, im_used, 8192, 113, 0, 0))
         rows.append(("Long message buffer", lmb_used, lmb_total, lmb_used * 3, 256, 157, 0, 0))
         for name, u, t, high, size, param, resource, type_id in rows:

@@ -127,19 +127,42 @@ def _thread_skew(node_id: int, thr: int, name: str) -> float:
     return 1 + 0.22 * math.sin(2.1 * thr + node_id) if name == "ldm" else 1.0
 
 
+# job-buffer-congestion: the LDM threads of a node consume their job buffers too slowly; the
+# threads that send them signals (TC: LQHKEYREQ, SCAN_FRAGREQ; recv: those of other nodes)
+# find the buffers congested and sleep until they drain (mt.cpp update_sched_config: the sleep
+# counts as thread_buffer_full), while the LDM threads execute all the time.
+CONGESTED_CONSUMER = "ldm"
+CONGESTED_PRODUCERS = {"tc": 0.3, "recv": 0.2}  # share of time waiting on the full buffers
+
+
+def _congested(c: Cluster, node_id: int) -> bool:
+    params = c.faults.get("job-buffer-congestion")
+    return params is not None and params["node"] == node_id
+
+
+def _buffer_full_share(c: Cluster, node_id: int, name: str) -> float:
+    """Share of time the thread waits on congested job buffers of a slower thread."""
+    return CONGESTED_PRODUCERS.get(name, 0.0) if _congested(c, node_id) else 0.0
+
+
+def _exec_util(c: Cluster, node_id: int, thr: int, name: str) -> float:
+    if name == CONGESTED_CONSUMER and _congested(c, node_id):
+        return 0.99
+    return min(0.99, thread_util(c, node_id, name) * _thread_skew(node_id, thr, name))
+
+
 def cpustat(c: Cluster) -> list[dict]:
     out = []
     for n in c.started_ids():
-        overloaded = any(node == n for node, _ in c.overloaded_links())
         for thr, name, _ in thread_layout(c.ldm):
-            util = min(0.99, thread_util(c, n, name) * _thread_skew(n, thr, name))
+            util = _exec_util(c, n, thr, name)
             user = int(util * 100 * 0.85)
             system = int(util * 100 * 0.15)
             exec_pct = int(util * 100 * 0.9)
             # a thread spins briefly before it sleeps, less the busier it is
             spin = int(round(4 * (1 - util))) if name in ("ldm", "tc", "recv") else 0
             send = int(round(util * 100 * (0.12 if name == "send" else 0.04)))
-            full = 7 if overloaded and name in ("ldm", "tc", "send") else 0
+            full = int(round(_buffer_full_share(c, n, name) * 100))
             out.append(
                 {
                     "node_id": n,
@@ -162,7 +185,8 @@ def _cpustat_history(c: Cluster, window_us: int) -> list[dict]:
     out = []
     for n in c.started_ids():
         for thr, name, _ in thread_layout(c.ldm):
-            util = thread_util(c, n, name)
+            util = _exec_util(c, n, thr, name)
+            full = _buffer_full_share(c, n, name)
             for k in range(20):
                 wobble = 1 + 0.08 * math.sin(k * 1.7 + thr + n)
                 busy = int(window_us * util * wobble)
@@ -178,7 +202,7 @@ def _cpustat_history(c: Cluster, window_us: int) -> list[dict]:
                         "sleep_time": max(0, window_us - busy),
                         "spin_time": int(window_us * 0.005),
                         "send_time": int(busy * 0.05),
-                        "buffer_full_time": 0,
+                        "buffer_full_time": int(window_us * full),
                         "elapsed_time": window_us,
                     }
                 )

@@ -28,7 +28,7 @@ import httpx
 
 _READY = re.compile(
     r"ndbsim ready: mysql=(?P<host>[^ ]+):(?P<port>\d+) control=(?P<url>\S+)"
-    r"(?: replica=[^ ]+:(?P<replica_port>\d+))?"
+    r"(?: replica=[^ ]+:(?P<replica_port>\d+))?(?: mgm=[^ ]+:(?P<mgm_port>\d+))?"
 )
 
 
@@ -46,6 +46,7 @@ class NdbsimHandle:
     process: subprocess.Popen
     output: list[str] = field(default_factory=list)
     replica_port: int | None = None  # the replica cluster's SQL node (ndbsim --replica)
+    mgm_port: int | None = None  # the management server (ndb_mgmd's protocol)
 
     def _call(self, method: str, path: str, json: Any = None, cluster: str | None = None) -> Any:
         params = {"cluster": cluster} if cluster else None
@@ -81,6 +82,14 @@ class NdbsimHandle:
 
     def status(self, cluster: str | None = None) -> dict:
         return self._call("GET", "/status", cluster=cluster)
+
+    def start_backup(self) -> dict:
+        """START BACKUP now: {"backup_id": id, "error": 0}, or the NDB error it failed with."""
+        return self._call("POST", "/backups")
+
+    def drop_listeners(self) -> dict:
+        """The management server closes every listen event subscription."""
+        return self._call("POST", "/mgm/drop-listeners")
 
     def replication(self) -> dict:
         """The link: injector epochs, binlog end, the replica's threads (GET /replication)."""
@@ -127,6 +136,8 @@ def running_ndbsim(
         "0",
         "--control-port",
         "0",
+        "--mgm-port",
+        "0",
         "--user",
         user,
         "--log-level",
@@ -166,6 +177,7 @@ def running_ndbsim(
             process=process,
             output=output,
             replica_port=int(match["replica_port"]) if match["replica_port"] else None,
+            mgm_port=int(match["mgm_port"]) if match["mgm_port"] else None,
         )
         handle.wait_for(lambda s: True, timeout=max(1.0, deadline - time.monotonic()))
         with socket.create_connection((handle.host, handle.port), timeout=10):

@@ -51,6 +51,7 @@ def _configure(argv: Sequence[str]):
         settings.mysqld_username,
         password,
         settings.probe_allowed_targets,
+        settings.mgmd_address or (mycnf.connectstring(settings.my_cnf) if settings.my_cnf else ()),
     )
     web = webconfig.load(settings.web_config_file) if settings.web_config_file else None
     if settings.view_alerts_url:

@@ -19,7 +19,7 @@ log = logging.getLogger(__name__)
 
 MAX_LINE = 4096
 TICK_SECONDS = 0.2  # how often a listener looks for new events
-PING_SECONDS = 1.0  # an idle listener gets <PING> this often
+PING_SECONDS = 0.5  # ndb_mgmd pings its listeners at each turn of its 500 ms log level thread
 SESSION_IDLE_SECONDS = 300.0  # a session that sends nothing for this long is closed
 MAX_LOGLEVEL = 15
 

@@ -268,6 +268,7 @@ def fault_parser() -> argparse.ArgumentParser:
     for name, what in (("backup-abort", "abort"), ("backup-start-failure", "fail to start")):
         s = sub.add_parser(name, help=f"backups {what} with an NDB error")
         s.add_argument("--error", type=_positive_int(1, 65535), help="NDB error code")
+    sub.add_parser("mgm-down", help="the management server stops answering")
     sub.add_parser("start-backup", help="START BACKUP now (as ndb_mgm does)")
     sub.add_parser("drop-listeners", help="the management server drops its event listeners")
     for name, what in (("old-version", "NDB release"), ("old-config-generation", "configuration")):

@@ -148,6 +148,12 @@ FAULTS: dict[str, FaultSpec] = {
         ),
         FaultSpec("backups-stopped", "scheduled backups stop: the backup id stays", {}),
         FaultSpec(
+            "mgm-down",
+            "the management server stops answering: sessions are closed at once and its event "
+            "listeners dropped",
+            {},
+        ),
+        FaultSpec(
             "backup-abort",
             "the running backup and every backup started while this is set abort with an NDB "
             "error (default 1325)",

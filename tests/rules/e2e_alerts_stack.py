@@ -88,9 +88,15 @@ COLLECTORS_A = (
 )
 COLLECTORS_B = ("status", "lcp", "config", "counters")
 
-# Alerts that stay true for their window (15 minutes, an hour) after a data node restarted:
-# the tests that stop and start a data node leave them true on a cluster healthy again.
-RESTART_ALERTS = {"NdbDataNodeRestarted", "NdbDataNodeRestartLoop"}
+# Alerts that stay true for their window (15 minutes, an hour) after a data node restarted,
+# a backup failed or an arbitration was lost: the tests that make these happen leave them
+# true on a cluster healthy again.
+RESTART_ALERTS = {
+    "NdbDataNodeRestarted",
+    "NdbDataNodeRestartLoop",
+    "NdbBackupFailed",
+    "NdbArbitrationLost",
+}
 
 ALERTS = {rule["alert"] for rule in alert_rules()}
 
@@ -209,7 +215,12 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
         )
         exporter_a = running.enter_context(
             running_exporter(
-                sim_a.port, sim_a.user, sim_a.password, workdir, *collector_flags(COLLECTORS_A)
+                sim_a.port,
+                sim_a.user,
+                sim_a.password,
+                workdir,
+                *collector_flags(COLLECTORS_A),
+                f"--mgmd.address=127.0.0.1:{sim_a.mgm_port}",  # A's management server
             )
         )
         exporter_b = running.enter_context(

@@ -76,6 +76,7 @@ SCENARIO: dict[str, Case] = {
     "NdbUndoLogExhaustionPredicted": Case("undo-log-growth", GROWTH, {}),
     "NdbTablespaceExhaustionPredicted": Case("tablespace-growth", GROWTH, {"filegroup": "ts_1"}),
     "NdbBackupTooOld": Case("backups-stopped", {}, {"cluster": CLUSTER}),
+    "NdbBackupNotCompleted": Case("backups-stopped", {}, {"cluster": CLUSTER}),
     "NdbRestartPhaseStuck": Case("stuck-start", {"node": STUCK_NODE}, {"node_id": str(STUCK_NODE)}),
     "NdbVersionSkew": Case("old-version", {"node": 3}, {"cluster": CLUSTER}),
     "NdbConfigGenerationSkew": Case("old-config-generation", {"node": 2}, {"node_id": "2"}),
@@ -218,7 +219,14 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
     with ExitStack() as running:
         sim = running.enter_context(running_ndbsim(*SIM_ARGS, speed=SPEED))
         exporter = running.enter_context(
-            running_exporter(sim.port, sim.user, sim.password, workdir, *disabled)
+            running_exporter(
+                sim.port,
+                sim.user,
+                sim.password,
+                workdir,
+                *disabled,
+                f"--mgmd.address=127.0.0.1:{sim.mgm_port}",
+            )
         )
         servers = running.enter_context(
             running_prometheus_builds(

@@ -91,6 +91,9 @@ class MgmServer:
         self.node_id = cluster.topology.mgm_nodes[0].node_id
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.cluster.faults.is_active("mgm-down"):
+            writer.close()
+            return
         try:
             await self._session(reader, writer)
         except (ConnectionError, asyncio.IncompleteReadError, TimeoutError, ValueError):
@@ -221,7 +224,7 @@ class MgmServer:
         seq, generation = c.log.last_seq(), c.log.listener_generation
         await self._send(writer, ["listen event", "result: 0", ""])
         idle = 0.0
-        while c.log.listener_generation == generation:
+        while c.log.listener_generation == generation and not c.faults.is_active("mgm-down"):
             await asyncio.sleep(TICK_SECONDS)
             await asyncio.to_thread(c.advance)
             events = c.log.since(seq)

@@ -103,11 +103,14 @@ def status(c: Cluster, types: list[str] | None = None) -> list[str]:
 def event_lines(event: LogEvent, parsable: bool) -> list[str]:
     """A forwarded event: the parsable block (ended by a blank line) or the plain text line."""
     if not parsable:
-        return [f"Node {event.source_node}: {event.text}"]
+        text = f"Node {event.source_node}: {event.text}"
+        if "error" in event.fields:  # the server appends the NDB error's text
+            text += f" - {backup_error_text(event.fields['error'])}"
+        return [text]
     lines = [
         "log event reply",
         f"type={event.type.number}",
-        f"time={int(event.time)}",
+        "time=0",  # as ndb_mgmd forwards it (logevent2str is given 0)
         f"source_nodeid={event.source_node}",
     ]
     if event.type.fields:

@@ -39,7 +39,9 @@ REPLICA_CLUSTER = "dr"  # the replica cluster of --replica
 PROVISIONING = Path(__file__).resolve().parents[1] / "provisioning"  # in a source checkout
 PROMETHEUS = ("prometheus",)
 ALERTMANAGER = ("prometheus-alertmanager", "alertmanager")  # Debian's name, upstream's name
-NDBSIM_READY = re.compile(r"ndbsim ready: mysql=\S+:(\d+) control=(\S+)(?: replica=\S+:(\d+))?")
+NDBSIM_READY = re.compile(
+    r"ndbsim ready: mysql=\S+:(\d+) control=(\S+)(?: replica=\S+:(\d+))?(?: mgm=\S+:(\d+))?"
+)
 
 
 class DemoError(Exception):
@@ -123,6 +125,7 @@ class Ndbsim:
     port: int
     control_url: str
     replica_port: int | None = None  # ndbsim --replica: the replica cluster's SQL node
+    mgm_port: int | None = None  # its management server
 
     def _control(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
         answer = httpx.request(method, self.control_url + path, json=body, timeout=30)
@@ -150,7 +153,7 @@ def running_ndbsim(
     with contextlib.ExitStack() as stack:
         logs = logs or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="ndbsim-")))
         argv = [sys.executable, "-m", "ndbsim", "--host", HOST, "--port", str(port)]
-        argv += ["--control-port", str(control_port), *args]
+        argv += ["--control-port", str(control_port), "--mgm-port", "0", *args]
         process = stack.enter_context(started("ndbsim", argv, logs))
 
         def ready() -> re.Match[str] | None:
@@ -158,7 +161,8 @@ def running_ndbsim(
 
         match = wait_for(process, ready, "start")
         replica = int(match.group(3)) if match.group(3) else None
-        yield Ndbsim(process, int(match.group(1)), match.group(2).rstrip("/"), replica)
+        mgm = int(match.group(4)) if match.group(4) else None
+        yield Ndbsim(process, int(match.group(1)), match.group(2).rstrip("/"), replica, mgm)
 
 
 @dataclass(frozen=True)
@@ -404,6 +408,11 @@ FAULT_EXAMPLES: tuple[tuple[str, str], ...] = (
     ("undo-log-growth 0.2", "the undo log's troughs rise: NdbUndoLogExhaustionPredicted"),
     ("tablespace-growth 0.1", "the tablespace fills up: NdbTablespaceExhaustionPredicted"),
     ("backups-stopped", "no more scheduled backups: NdbBackupTooOld after 26 hours"),
+    ("start-backup", "START BACKUP now: BackupStarted, BackupCompleted in the cluster log"),
+    ("backup-abort", "backups abort (error 1325): NdbBackupFailed"),
+    ("backup-start-failure", "backups fail to start (error 1342): NdbBackupFailed"),
+    ("mgm-down", "the management server stops answering: NdbMgmdUnreachable"),
+    ("drop-listeners", "the management server drops the exporter's subscription once"),
     ("old-version 2", "node 2 on the previous NDB release: NdbVersionSkew after 2 hours"),
     (
         "old-config-generation 2",
@@ -527,7 +536,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 alerts = ["--view.alerts-url", f'{plan.prometheus_url}/?filter=cluster="{CLUSTER}"']
             exporter = stack.enter_context(
                 running_exporter(
-                    sim.port, *alerts, *DEMO_FLAGS, port=options.exporter_port, logs=logs
+                    sim.port,
+                    *alerts,
+                    *DEMO_FLAGS,
+                    f"--mgmd.address={HOST}:{sim.mgm_port}",
+                    port=options.exporter_port,
+                    logs=logs,
                 )
             )
             exporters, exporter_processes = {CLUSTER: exporter.url}, [exporter.process]

@@ -125,6 +125,8 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if targets.mgmd:  # the cluster log from the start, not from the first scrape
+            mgmd.get(targets.mgmd).subscription.start()
         yield
         scraper.close()
         await mgmd.close()

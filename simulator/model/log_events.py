@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 API_START, API_FAIL = 31, 32
 WIN_NODES, WIN_GROUPS, LOSE_GROUPS, WIN_CHOOSE, LOSE_NORUN = 41, 43, 44, 46, 48
 MEMORY_THRESHOLDS = (80, 90, 99)  # Dbtup reports DataMemory crossing these percentages
+MEMORY_CHECK_SECONDS = 10.0  # cluster seconds between two looks at the DataMemory levels
 GCP_MONITOR_SECONDS = 60.0  # a stalled GCP is reported every this many cluster seconds
 NODE_RESTART = 3  # NodeState::ST_NODE_RESTART
 EVENT_BUFFER_BYTES_PER_GCI = 256 * 1024
@@ -98,6 +99,7 @@ class LogWatcher:
     def __init__(self, c: Cluster) -> None:
         self.phases: dict[int, int] = {}  # starting data node -> last start phase reported
         self.memory: dict[int, int] = {n: self._memory_level(c, n) for n in c.nodes}
+        self.memory_checked = c.now
         self.lcp_started = c.checkpoints.running_lcp_id if c.checkpoints.in_round else 0
         self.lcp_completed = c.checkpoints.last.lcp_id
         self.gci = c.checkpoints.gci
@@ -185,6 +187,12 @@ class LogWatcher:
         return max((t for t in MEMORY_THRESHOLDS if percent >= t), default=0)
 
     def _memory(self, c: Cluster) -> None:
+        """MemoryUsage when a data node's DataMemory crosses a threshold, looked at every
+        MEMORY_CHECK_SECONDS (reading every node's pages is most of an advance's cost at 48
+        data nodes)."""
+        if c.now - self.memory_checked < MEMORY_CHECK_SECONDS:
+            return
+        self.memory_checked = c.now
         for n in c.started_ids():
             level = self._memory_level(c, n)
             before = self.memory.get(n, 0)

@@ -70,7 +70,7 @@ def test_node_failure_without_arbitrator_loses_arbitration_and_stops_the_cluster
 def test_data_memory_crossing_thresholds_reports_memory_usage():
     c, now = _cluster()
     c.faults.set("data-memory", share=0.95)
-    now[0] = 2
+    now[0] = 10  # DataMemory is looked at every 10 cluster seconds
     c.advance()
     usage = [e for e in c.log.since(0) if e.type.name == "MemoryUsage"]
     assert len(usage) == 2 and all(e.fields["gth"] == 1 for e in usage)

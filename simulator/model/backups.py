@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 BACKUP_INTERVAL = 4 * 3600.0  # cluster seconds between the scheduled backups
 BACKUP_SECONDS = 3.0  # cluster seconds a backup runs
 DEFAULT_ABORT_ERROR = 1325  # File or scan error
-DEFAULT_START_ERROR = 1342  # Backup failed to allocate buffers (check configuration)
+DEFAULT_START_ERROR = 1342
+NODE_FAILURE_ERROR = 1326  # Backup aborted due to node failure  # Backup failed to allocate buffers (check configuration)
 LOG_BYTES_PER_SECOND = 64 * 1024  # the backup log's growth while a backup runs
 
 
@@ -74,6 +75,24 @@ class Backups:
         )
         return self.last_id, 0
 
+    def node_failed(self, c: Cluster) -> None:
+        """A data node failed: the running backup aborts (error 1326)."""
+        if self.running is not None:
+            self._abort(c, c.wall_time(), NODE_FAILURE_ERROR)
+
+    def _abort(self, c: Cluster, when: float, error: int) -> None:
+        run, self.running = self.running, None
+        c.log.emit(
+            "BackupAborted",
+            c.president,
+            when,
+            f"Backup {run.backup_id} started from {run.starting_node} has been aborted. "
+            f"Error: {error}",
+            starting_node=run.starting_node,
+            backup_id=run.backup_id,
+            error=error,
+        )
+
     def _finish(self, c: Cluster, until: float) -> None:
         run = self.running
         if run is None:
@@ -82,23 +101,13 @@ class Backups:
         end = run.started_at + BACKUP_SECONDS
         if aborted is None and until < end:
             return
-        self.running = None
         at = min(until, end) if aborted is None else until
         when = c.epoch + at / c.spec.speed
-        master = c.president
         if aborted is not None:
-            error = aborted.get("error", DEFAULT_ABORT_ERROR)
-            c.log.emit(
-                "BackupAborted",
-                master,
-                when,
-                f"Backup {run.backup_id} started from {run.starting_node} has been aborted. "
-                f"Error: {error}",
-                starting_node=run.starting_node,
-                backup_id=run.backup_id,
-                error=error,
-            )
+            self._abort(c, when, aborted.get("error", DEFAULT_ABORT_ERROR))
             return
+        self.running = None
+        master = c.president
         records, data_bytes = backup_size(c)
         log_bytes = int(BACKUP_SECONDS * LOG_BYTES_PER_SECOND)
         log_records = log_bytes // 128

@@ -396,6 +396,7 @@ class Cluster:
         self._stop_data_node(node_id)
         survivors = self.running_ids()
         log_events.node_failed(self, node_id, survivors)
+        self.backups.node_failed(self)
         if survivors and not log_events.arbitration(self, survivors):
             for other in survivors:
                 self._stop_data_node(other)

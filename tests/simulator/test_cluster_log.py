@@ -47,6 +47,14 @@ def test_backup_faults_abort_or_refuse_and_only_a_started_one_takes_an_id():
     assert "BackupFailedToStart" in _names(c)
 
 
+def test_a_data_node_failure_aborts_the_running_backup():
+    c, _ = _cluster()
+    backup_id, _ = c.start_backup()
+    c.stop_node(2)
+    aborted = [e.fields for e in c.log.since(0) if e.type.name == "BackupAborted"]
+    assert [(f["backup_id"], f["error"]) for f in aborted] == [(backup_id, 1326)]
+
+
 def test_scheduled_backups_log_start_and_completion():
     c, now = _cluster()
     now[0] = 4 * 3600 + 5

@@ -220,12 +220,6 @@ def test_slow_ndbinfo_makes_collector_failing_true(healthy: Stack):
     )
 
 
-def test_stopped_exporter_makes_exporter_down_true(stack: Stack):
-    """Last: it stops exporter A for good."""
-    stack.exporter_a.stop()
-    assert stack.wait_for_alert("NdbExporterDown", stack.exporter_a)
-
-
 def test_aborted_backup_makes_backup_failed_true(healthy: Stack):
     healthy.sim_a.fault("backup-abort")
     assert healthy.sim_a.start_backup()["backup_id"] > 0
@@ -244,3 +238,9 @@ def test_management_server_down_makes_mgmd_alerts_true(healthy: Stack):
     healthy.sim_a.fault("mgm-down")
     for alert in ("NdbMgmdUnreachable", "NdbMgmdSubscriptionLost"):
         assert healthy.wait_for_alert(alert, healthy.exporter_a)
+
+
+def test_stopped_exporter_makes_exporter_down_true(stack: Stack):
+    """Last: it stops exporter A for good."""
+    stack.exporter_a.stop()
+    assert stack.wait_for_alert("NdbExporterDown", stack.exporter_a)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import threading
 from collections import deque
 from dataclasses import dataclass
-from typing import Any
 
 LOG_SIZE = 2000  # events kept; a listener further behind misses the oldest
 # The block numbers MemoryUsage reports name (kernel/BlockNumbers.h).
@@ -205,10 +204,3 @@ class ClusterLog:
         with self._lock:
             self.listener_generation += 1
             return self.listener_generation
-
-    def counts(self) -> dict[str, Any]:
-        with self._lock:
-            kinds: dict[str, int] = {}
-            for e in self._events:
-                kinds[e.type.name] = kinds.get(e.type.name, 0) + 1
-            return {"last_seq": self._seq, "kept": kinds}

@@ -10,8 +10,9 @@ DEMO_ARGS ?=
 
 .PHONY: demo test test-isolated lint fmt dashboards golden bench bench-ndbsim up down load image clean system-packages tools clients
 
-# The exporter and, beside it, the distributions of ndbsim, the load generator and the dashboards.
-DISTRIBUTIONS := pyproject.toml simulator/pyproject.toml loadgen/pyproject.toml dashboards/pyproject.toml
+# The exporter and, beside it, the distributions of ndbsim, the process harness, the load
+# generator and the dashboards.
+DISTRIBUTIONS := pyproject.toml simulator/pyproject.toml harness/pyproject.toml loadgen/pyproject.toml dashboards/pyproject.toml
 
 $(STAMP): $(DISTRIBUTIONS)
 	@bash .ci/venv $(PYTHON) $(VENV)
@@ -30,7 +31,7 @@ clients:
 
 # ndbsim and the exporter, and Prometheus and Alertmanager when installed (see docs/view.md).
 demo: $(STAMP)
-	@$(BIN)/python -m ndbsim.demo $(DEMO_ARGS)
+	@$(BIN)/python -m ndb_harness.demo $(DEMO_ARGS)
 
 # Test modules side by side (pytest-xdist), each whole on one worker: most of them wait on
 # live stacks (ndbsim, the exporter, Prometheus) more than they compute, so four workers keep

@@ -32,8 +32,8 @@ from pathlib import Path
 
 import httpx
 import mysql.connector
+from ndb_harness import running_ndbsim
 from ndbinfo_exporter.scrape.refresh import SIGNAL_SQL
-from ndbsim.testing import running_ndbsim
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scrape import complete_scrape, exporter_process, run, scrape, statements

@@ -41,12 +41,11 @@ from queue import Queue
 
 import httpx
 import mysql.connector
+from ndb_harness import running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.base import Collector, Context
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.scrape.refresh import SIGNAL_SQL
 from ndbinfo_exporter.scrape.sql_node import detect
-from ndbinfo_exporter.testing import running_exporter
-from ndbsim.testing import running_ndbsim
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
 MAX_CONNECTIONS = 3  # the exporter's default --exporter.max-connections

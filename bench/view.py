@@ -36,8 +36,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
-from ndbinfo_exporter.testing import running_exporter
-from ndbsim.testing import running_ndbsim
+from ndb_harness import running_exporter, running_ndbsim
 
 PAGE_CALLS = (
     "/api/v1/cluster",

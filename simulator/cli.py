@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import httpx
 from ndbsim import versions
-from ndbsim.model.cluster import ClusterSpec, build_config
+from ndbsim.model.cluster import build_config
 from ndbsim.model.config_params import parse_override
 from ndbsim.model.faults import (
     BUFFERS,
@@ -31,6 +31,7 @@ from ndbsim.model.faults import (
     POOLS,
     START_PHASES,
 )
+from ndbsim.model.spec import ClusterSpec, command_line_settings
 
 DEFAULT_CONTROL_URL = "http://127.0.0.1:8081"
 REPLICA_SYSTEM_NAME = "MC_20240212141503"  # the replica cluster of --replica, made later
@@ -115,42 +116,7 @@ def serve_parser() -> argparse.ArgumentParser:
         help=f"NDB version to simulate: {', '.join(versions.SUPPORTED)} "
         f"(default {versions.DEFAULT})",
     )
-    p.add_argument(
-        "--data-nodes",
-        type=_positive_int(1, 48),
-        default=2,
-        help="data nodes, a multiple of --replicas (default 2)",
-    )
-    p.add_argument(
-        "--replicas", type=_positive_int(1, 4), default=2, help="NoOfReplicas, 1..4 (default 2)"
-    )
-    p.add_argument(
-        "--tables", type=_positive_int(1, 20000), default=20, help="user tables (default 20)"
-    )
-    p.add_argument(
-        "--speed",
-        type=_float_range(0, 10000, low_open=True),
-        default=1.0,
-        help="cluster seconds per wall-clock second (default 1)",
-    )
-    p.add_argument(
-        "--ops-per-second",
-        type=_float_range(0, 10_000_000),
-        default=2000.0,
-        help="NDB API operations per second of the application, cluster-wide (default 2000)",
-    )
-    p.add_argument(
-        "--pruned-scan-share",
-        type=_float_range(0, 1),
-        default=0.6,
-        help="share of scans pruned to one partition (default 0.6)",
-    )
-    p.add_argument(
-        "--batching",
-        type=_float_range(1, 1000),
-        default=4.0,
-        help="operations per round trip (default 4)",
-    )
+    _spec_options(p)
     p.add_argument(
         "--max-connections",
         type=_positive_int(1, 100000),
@@ -163,7 +129,6 @@ def serve_parser() -> argparse.ArgumentParser:
         default=10,
         help="seconds a client has to log in before it is disconnected (default 10)",
     )
-    p.add_argument("--seed", type=int, default=1, help="seed of the simulation (default 1)")
     p.add_argument(
         "--config",
         action="append",
@@ -190,6 +155,23 @@ def serve_parser() -> argparse.ArgumentParser:
         help="(default info)",
     )
     return p
+
+
+def _spec_options(p: argparse.ArgumentParser) -> None:
+    """An option for every setting of ClusterSpec that has a help text, with its default and
+    range."""
+    for name, default, declared in command_line_settings():
+        bounds = declared.bounds
+        if isinstance(default, int):
+            kind = int if bounds is None else _positive_int(int(bounds.low), int(bounds.high))
+        else:
+            kind = _float_range(bounds.low, bounds.high, bounds.low_open)
+        p.add_argument(
+            f"--{name.replace('_', '-')}",
+            type=kind,
+            default=default,
+            help=f"{declared.help}{f': {bounds}' if bounds else ''} (default {default:g})",
+        )
 
 
 def fault_parser() -> argparse.ArgumentParser:
@@ -488,10 +470,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(message)s"
     )
-    if args.data_nodes % args.replicas:
-        parser.error(
-            f"--data-nodes ({args.data_nodes}) must be a multiple of --replicas ({args.replicas})"
-        )
     if args.replica and args.replica_port is None and args.port == 65535:
         parser.error("--replica needs --replica-port when --port is 65535")
     try:
@@ -513,17 +491,8 @@ def _spec(args: argparse.Namespace) -> ClusterSpec:
     for item in args.config:
         o = parse_override(item)
         config[o.name + (f"@{o.node_id}" if o.node_id is not None else "")] = o.value
-    return ClusterSpec(
-        data_nodes=args.data_nodes,
-        replicas=args.replicas,
-        tables=args.tables,
-        speed=args.speed,
-        ops_per_second=args.ops_per_second,
-        pruned_scan_share=args.pruned_scan_share,
-        batching=args.batching,
-        seed=args.seed,
-        config=config,
-    )
+    settings = {name: getattr(args, name) for name, _, _ in command_line_settings()}
+    return ClusterSpec(**settings, config=config)
 
 
 def _replica_spec(args: argparse.Namespace) -> ClusterSpec:

@@ -1,13 +1,10 @@
-"""Real processes for the end-to-end tests: the exporter and Prometheus servers that load the
-NDB rules, each on a free 127.0.0.1 port and stopped when the test is done, and the Prometheus
-builds the tests run on."""
+"""The Prometheus builds the end-to-end tests run on, Prometheus servers of those builds that
+load the NDB rules (started by ndb_harness), and waiting on their answers."""
 
 from __future__ import annotations
 
 import http.server
 import os
-import socket
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -18,9 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-import yaml
-from ndbinfo_exporter.testing import RunningExporter as Exporter
-from ndbinfo_exporter.testing import running_exporter as _running_exporter
+from ndb_harness import Prometheus, running_prometheus
 
 ROOT = Path(__file__).resolve().parents[1]
 RULE_FILES = tuple(sorted((ROOT / "provisioning" / "prometheus" / "rules").glob("*.yml")))
@@ -74,12 +69,6 @@ every_prometheus_build = pytest.mark.parametrize(
 )
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def wait_until(check: Callable[[], Any], timeout: float, what: str, interval: float = 0.5) -> Any:
     """Poll `check` until it returns something truthy; AssertionError naming `what` on timeout."""
     deadline = time.monotonic() + timeout
@@ -107,68 +96,8 @@ def wait_until_quiet(true_alerts: Callable[[], Any], timeout: float, what: str) 
         raise AssertionError(f"{exc}; alert expressions still true: {still[0]}") from None
 
 
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(url, timeout=2.0).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
 @contextmanager
-def _process(args: list[str], log: Path) -> Iterator[subprocess.Popen]:
-    with log.open("wb") as out:
-        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
-    try:
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-@contextmanager
-def running_exporter(
-    mysqld_port: int, username: str, password: str, workdir: Path, *extra: str
-) -> Iterator[Exporter]:
-    """The exporter for the SQL node on 127.0.0.1:`mysqld_port`; its log is written to
-    `workdir` when it stops."""
-    args = [f"--mysqld.address=127.0.0.1:{mysqld_port}", f"--mysqld.username={username}", *extra]
-    env = {"NDB_EXPORTER_PASSWORD": password}
-    with _running_exporter(args, env, STARTUP_SECONDS) as exporter:
-        try:
-            yield exporter
-        finally:
-            (workdir / f"exporter-{mysqld_port}.log").write_text(exporter.log)
-
-
-class Prometheus:
-    """A running Prometheus server, queried through its HTTP API."""
-
-    def __init__(self, url: str):
-        self.url = url
-
-    def query(self, expr: str) -> list[dict]:
-        response = httpx.get(f"{self.url}/api/v1/query", params={"query": expr}, timeout=10.0)
-        body = response.json()
-        assert body.get("status") == "success", f"{expr}: {body}"
-        return body["data"]["result"]
-
-    def alerts(self) -> list[dict[str, str]]:
-        """The labels (alertname included) of every alert whose expression was true at the
-        rules' last evaluation, pending or firing: all the rules in one request, evaluated by
-        Prometheus itself instead of one query per expression."""
-        response = httpx.get(f"{self.url}/api/v1/alerts", timeout=10.0)
-        body = response.json()
-        assert body.get("status") == "success", body
-        return [alert["labels"] for alert in body["data"]["alerts"]]
-
-
-@contextmanager
-def running_prometheus(
+def prometheus_of_build(
     targets: dict[str, dict[str, str]],
     workdir: Path,
     scrape_interval: str,
@@ -179,7 +108,6 @@ def running_prometheus(
     the rules of `rule_files` (the NDB rules) evaluated at the scrape interval; its files are in
     `workdir`."""
     build.require()
-    workdir.mkdir(parents=True, exist_ok=True)
     config = {
         "global": {
             "scrape_interval": scrape_interval,
@@ -198,24 +126,8 @@ def running_prometheus(
             }
         ],
     }
-    config_file = workdir / "prometheus.yml"
-    config_file.write_text(yaml.safe_dump(config))
-    address = f"127.0.0.1:{free_port()}"
-    args = [
-        str(build.prometheus),
-        f"--config.file={config_file}",
-        f"--storage.tsdb.path={workdir / 'tsdb'}",
-        f"--web.listen-address={address}",
-        "--log.level=warn",
-    ]
-    with _process(args, workdir / "prometheus.log") as proc:
-        wait_until(
-            lambda: proc.poll() is not None or _answers(f"http://{address}/-/ready"),
-            STARTUP_SECONDS,
-            "Prometheus to be ready",
-        )
-        assert proc.poll() is None, (workdir / "prometheus.log").read_text()
-        yield Prometheus(f"http://{address}")
+    with running_prometheus(build.prometheus, config, workdir) as prometheus:
+        yield prometheus
 
 
 class _SharedScrape(http.server.BaseHTTPRequestHandler):
@@ -300,7 +212,9 @@ def running_prometheus_builds(
         }
         yield {
             build.name: running.enter_context(
-                running_prometheus(fronts, workdir / build.name, scrape_interval, build, rule_files)
+                prometheus_of_build(
+                    fronts, workdir / build.name, scrape_interval, build, rule_files
+                )
             )
             for build in present
         }

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import mysql.connector
 import pytest
-from live_stack import free_port
+from ndb_harness import free_port
 
 # The account the load generator tests use (created by the mariadb_server fixture).
 USER, PASSWORD, DATABASE = "lg_test", "loadgen-test-pw", "loadgen"

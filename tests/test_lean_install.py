@@ -1,5 +1,6 @@
 """The exporter installs alone: its wheel, in a fresh venv without extras, carries none of
-ndbsim's, the load generator's or the dashboard builder's dependencies, and scrapes a SQL node."""
+ndbsim's, the harness's, the load generator's or the dashboard builder's dependencies, and
+scrapes a SQL node."""
 
 from __future__ import annotations
 
@@ -9,9 +10,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+from ndb_harness import running_exporter, running_ndbsim
 from ndbinfo_exporter import __version__
-from ndbinfo_exporter.testing import running_exporter
-from ndbsim.testing import running_ndbsim
 
 pytestmark = pytest.mark.integration
 
@@ -23,6 +23,7 @@ NOT_IN_THE_EXPORTER = (
     "ndbsim",
     "ndb_loadgen",
     "ndb_dashboards",
+    "ndb_harness",
 )
 
 

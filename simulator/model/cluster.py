@@ -21,6 +21,7 @@ from ndbsim.model.faults import DEFAULT_ABORT_SHARE, START_PHASES, Faults
 from ndbsim.model.latency import Latency
 from ndbsim.model.memory import PAGE, memory_by_node
 from ndbsim.model.rows import membership
+from ndbsim.model.spec import ClusterSpec
 from ndbsim.model.topology import MGM, NDB, Topology, build_topology
 from ndbsim.model.transactions import Activity
 from ndbsim.model.workload import REDO_BYTES_PER_WRITE, Workload, extra_aborts, writes
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from ndbsim.model.replication import ReplicationLink
 
 STARTED, STARTING, STOPPED = "STARTED", "STARTING", "STOPPED"
-SYSTEM_NAME = "MC_20240115093012"
 STEADY_GROWTH = 0.02  # share of DataMemory a healthy workload's rows grow by, at most
 # An overloaded link enters overload every 2 and slowdown every cluster second.
 OVERLOADS_PER_SECOND = 0.5
@@ -39,42 +39,6 @@ SLOWDOWNS_PER_SECOND = 1.0
 
 class NodeError(LookupError):
     """Unknown node id or an operation the node does not support; the message is one line."""
-
-
-@dataclass
-class ClusterSpec:
-    data_nodes: int = 2
-    replicas: int = 2
-    tables: int = 20
-    sql_nodes: int = 2
-    mgm_nodes: int = 1
-    ldm_threads: int = 4
-    speed: float = 1.0
-    ops_per_second: float = 2000.0
-    pruned_scan_share: float = 0.6
-    batching: float = 4.0
-    seed: int = 1
-    config: dict[str, str] = field(default_factory=dict)  # "Param" or "Param@node" -> value
-    free_api_slots: int = 3
-    restart_seconds: float = 12.0  # cluster seconds a node restart takes
-    system_name: str = SYSTEM_NAME  # Ndb_system_name: the cluster's name, set when it was made
-
-    def validate(self) -> None:
-        """ValueError with a one-line message for values outside what the model supports."""
-        if not 1 <= self.tables <= 20000:
-            raise ValueError(f"--tables must be 1..20000, got {self.tables}")
-        if not 1 <= self.ldm_threads <= 32:
-            raise ValueError(f"LDM threads must be 1..32, got {self.ldm_threads}")
-        if not 0 < self.speed <= 10000:
-            raise ValueError(f"--speed must be > 0 and <= 10000, got {self.speed}")
-        if not 0 <= self.ops_per_second <= 10_000_000:
-            raise ValueError(f"--ops-per-second must be 0..10000000, got {self.ops_per_second}")
-        if not 0 <= self.pruned_scan_share <= 1:
-            raise ValueError(f"--pruned-scan-share must be 0..1, got {self.pruned_scan_share}")
-        if not 1 <= self.batching <= 1000:
-            raise ValueError(f"--batching must be 1..1000, got {self.batching}")
-        if self.restart_seconds < 0:
-            raise ValueError("restart time must not be negative")
 
 
 @dataclass

@@ -56,14 +56,11 @@ class Topology:
 def build_topology(
     data_nodes: int, replicas: int, sql_nodes: int, mgm_nodes: int, free_api_slots: int
 ) -> Topology:
-    """The layout; ValueError with a one-line message when the numbers do not fit NDB's rules."""
-    if not 1 <= replicas <= 4:
-        raise ValueError(f"--replicas must be 1..4, got {replicas}")
-    if not 1 <= data_nodes <= MAX_DATA_NODES:
-        raise ValueError(f"--data-nodes must be 1..{MAX_DATA_NODES}, got {data_nodes}")
+    """The layout; ValueError with a one-line message when the numbers do not fit NDB's rules
+    (the ranges of the data nodes and replicas are ClusterSpec's)."""
     if data_nodes % replicas:
         raise ValueError(
-            f"--data-nodes ({data_nodes}) must be a multiple of --replicas ({replicas}): "
+            f"data nodes ({data_nodes}) must be a multiple of replicas ({replicas}): "
             "every node group holds one replica of its fragments on each member"
         )
     if not 1 <= mgm_nodes <= 2:

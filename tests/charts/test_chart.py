@@ -4,9 +4,7 @@ validation, the rules and dashboards it carries, and the label selectors between
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 import tomllib
 from pathlib import Path
 
@@ -27,6 +25,7 @@ from chart_render import (
     tool,
 )
 from kube_schemas import OLDEST_KUBERNETES
+from ndb_harness import running_exporter
 
 pytestmark = pytest.mark.integration  # helm and kubeconform from .tools/bin
 
@@ -419,16 +418,6 @@ def test_the_exporter_accepts_the_rendered_flags(values):
     args = [arg for arg in _container(objects(values))["args"] if not arg.startswith(FILE_FLAGS)]
     if not any(arg.startswith("--mysqld.username=") for arg in args):
         args.append("--mysqld.username=exporter")  # else from the my.cnf
-    exporter = ROOT / ".venv" / "bin" / "ndbinfo-exporter"
-    process = subprocess.Popen(
-        [str(exporter), *args, "--web.listen-address=127.0.0.1:0"],
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "NDB_EXPORTER_PASSWORD": "not-used"},
-    )
-    try:
-        first = process.stderr.readline()
-        assert "starting ndbinfo-exporter" in first, first + process.stderr.read()
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    args = [arg for arg in args if not arg.startswith("--web.listen-address=")]  # a free port
+    with running_exporter(args, env={"NDB_EXPORTER_PASSWORD": "not-used"}) as exporter:
+        assert exporter.address.startswith("127.0.0.1:"), exporter.log

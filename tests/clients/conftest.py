@@ -6,10 +6,10 @@ from collections.abc import Iterator
 
 import pytest
 from clients_helpers import VERSIONS
-from ndbsim.testing import NdbsimHandle, running_ndbsim
+from ndb_harness import Ndbsim, running_ndbsim
 
 
 @pytest.fixture(scope="session", params=VERSIONS)
-def sim(request) -> Iterator[NdbsimHandle]:
+def sim(request) -> Iterator[Ndbsim]:
     with running_ndbsim(ndb_version=request.param) as handle:
         yield handle

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from ndbsim.testing import running_ndbsim
+from ndb_harness import free_port, running_ndbsim
 
 pytestmark = pytest.mark.integration
 
@@ -33,14 +33,6 @@ DEFAULT_COLLECTORS = {
     "collect.info_schema.query_response_time",
 }
 _SAMPLE = re.compile(r"^(?P<name>[a-z_]+)(?:\{(?P<labels>[^}]*)\})? (?P<value>\S+)$")
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _samples(text: str) -> list[tuple[str, dict[str, str], float]]:
@@ -70,7 +62,7 @@ def _scrape(binary: str, version: str, tmp_path: Path) -> tuple[str, str]:
             f"port={sim.port}\n"
         )
         cnf.chmod(0o600)
-        port = _free_port()
+        port = free_port()
         log = tmp_path / f"exporter-{version}.log"
         env = {k: v for k, v in os.environ.items() if k != "DATA_SOURCE_NAME"}
         with log.open("w") as out:

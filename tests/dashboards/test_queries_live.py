@@ -28,15 +28,14 @@ from live_stack import (
     Prometheus,
     PrometheusBuild,
     every_prometheus_build,
-    running_exporter,
     running_prometheus_builds,
     wait_until,
 )
 from ndb_dashboards import build
 from ndb_dashboards.common import REPLICATION
 from ndb_dashboards.replication import UID as REPLICATION_UID
+from ndb_harness import MysqlAccount, Ndbsim, running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
-from ndbsim.testing import NdbsimHandle, running_ndbsim
 
 pytestmark = pytest.mark.integration
 
@@ -105,8 +104,8 @@ def _exporter(
 ) -> Iterator[str]:
     """The exporter for ``sim``'s SQL node on ``port`` (default: its first), once it reports
     the node up; yields its address."""
-    port = port or sim.port
-    with running_exporter(port, sim.user, sim.password, workdir, *flags) as exporter:
+    account = MysqlAccount(sim.host, port or sim.port, sim.user, sim.password)
+    with running_exporter(flags, mysqld=account, log_dir=workdir) as exporter:
         url = f"http://{exporter.address}/metrics"
         wait_until(lambda: "\nndb_up 1" in httpx.get(url, timeout=10).text, 30, "ndb_up 1")
         yield exporter.address
@@ -116,7 +115,7 @@ def _exporter(
 class Stack:
     servers: dict[str, Prometheus]
     conditions: dict[str, str]  # fault-only query -> its condition
-    pair: NdbsimHandle
+    pair: Ndbsim
 
 
 def _concrete(expr: str, cluster: str) -> str:

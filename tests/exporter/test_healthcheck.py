@@ -6,8 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from live_stack import free_port
-from ndbinfo_exporter.testing import running_exporter
+from ndb_harness import free_port, running_exporter
 from test_webconfig import WEB_PASSWORD, bcrypt_hash, make_cert
 
 pytestmark = pytest.mark.integration

@@ -6,9 +6,8 @@ import concurrent.futures
 
 import httpx
 import pytest
+from ndb_harness import running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
-from ndbinfo_exporter.testing import running_exporter
-from ndbsim.testing import running_ndbsim
 from prometheus_client.parser import text_string_to_metric_families
 from tcp_counter import CountingRelay
 
@@ -145,8 +144,7 @@ def test_sql_node_down_and_back():
         with running_exporter(args, env={"MYSQLD_EXPORTER_PASSWORD": PASSWORD}) as exporter:
             exporter.responses = []
             assert metrics(get(exporter, "/metrics").text)["ndb_up"] == {(): 1}
-            first.process.terminate()
-            first.process.wait(10)
+            first.process.stop()
             assert metrics(get(exporter, "/metrics").text)["ndb_up"] == {(): 0}
             with running_ndbsim("--port", str(port), password=PASSWORD):
                 assert metrics(get(exporter, "/metrics").text)["ndb_up"] == {(): 1}

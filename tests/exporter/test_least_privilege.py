@@ -16,10 +16,9 @@ from collections.abc import Iterator
 import httpx
 import pymysql
 import pytest
+from ndb_harness import Exporter, Ndbsim, running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.scrape.ndb_visibility import CAUSES, PRIVILEGE_MISSING
-from ndbinfo_exporter.testing import RunningExporter, running_exporter
-from ndbsim.testing import NdbsimHandle, running_ndbsim
 from prometheus_client.parser import text_string_to_metric_families
 from readme_grants import readme_statements
 
@@ -43,12 +42,12 @@ def test_the_readme_creates_an_account_and_grants_it_something():
 
 
 @pytest.fixture(scope="module")
-def sim() -> Iterator[NdbsimHandle]:
+def sim() -> Iterator[Ndbsim]:
     with running_ndbsim(data_nodes=2, seed=1) as running:
         yield running
 
 
-def make_account(sim: NdbsimHandle, grants: list[str]) -> None:
+def make_account(sim: Ndbsim, grants: list[str]) -> None:
     """The README's account afresh, with `grants` only, made by ndbsim's own account."""
     admin = pymysql.connect(host=sim.host, port=sim.port, user=sim.user, password=sim.password)
     try:
@@ -60,7 +59,7 @@ def make_account(sim: NdbsimHandle, grants: list[str]) -> None:
         admin.close()
 
 
-def scrape_with(sim: NdbsimHandle, grants: list[str]) -> tuple[dict, RunningExporter, str]:
+def scrape_with(sim: Ndbsim, grants: list[str]) -> tuple[dict, Exporter, str]:
     """The last of SCRAPES scrapes by an exporter with every collector on, logged in as the
     README's account holding `grants`; its samples, the exporter and its log."""
     make_account(sim, grants)

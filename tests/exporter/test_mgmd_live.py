@@ -9,9 +9,8 @@ import time
 
 import httpx
 import pytest
+from ndb_harness import running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
-from ndbinfo_exporter.testing import running_exporter
-from ndbsim.testing import running_ndbsim
 from prometheus_client.parser import text_string_to_metric_families
 
 pytestmark = pytest.mark.integration
@@ -27,17 +26,15 @@ SPEED = 10
 def stack():
     with running_ndbsim(speed=SPEED) as sim:
         args = [
-            f"--mysqld.address={sim.host}:{sim.port}",
-            f"--mysqld.username={sim.user}",
             f"--mgmd.address={sim.host}:{sim.mgm_port}",
             *(f"--no-collector.{c.name}" for c in all_collectors() if c.name not in COLLECTORS),
         ]
-        with running_exporter(args, {"NDB_EXPORTER_PASSWORD": sim.password}) as exporter:
+        with running_exporter(args, mysqld=sim.account()) as exporter:
             yield sim, exporter
 
 
 def _samples(exporter) -> dict[tuple[str, tuple], float]:
-    response = httpx.get(f"http://{exporter.address}/metrics", timeout=30)
+    response = httpx.get(f"{exporter.url}/metrics", timeout=30)
     response.raise_for_status()
     return {
         (s.name, tuple(sorted(s.labels.items()))): s.value

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from ndb_harness import running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
-from ndbinfo_exporter.testing import running_exporter
-from ndbsim.testing import running_ndbsim
 from test_integration import metrics, per_collector
 
 pytestmark = pytest.mark.integration

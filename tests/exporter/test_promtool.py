@@ -8,9 +8,8 @@ import subprocess
 import httpx
 import pytest
 from live_stack import PrometheusBuild, every_prometheus_build
+from ndb_harness import running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
-from ndbinfo_exporter.testing import running_exporter
-from ndbsim.testing import running_ndbsim
 
 pytestmark = pytest.mark.integration
 

@@ -9,8 +9,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from ndbinfo_exporter.testing import running_exporter
-from ndbsim.testing import NdbsimHandle, running_ndbsim
+from ndb_harness import Ndbsim, running_exporter, running_ndbsim
 from prometheus_client.parser import text_string_to_metric_families
 
 pytestmark = pytest.mark.integration
@@ -26,7 +25,7 @@ LARGEST_SCRAPE = 64_000
 
 
 @pytest.fixture(scope="module")
-def stack() -> Iterator[tuple[NdbsimHandle, str]]:
+def stack() -> Iterator[tuple[Ndbsim, str]]:
     with running_ndbsim(data_nodes=8, tables=2000, seed=1) as sim:
         args = [
             f"--mysqld.address={sim.host}:{sim.port}",
@@ -47,7 +46,7 @@ def scrape(url: str) -> dict[tuple[str, tuple], float]:
     }
 
 
-def rows_read(sim: NdbsimHandle) -> dict[str, int]:
+def rows_read(sim: Ndbsim) -> dict[str, int]:
     return sim.stats()["ndbinfo_rows_read_by_table"]
 
 

@@ -8,14 +8,13 @@ import time
 import httpx
 import mysql.connector
 import pytest
+from ndb_harness import running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.base import Context
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.scrape.pool import PooledConnection
 from ndbinfo_exporter.scrape.scraper import collector_rows
 from ndbinfo_exporter.scrape.sql_node import detect
-from ndbinfo_exporter.testing import running_exporter
 from ndbsim.engine.catalog import load_json
-from ndbsim.testing import running_ndbsim
 
 # Label values of table_info are table properties: bounded by their combinations, not by the
 # number of tables (2 read_backup x 2 fully_replicated x 2 storage types x 9 balances).

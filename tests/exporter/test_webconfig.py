@@ -8,8 +8,8 @@ import subprocess
 import bcrypt
 import httpx
 import pytest
+from ndb_harness import running_exporter
 from ndbinfo_exporter.errors import ConfigError
-from ndbinfo_exporter.testing import running_exporter
 from ndbinfo_exporter.webconfig import load
 
 MYSQL_PASSWORD = "mysql-pw-Q7-never-shown"

@@ -9,8 +9,8 @@ import time
 
 import httpx
 import pytest
+from ndb_harness import running_exporter
 from ndbinfo_exporter import httpserver
-from ndbinfo_exporter.testing import running_exporter
 from test_webconfig import make_cert
 
 pytestmark = pytest.mark.integration

@@ -8,9 +8,8 @@ import itertools
 
 import httpx
 import pytest
+from ndb_harness import running_exporter, running_ndbsim
 from ndbinfo_exporter.targets import TargetConfig, Targets
-from ndbinfo_exporter.testing import running_exporter
-from ndbsim.testing import running_ndbsim
 from tcp_counter import CountingRelay
 
 PASSWORD = "pools-pw-9"

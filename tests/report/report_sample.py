@@ -9,8 +9,8 @@ import re
 import sys
 from pathlib import Path
 
+from ndb_harness import running_ndbsim
 from ndbinfo_exporter.report import schema
-from ndbsim.testing import running_ndbsim
 from report_cli import ROOT, SCHEMA, of, run
 
 DOC = ROOT / "docs" / "report.md"

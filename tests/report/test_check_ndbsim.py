@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from ndbsim.testing import NdbsimHandle, running_ndbsim
+from ndb_harness import Ndbsim, running_ndbsim
 from report_cli import json_report, of, problems, run
 
 pytestmark = pytest.mark.integration
@@ -15,13 +15,13 @@ PASSWORD = "report-check-pw-5k2"
 
 
 @pytest.fixture(scope="module")
-def shared_sim() -> Iterator[NdbsimHandle]:
+def shared_sim() -> Iterator[Ndbsim]:
     with running_ndbsim(password=PASSWORD) as sim:
         yield sim
 
 
 @pytest.fixture
-def sim(shared_sim: NdbsimHandle) -> Iterator[NdbsimHandle]:
+def sim(shared_sim: Ndbsim) -> Iterator[Ndbsim]:
     """The shared ndbsim, healthy at the start and at the end of each test."""
     shared_sim.reset()
     yield shared_sim

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from ndb_harness import running_ndbsim
 from ndbinfo_exporter.app import create_app
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.report import document, render
 from ndbinfo_exporter.report.options import parse_options
 from ndbinfo_exporter.report.reading import read, scraper_for
 from ndbinfo_exporter.targets import build
-from ndbsim.testing import running_ndbsim
 from report_cli import of
 
 pytestmark = pytest.mark.integration

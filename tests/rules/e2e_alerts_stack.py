@@ -27,16 +27,9 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 
 import pytest
-from live_stack import (
-    Exporter,
-    Prometheus,
-    running_exporter,
-    running_prometheus_builds,
-    wait_until,
-    wait_until_quiet,
-)
+from live_stack import Prometheus, running_prometheus_builds, wait_until, wait_until_quiet
+from ndb_harness import Exporter, Ndbsim, running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
-from ndbsim.testing import NdbsimHandle, running_ndbsim
 from rules_model import alert_rules
 
 CLUSTER = "e2e"
@@ -109,8 +102,8 @@ def collector_flags(enabled: tuple[str, ...]) -> list[str]:
 @dataclass
 class Stack:
     servers: dict[str, Prometheus]
-    sim_a: NdbsimHandle
-    sim_b: NdbsimHandle
+    sim_a: Ndbsim
+    sim_b: Ndbsim
     exporter_a: Exporter
     exporter_b: Exporter
 
@@ -215,17 +208,21 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
         )
         exporter_a = running.enter_context(
             running_exporter(
-                sim_a.port,
-                sim_a.user,
-                sim_a.password,
-                workdir,
-                *collector_flags(COLLECTORS_A),
-                f"--mgmd.address=127.0.0.1:{sim_a.mgm_port}",  # A's management server
+                [
+                    *collector_flags(COLLECTORS_A),
+                    f"--mgmd.address=127.0.0.1:{sim_a.mgm_port}",  # A's management server
+                ],
+                mysqld=sim_a.account(),
+                log_dir=workdir,
+                name="exporter-a",
             )
         )
         exporter_b = running.enter_context(
             running_exporter(
-                sim_b.port, sim_b.user, sim_b.password, workdir, *collector_flags(COLLECTORS_B)
+                collector_flags(COLLECTORS_B),
+                mysqld=sim_b.account(),
+                log_dir=workdir,
+                name="exporter-b",
             )
         )
         targets = {

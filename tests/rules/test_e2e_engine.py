@@ -19,17 +19,10 @@ from collections.abc import Iterator
 import httpx
 import pymysql
 import pytest
-from live_stack import (
-    Exporter,
-    Prometheus,
-    running_exporter,
-    running_prometheus_builds,
-    wait_until,
-    wait_until_quiet,
-)
+from live_stack import Prometheus, running_prometheus_builds, wait_until, wait_until_quiet
+from ndb_harness import HOST, Exporter, MysqlAccount, Ndbsim, running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.scrape.ndb_visibility import CAUSES, PRIVILEGE_MISSING
-from ndbsim.testing import NdbsimHandle, running_ndbsim
 from private_mariadb import MariaDB, running_with_account
 from prometheus_client.parser import text_string_to_metric_families
 from readme_grants import readme_grants
@@ -52,7 +45,9 @@ def mariadb(tmp_path_factory) -> Iterator[MariaDB]:
 
 
 def exporter_of(port: int, tmp_path_factory, name: str) -> Iterator[Exporter]:
-    with running_exporter(port, USER, PASSWORD, tmp_path_factory.mktemp(name)) as running:
+    account = MysqlAccount(HOST, port, USER, PASSWORD)
+    workdir = tmp_path_factory.mktemp(name)
+    with running_exporter(mysqld=account, log_dir=workdir) as running:
         yield running
 
 
@@ -162,7 +157,7 @@ NOTICE_SECONDS = 60.0
 
 
 @pytest.fixture(scope="module")
-def sim() -> Iterator[NdbsimHandle]:
+def sim() -> Iterator[Ndbsim]:
     with running_ndbsim(data_nodes=2, seed=1) as running:
         admin(running, f"CREATE USER '{USER}'@'%' IDENTIFIED BY '{PASSWORD}'")
         for grant in readme_grants(f"'{USER}'@'%'"):  # the README's account, every grant
@@ -170,7 +165,7 @@ def sim() -> Iterator[NdbsimHandle]:
         yield running
 
 
-def admin(sim: NdbsimHandle, sql: str) -> None:
+def admin(sim: Ndbsim, sql: str) -> None:
     """A statement of ndbsim's own account, which holds every privilege."""
     connection = pymysql.connect(host=sim.host, port=sim.port, user=sim.user, password=sim.password)
     try:
@@ -181,7 +176,7 @@ def admin(sim: NdbsimHandle, sql: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def sim_exporter(sim: NdbsimHandle, tmp_path_factory) -> Iterator[Exporter]:
+def sim_exporter(sim: Ndbsim, tmp_path_factory) -> Iterator[Exporter]:
     yield from exporter_of(sim.port, tmp_path_factory, "e2e-privilege")
 
 

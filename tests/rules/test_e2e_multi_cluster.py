@@ -17,15 +17,9 @@ from dataclasses import dataclass
 
 import httpx
 import pytest
-from live_stack import (
-    Prometheus,
-    running_exporter,
-    running_prometheus_builds,
-    wait_until,
-    wait_until_quiet,
-)
+from live_stack import Prometheus, running_prometheus_builds, wait_until, wait_until_quiet
+from ndb_harness import Ndbsim, running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
-from ndbsim.testing import NdbsimHandle, running_ndbsim
 from rules_model import alert_rules, recording_rules
 
 pytestmark = pytest.mark.integration
@@ -48,7 +42,7 @@ def collector_flags() -> list[str]:
 
 @dataclass
 class Stack:
-    sims: dict[str, NdbsimHandle]  # source cluster -> its ndbsim --replica
+    sims: dict[str, Ndbsim]  # source cluster -> its ndbsim --replica
     servers: dict[str, Prometheus]
 
     def lags(self, prometheus: Prometheus) -> dict[tuple[str, str, str], float]:
@@ -74,7 +68,7 @@ class Stack:
         )
 
 
-def sim_lag(sim: NdbsimHandle) -> int:
+def sim_lag(sim: Ndbsim) -> int:
     """GCIs the replica cluster is behind its source's binary log, as ndbsim's link says."""
     link = sim.replication()
     return (link["written_epoch"] >> 32) - (link["applied_epoch"] >> 32)
@@ -91,17 +85,22 @@ def rule_health(prometheus: Prometheus) -> list[dict]:
 def stack(tmp_path_factory) -> Iterator[Stack]:
     workdir = tmp_path_factory.mktemp("e2e-multi-cluster")
     with ExitStack() as running:
-        sims: dict[str, NdbsimHandle] = {}
+        sims: dict[str, Ndbsim] = {}
         targets: dict[str, dict[str, str]] = {}
         for source, replica in PAIRS.items():
             sim = running.enter_context(running_ndbsim("--tables", "4", replica=True, speed=5))
             sims[source] = sim
-            for port, labels in (
-                (sim.port, {"cluster": source}),
-                (sim.replica_port, {"cluster": replica, "source_cluster": source}),
+            for endpoint, labels in (
+                ("mysql", {"cluster": source}),
+                ("replica", {"cluster": replica, "source_cluster": source}),
             ):
                 exporter = running.enter_context(
-                    running_exporter(port, sim.user, sim.password, workdir, *collector_flags())
+                    running_exporter(
+                        collector_flags(),
+                        mysqld=sim.account(endpoint),
+                        log_dir=workdir,
+                        name=f"exporter-{labels['cluster']}",
+                    )
                 )
                 targets[exporter.address] = labels
         servers = running.enter_context(

@@ -18,16 +18,9 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 
 import pytest
-from live_stack import (
-    Exporter,
-    Prometheus,
-    running_exporter,
-    running_prometheus_builds,
-    wait_until,
-    wait_until_quiet,
-)
+from live_stack import Prometheus, running_prometheus_builds, wait_until, wait_until_quiet
+from ndb_harness import Exporter, Ndbsim, running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
-from ndbsim.testing import NdbsimHandle, running_ndbsim
 
 pytestmark = pytest.mark.integration
 
@@ -47,7 +40,7 @@ def collector_flags() -> list[str]:
 
 @dataclass
 class Pair:
-    sim: NdbsimHandle
+    sim: Ndbsim
     servers: dict[str, Prometheus]
     source: Exporter
     replica: Exporter
@@ -104,10 +97,17 @@ def pair(tmp_path_factory) -> Iterator[Pair]:
     with ExitStack() as running:
         sim = running.enter_context(running_ndbsim("--tables", "4", replica=True, speed=5))
         source = running.enter_context(
-            running_exporter(sim.port, sim.user, sim.password, workdir, *collector_flags())
+            running_exporter(
+                collector_flags(), mysqld=sim.account(), log_dir=workdir, name="exporter-source"
+            )
         )
         replica = running.enter_context(
-            running_exporter(sim.replica_port, sim.user, sim.password, workdir, *collector_flags())
+            running_exporter(
+                collector_flags(),
+                mysqld=sim.account("replica"),
+                log_dir=workdir,
+                name="exporter-replica",
+            )
         )
         targets = {
             source.address: {"cluster": SOURCE},

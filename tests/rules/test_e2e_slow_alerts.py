@@ -31,15 +31,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from live_stack import (
-    RULE_FILES,
-    Prometheus,
-    running_exporter,
-    running_prometheus_builds,
-    wait_until,
-)
+from live_stack import RULE_FILES, Prometheus, running_prometheus_builds, wait_until
+from ndb_harness import Ndbsim, running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
-from ndbsim.testing import NdbsimHandle, running_ndbsim
 
 CLUSTER = "slow"
 # A scrape of ndbsim takes one to two seconds on a busy 2-core machine (ndbsim answers one
@@ -188,7 +182,7 @@ def alert_expressions(rule_files: tuple[Path, ...]) -> dict[str, list[str]]:
 @dataclass
 class Stack:
     servers: dict[str, Prometheus]
-    sim: NdbsimHandle
+    sim: Ndbsim
     expressions: dict[str, list[str]]
 
     def matches_on(self, prometheus: Prometheus, alert: str, **labels: str) -> list[dict]:
@@ -220,12 +214,9 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
         sim = running.enter_context(running_ndbsim(*SIM_ARGS, speed=SPEED))
         exporter = running.enter_context(
             running_exporter(
-                sim.port,
-                sim.user,
-                sim.password,
-                workdir,
-                *disabled,
-                f"--mgmd.address=127.0.0.1:{sim.mgm_port}",
+                [*disabled, f"--mgmd.address=127.0.0.1:{sim.mgm_port}"],
+                mysqld=sim.account(),
+                log_dir=workdir,
             )
         )
         servers = running.enter_context(

@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 
 import pytest
-from live_stack import every_prometheus_build, running_exporter, running_prometheus, wait_until
-from ndbsim.testing import running_ndbsim
+from live_stack import every_prometheus_build, prometheus_of_build, wait_until
+from ndb_harness import running_exporter, running_ndbsim
 
 pytestmark = pytest.mark.integration
 
@@ -32,8 +32,8 @@ def quantile(prometheus, q: float, metric: str, operation: str) -> float | None:
 def test_quantiles_match_the_modelled_latency(tmp_path, prometheus_build):
     with (
         running_ndbsim(speed=5) as sim,
-        running_exporter(sim.port, sim.user, sim.password, tmp_path, *COLLECTORS) as exporter,
-        running_prometheus(
+        running_exporter(COLLECTORS, mysqld=sim.account(), log_dir=tmp_path) as exporter,
+        prometheus_of_build(
             {exporter.address: {"cluster": "q"}}, tmp_path / "prometheus", "2s", prometheus_build
         ) as prometheus,
     ):

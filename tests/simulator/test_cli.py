@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from ndbsim.testing import running_ndbsim
+from ndb_harness import running_ndbsim
 
 pytestmark = pytest.mark.integration  # starts ndbsim
 
@@ -22,7 +22,7 @@ def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize(
     ("args", "text"),
     [
-        (["--data-nodes", "3", "--replicas", "2"], "multiple of --replicas"),
+        (["--data-nodes", "3", "--replicas", "2"], "multiple of replicas"),
         (["--replicas", "5"], "--replicas"),
         (["--data-nodes", "0"], "--data-nodes"),
         (["--ndb-version", "9.9"], "unsupported NDB version"),
@@ -74,7 +74,7 @@ def test_fault_commands_against_running_simulator():
         assert run("fault", *url, "start-node", "2").returncode == 0
         assert run("fault", *url, "reset").returncode == 0
         assert sim.status()["faults"] == {}
-        assert "s3cret" not in "\n".join(sim.output)
+        assert "s3cret" not in sim.process.log
 
 
 def test_fault_command_without_simulator():
@@ -85,8 +85,7 @@ def test_fault_command_without_simulator():
 
 def test_sigterm_exits_cleanly():
     with running_ndbsim() as sim:
-        sim.process.terminate()
-        assert sim.process.wait(timeout=15) == 0
+        assert sim.process.stop() == 0
 
 
 def test_resource_fault_commands():

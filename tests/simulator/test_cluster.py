@@ -279,5 +279,5 @@ def test_workload_options_shape_counters():
 
 
 def test_bad_layout_is_rejected():
-    with pytest.raises(ValueError, match="multiple of --replicas"):
+    with pytest.raises(ValueError, match="multiple of replicas"):
         make(data_nodes=3, replicas=2)

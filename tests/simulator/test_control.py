@@ -8,7 +8,7 @@ import time
 import httpx
 import mysql.connector
 import pytest
-from ndbsim.testing import NdbsimHandle, running_ndbsim
+from ndb_harness import Ndbsim, running_ndbsim
 
 pytestmark = pytest.mark.integration
 
@@ -25,7 +25,7 @@ def _healthy(sim):
     yield
 
 
-def query(sim: NdbsimHandle, sql: str) -> list[tuple]:
+def query(sim: Ndbsim, sql: str) -> list[tuple]:
     conn = mysql.connector.connect(
         host=sim.host, port=sim.port, user=sim.user, password=sim.password, connection_timeout=10
     )

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import httpx
 import pytest
+from ndb_harness import running_ndbsim
 from ndbsim.model.faults import FaultError, Faults
 from ndbsim.model.topology import build_topology
-from ndbsim.testing import running_ndbsim
 from sqlnode_helpers import RunningSqlNode, start_sql_node
 
 DATA_NODES = (1, 2, 3, 4)  # node groups {1, 2} and {3, 4}

@@ -168,7 +168,7 @@ def test_bad_parameters_are_refused(sim, name, params, message):
 
 @pytest.mark.integration
 def test_cli_sets_the_latency_and_lock_faults():
-    from ndbsim.testing import running_ndbsim
+    from ndb_harness import running_ndbsim
     from test_cli import run
 
     with running_ndbsim(speed=20) as sim:

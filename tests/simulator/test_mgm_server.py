@@ -7,7 +7,7 @@ import socket
 import time
 
 import pytest
-from ndbsim.testing import running_ndbsim
+from ndb_harness import running_ndbsim
 
 pytestmark = pytest.mark.integration
 

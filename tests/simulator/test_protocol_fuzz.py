@@ -10,7 +10,7 @@ import struct
 
 import mysql.connector
 import pytest
-from ndbsim.testing import running_ndbsim
+from ndb_harness import running_ndbsim
 from rawmysql import CAPS, RawConnection, error_of
 
 pytestmark = pytest.mark.integration

@@ -8,9 +8,9 @@ import time
 
 import pymysql
 import pytest
+from ndb_harness import running_ndbsim
 from ndbsim.errors import SQLSTATES
 from ndbsim.model.faults import FaultError, Faults
-from ndbsim.testing import running_ndbsim
 from test_statements_fuzz import _FOREIGN as FOREIGN
 from test_statements_fuzz import mutations
 

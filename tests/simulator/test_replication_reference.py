@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pymysql
 import pytest
+from ndb_harness import running_ndbsim
 from ndbsim import versions
 from ndbsim.protocol import status
-from ndbsim.testing import running_ndbsim
 
 pytestmark = pytest.mark.integration
 

@@ -8,7 +8,7 @@ import urllib.request
 
 import pytest
 from compose_model import ROOT
-from live_stack import free_port
+from ndb_harness import free_port
 
 pytestmark = pytest.mark.integration  # starts the alert sink
 

@@ -10,8 +10,8 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 from fastapi import FastAPI
+from ndb_harness import running_ndbsim
 from ndbinfo_exporter.targets import TargetConfig, Targets
-from ndbsim.demo import running_ndbsim
 from scrape_data import cluster, placement_rows, replica_rows
 from test_view_api import RecordedScraper, view_app
 from view_server import serving_app

@@ -1,4 +1,4 @@
-"""`make demo`: python -m ndbsim.demo as a real process."""
+"""`make demo`: python -m ndb_harness.demo as a real process."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import sys
 
 import httpx
 import pytest
-from ndbsim import demo as demo_module
+from ndb_harness import demo as demo_module
 from ndbsim.cli import fault_parser
 from ndbsim.model.faults import FAULTS
 
-DEMO = [sys.executable, "-m", "ndbsim.demo"]
+DEMO = [sys.executable, "-m", "ndb_harness.demo"]
 
 
 @pytest.mark.integration
@@ -23,7 +23,8 @@ DEMO = [sys.executable, "-m", "ndbsim.demo"]
     [
         (
             ["--data-nodes", "3"],
-            "demo: ndbsim: error: --data-nodes (3) must be a multiple of --replicas (2)",
+            "demo: ndbsim: error: data nodes (3) must be a multiple of replicas (2): every node "
+            "group holds one replica of its fragments on each member",
         ),
         (["--no-such-option"], "demo: ndbsim: error: unrecognized arguments: --no-such-option"),
         (["--exporter-port", "70000"], "demo: port 70000 is not in 0..65535"),

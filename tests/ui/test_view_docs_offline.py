@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from ndbinfo_exporter.testing import running_exporter
+from ndb_harness import running_exporter
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
 

@@ -9,10 +9,10 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 from counting_proxy import counting_proxy
+from ndb_harness import MysqlAccount, running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors import status
 from ndbinfo_exporter.view import placement
 from ndbinfo_exporter.view.source import VIEW_INTERVAL_SECONDS
-from ndbsim.demo import running_exporter, running_ndbsim
 
 pytestmark = pytest.mark.integration
 
@@ -49,7 +49,9 @@ def test_concurrent_viewers_cause_one_collection_per_interval():
     with (
         running_ndbsim("--data-nodes", "4", "--tables", "40") as sim,
         counting_proxy(sim.port) as proxy,
-        running_exporter(proxy.port) as exporter,
+        running_exporter(
+            mysqld=MysqlAccount(sim.host, proxy.port, sim.user, sim.password)
+        ) as exporter,
     ):
         assert viewers(exporter.url) == {200}
         assert proxy.seen(STATUS_STATEMENT) == 1
@@ -84,7 +86,7 @@ def test_concurrent_viewers_cause_one_collection_per_interval():
 def test_eight_data_nodes_and_two_thousand_tables():
     with (
         running_ndbsim("--data-nodes", "8", "--tables", "2000") as sim,
-        running_exporter(sim.port) as exporter,
+        running_exporter(mysqld=sim.account()) as exporter,
     ):
         first = httpx.get(
             f"{exporter.url}/api/v1/placement", params={"page_size": 100}, timeout=120

@@ -17,8 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from ndbsim.demo import running_exporter
-from ndbsim.testing import NdbsimHandle, running_ndbsim
+from ndb_harness import Ndbsim, running_exporter, running_ndbsim
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
 
@@ -35,7 +34,7 @@ STALE_GCIS = 40
 
 @dataclass
 class Pair:
-    sim: NdbsimHandle
+    sim: Ndbsim
     source: str  # the view of the source's SQL node, http://127.0.0.1:port
     replica: str  # the view of the replica's SQL node
 
@@ -44,8 +43,8 @@ class Pair:
 def pair() -> Iterator[Pair]:
     with (
         running_ndbsim("--tables", "4", replica=True, speed=5) as sim,
-        running_exporter(sim.port, name="exporter-source") as source,
-        running_exporter(sim.replica_port, name="exporter-replica") as replica,
+        running_exporter(mysqld=sim.account(), name="exporter-source") as source,
+        running_exporter(mysqld=sim.account("replica"), name="exporter-replica") as replica,
     ):
         yield Pair(sim, source.url, replica.url)
 

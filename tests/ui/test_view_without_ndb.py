@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from live_stack import Exporter, running_exporter
+from ndb_harness import Exporter, MysqlAccount, running_exporter
 from private_mariadb import running_with_account
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
@@ -19,7 +19,9 @@ def exporter(tmp_path_factory) -> Iterator[Exporter]:
     datadir = tmp_path_factory.mktemp("mariadb")
     with (
         running_with_account(datadir, USER, PASSWORD, "PROCESS ON *.*") as server,
-        running_exporter(server.port, USER, PASSWORD, datadir) as running,
+        running_exporter(
+            mysqld=MysqlAccount("127.0.0.1", server.port, USER, PASSWORD), log_dir=datadir
+        ) as running,
     ):
         yield running
 

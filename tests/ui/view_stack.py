@@ -6,7 +6,7 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ndbsim.demo import Ndbsim, running_exporter, running_ndbsim
+from ndb_harness import Ndbsim, running_exporter, running_ndbsim
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -31,6 +31,6 @@ class Stack:
 def running_stack(*ndbsim_args: str, exporter_args: tuple[str, ...] = ()) -> Iterator[Stack]:
     with (
         running_ndbsim(*ndbsim_args) as sim,
-        running_exporter(sim.port, *exporter_args) as exporter,
+        running_exporter(exporter_args, mysqld=sim.account()) as exporter,
     ):
         yield Stack(sim, exporter.url)

@@ -12,220 +12,32 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
-import re
 import shutil
 import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-import httpx
 import yaml
+from ndb_harness.exporter import Exporter, running_exporter
+from ndb_harness.ports import HOST, free_port
+from ndb_harness.process import HarnessError, Process
+from ndb_harness.prometheus import running_alertmanager, running_prometheus
+from ndb_harness.simulator import Ndbsim, running_ndbsim
 
-HOST = "127.0.0.1"
-SIM_USER = "ndbsim"
-SIM_PASSWORD = "ndbsim"
-START_TIMEOUT = 120.0  # ndbsim builds its dictionary first: seconds for thousands of tables
 CLUSTER = "demo"
 REPLICA_CLUSTER = "dr"  # the replica cluster of --replica
 PROVISIONING = Path(__file__).resolve().parents[1] / "provisioning"  # in a source checkout
 PROMETHEUS = ("prometheus",)
 ALERTMANAGER = ("prometheus-alertmanager", "alertmanager")  # Debian's name, upstream's name
-NDBSIM_READY = re.compile(
-    r"ndbsim ready: mysql=\S+:(\d+) control=(\S+)(?: replica=\S+:(\d+))?(?: mgm=\S+:(\d+))?"
-)
-
-
-class DemoError(Exception):
-    """The demo cannot go on; the message is one line, ``status`` the exit status."""
-
-    def __init__(self, message: str, status: int = 1):
-        super().__init__(message)
-        self.status = status
-
-
-@dataclass
-class Process:
-    name: str
-    popen: subprocess.Popen[bytes]
-    log: Path
-
-    def last_line(self) -> str:
-        lines = [line.strip() for line in self.log.read_text(errors="replace").splitlines()]
-        lines = [line for line in lines if line]
-        return lines[-1] if lines else f"exited with status {self.popen.returncode}"
-
-    def check(self) -> None:
-        """DemoError when the process has exited; a configuration error (status 2) stays 2."""
-        status = self.popen.poll()
-        if status is not None:
-            line = self.last_line()
-            message = line if line.startswith(self.name) else f"{self.name}: {line}"
-            raise DemoError(message, 2 if status == 2 else 1)
-
-    def stop(self) -> None:
-        """SIGTERM, then SIGKILL if it has not gone within ten seconds."""
-        if self.popen.poll() is None:
-            self.popen.terminate()
-            try:
-                self.popen.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.popen.kill()
-                self.popen.wait()
-
-
-@contextlib.contextmanager
-def started(
-    name: str, argv: Sequence[str], logs: Path, env: dict[str, str] | None = None
-) -> Iterator[Process]:
-    log = logs / f"{name}.log"
-    with log.open("wb") as out:
-        popen = subprocess.Popen(
-            list(argv),
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, **(env or {})},
-            start_new_session=True,  # Ctrl-C reaches the demo only, which stops the children
-        )
-    process = Process(name, popen, log)
-    try:
-        yield process
-    finally:
-        process.stop()
-
-
-def wait_for(process: Process, ready: Callable[[], Any], what: str) -> Any:
-    """Poll ``ready`` until it returns something true; DemoError if the process exits first."""
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
-        process.check()
-        found = ready()
-        if found:
-            return found
-        time.sleep(0.2)
-    raise DemoError(
-        f"{process.name} did not {what} within {START_TIMEOUT:.0f} s (see {process.log})"
-    )
-
-
-@dataclass(frozen=True)
-class Ndbsim:
-    """A running ndbsim and its control API."""
-
-    process: Process
-    port: int
-    control_url: str
-    replica_port: int | None = None  # ndbsim --replica: the replica cluster's SQL node
-    mgm_port: int | None = None  # its management server
-
-    def _control(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-        answer = httpx.request(method, self.control_url + path, json=body, timeout=30)
-        answer.raise_for_status()
-        return answer.json()
-
-    def stop_node(self, node_id: int) -> Any:
-        return self._control("POST", f"/nodes/{node_id}/stop")
-
-    def start_node(self, node_id: int) -> Any:
-        return self._control("POST", f"/nodes/{node_id}/start")
-
-    def fault(self, name: str, **params: Any) -> Any:
-        return self._control("PUT", f"/faults/{name}", params or None)
-
-    def reset(self) -> Any:
-        return self._control("POST", "/reset")
-
-
-@contextlib.contextmanager
-def running_ndbsim(
-    *args: str, port: int = 0, control_port: int = 0, logs: Path | None = None
-) -> Iterator[Ndbsim]:
-    """ndbsim with ``args``; port 0 lets it pick free ports, read back from its ready line."""
-    with contextlib.ExitStack() as stack:
-        logs = logs or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="ndbsim-")))
-        argv = [sys.executable, "-m", "ndbsim", "--host", HOST, "--port", str(port)]
-        argv += ["--control-port", str(control_port), "--mgm-port", "0", *args]
-        process = stack.enter_context(started("ndbsim", argv, logs))
-
-        def ready() -> re.Match[str] | None:
-            return NDBSIM_READY.search(process.log.read_text(errors="replace"))
-
-        match = wait_for(process, ready, "start")
-        replica = int(match.group(3)) if match.group(3) else None
-        mgm = int(match.group(4)) if match.group(4) else None
-        yield Ndbsim(process, int(match.group(1)), match.group(2).rstrip("/"), replica, mgm)
-
-
-@dataclass(frozen=True)
-class Exporter:
-    process: Process
-    url: str  # http://host:port, no trailing slash
-
-
-def _listen_address(log: Path) -> str | None:
-    for line in log.read_text(errors="replace").splitlines():
-        with contextlib.suppress(ValueError):
-            record = json.loads(line)
-            if isinstance(record, dict) and record.get("msg") == "starting ndbinfo-exporter":
-                return record["address"]
-    return None
-
-
-def _healthy(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/healthz", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
 # A demo cluster is small: the per-phase restart times (off by default for the series they
 # add per data node) fill the data-node dashboard's restart table after a fault.
 DEMO_FLAGS = ("--collector.restart_info.phases=true",)
-
-
-@contextlib.contextmanager
-def running_exporter(
-    sql_port: int,
-    *args: str,
-    port: int = 0,
-    logs: Path | None = None,
-    name: str = "ndbinfo-exporter",
-) -> Iterator[Exporter]:
-    """The exporter scraping ndbsim on ``sql_port`` with ndbsim's default account (``name``:
-    of its process and log)."""
-    with contextlib.ExitStack() as stack:
-        logs = logs or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="exporter-")))
-        argv = [sys.executable, "-m", "ndbinfo_exporter.cli", "--log.format", "json"]
-        argv += ["--web.listen-address", f"{HOST}:{port}", "--mysqld.address", f"{HOST}:{sql_port}"]
-        argv += ["--mysqld.username", SIM_USER, *args]
-        env = {"NDB_EXPORTER_PASSWORD": SIM_PASSWORD}
-        process = stack.enter_context(started(name, argv, logs, env))
-        address = wait_for(process, lambda: _listen_address(process.log), "start")
-        url = f"http://{address}"
-        wait_for(process, lambda: _healthy(url), "answer /healthz")
-        yield Exporter(process, url)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return sock.getsockname()[1]
-
-
-def _ready(url: str) -> bool:
-    try:
-        return httpx.get(url, timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 @dataclass(frozen=True)
@@ -245,13 +57,11 @@ def find_program(names: Sequence[str]) -> str | None:
     return None
 
 
-def _alertmanager_config(logs: Path) -> Path:
+def _alertmanager_config() -> dict[str, Any]:
     """The project's routing and inhibitions, with receivers that notify nobody."""
     config = yaml.safe_load((PROVISIONING / "alertmanager" / "alertmanager.yml").read_text())
     config["receivers"] = [{"name": r["name"]} for r in config["receivers"]]
-    path = logs / "alertmanager.yml"
-    path.write_text(yaml.safe_dump(config))
-    return path
+    return config
 
 
 def _labels(cluster: str) -> dict[str, str]:
@@ -262,8 +72,8 @@ def _labels(cluster: str) -> dict[str, str]:
 
 
 def _prometheus_config(
-    logs: Path, exporters: dict[str, str], alertmanager: str | None, every: float
-) -> Path:
+    exporters: dict[str, str], alertmanager: str | None, every: float
+) -> dict[str, Any]:
     """Prometheus scraping each exporter (cluster label -> exporter URL)."""
     interval = f"{every:g}s"
     config: dict[str, Any] = {
@@ -289,9 +99,7 @@ def _prometheus_config(
     if alertmanager:
         targets = [alertmanager.removeprefix("http://")]
         config["alerting"] = {"alertmanagers": [{"static_configs": [{"targets": targets}]}]}
-    path = logs / "prometheus.yml"
-    path.write_text(yaml.safe_dump(config))
-    return path
+    return config
 
 
 @dataclass(frozen=True)
@@ -332,30 +140,18 @@ def start_monitoring(
     """Alertmanager, then Prometheus scraping the exporter and sending it its alerts."""
     am_url, processes = None, []
     if plan.alertmanager is not None:
-        am_url = f"http://{HOST}:{free_port()}"
-        argv = [
-            plan.alertmanager,
-            f"--config.file={_alertmanager_config(logs)}",
-            f"--storage.path={logs / 'alertmanager-data'}",
-            f"--web.listen-address={am_url.removeprefix('http://')}",
-            "--cluster.listen-address=",  # no gossip port: a single Alertmanager
-            "--log.level=warn",
-        ]
-        process = stack.enter_context(started("alertmanager", argv, logs))
-        wait_for(process, lambda: _ready(f"{am_url}/-/ready"), "become ready")
-        processes.append(process)
+        alertmanager = stack.enter_context(
+            running_alertmanager(plan.alertmanager, _alertmanager_config(), logs)
+        )
+        am_url = alertmanager.url
+        processes.append(alertmanager.process)
     if plan.prometheus is not None and plan.prometheus_url is not None:
-        url = plan.prometheus_url
-        argv = [
-            plan.prometheus,
-            f"--config.file={_prometheus_config(logs, exporters, am_url, every)}",
-            f"--storage.tsdb.path={logs / 'prometheus-data'}",
-            f"--web.listen-address={url.removeprefix('http://')}",
-            "--log.level=warn",
-        ]
-        process = stack.enter_context(started("prometheus", argv, logs))
-        wait_for(process, lambda: _ready(f"{url}/-/ready"), "become ready")
-        processes.append(process)
+        config = _prometheus_config(exporters, am_url, every)
+        port = int(plan.prometheus_url.rpartition(":")[2])
+        prometheus = stack.enter_context(
+            running_prometheus(plan.prometheus, config, logs, port=port)
+        )
+        processes.append(prometheus.process)
     return Monitoring(plan.prometheus_url, am_url, plan.left_out, processes)
 
 
@@ -435,6 +231,11 @@ FAULT_EXAMPLES: tuple[tuple[str, str], ...] = (
 )
 
 
+def _mysql_command(sim: Ndbsim, endpoint: str) -> str:
+    account = sim.account(endpoint)
+    return f"mysql -h {account.host} -P {account.port} -u {account.user} -p{account.password}"
+
+
 def banner(sim: Ndbsim, exporter: Exporter, logs: Path, monitoring: Monitoring) -> str:
     fault = f"{ndbsim_command()} fault --control-url {sim.control_url}"
     width = max(len(example) for example, _ in FAULT_EXAMPLES)
@@ -449,15 +250,9 @@ def banner(sim: Ndbsim, exporter: Exporter, logs: Path, monitoring: Monitoring) 
     if monitoring.alertmanager_url:
         lines.append(f"  Alertmanager    {monitoring.alertmanager_url}/")
     lines += [
-        f"  ndbsim (MySQL)  mysql -h {HOST} -P {sim.port} -u {SIM_USER} -p{SIM_PASSWORD}",
+        f"  ndbsim (MySQL)  {_mysql_command(sim, 'mysql')}",
         f"  ndbsim control  {sim.control_url}",
-        *(
-            [
-                f"  replica (MySQL) mysql -h {HOST} -P {sim.replica_port} -u {SIM_USER} -p{SIM_PASSWORD}"
-            ]
-            if sim.replica_port
-            else []
-        ),
+        *([f"  replica (MySQL) {_mysql_command(sim, 'replica')}"] if sim.replica_port else []),
         f"  Logs            {logs}",
         "",
         f"  Faults: {fault} COMMAND",
@@ -479,7 +274,7 @@ def _fail(message: str) -> NoReturn:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m ndbsim.demo",
+        prog="python -m ndb_harness.demo",
         description="Start ndbsim, the exporter pointed at it, and Prometheus and "
         "Alertmanager when installed; Ctrl-C stops them all. "
         "Options not listed here go to ndbsim (see `ndbsim --help`).",
@@ -527,7 +322,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     *ndbsim_args,
                     port=options.sql_port,
                     control_port=options.control_port,
-                    logs=logs,
+                    log_level=None,
+                    log_dir=logs,
                 )
             )
             plan = plan_monitoring(options.prometheus_port or free_port())
@@ -536,19 +332,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 alerts = ["--view.alerts-url", f'{plan.prometheus_url}/?filter=cluster="{CLUSTER}"']
             exporter = stack.enter_context(
                 running_exporter(
-                    sim.port,
-                    *alerts,
-                    *DEMO_FLAGS,
-                    f"--mgmd.address={HOST}:{sim.mgm_port}",
+                    [*alerts, *DEMO_FLAGS, f"--mgmd.address={HOST}:{sim.mgm_port}"],
+                    mysqld=sim.account(),
                     port=options.exporter_port,
-                    logs=logs,
+                    log_dir=logs,
                 )
             )
             exporters, exporter_processes = {CLUSTER: exporter.url}, [exporter.process]
             if sim.replica_port is not None:
                 replica_exporter = stack.enter_context(
                     running_exporter(
-                        sim.replica_port, *DEMO_FLAGS, logs=logs, name="ndbinfo-exporter-dr"
+                        DEMO_FLAGS,
+                        mysqld=sim.account("replica"),
+                        log_dir=logs,
+                        name="ndbinfo-exporter-dr",
                     )
                 )
                 exporters[REPLICA_CLUSTER] = replica_exporter.url
@@ -563,7 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         shutil.rmtree(logs, ignore_errors=True)
         print("stopped the demo's processes", flush=True)
         return 0
-    except DemoError as exc:
+    except HarnessError as exc:
         print(f"demo: {exc}", file=sys.stderr)
         if exc.status == 2:
             shutil.rmtree(logs, ignore_errors=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -13,6 +14,7 @@ from fastapi.responses import PlainTextResponse, Response
 from ndbinfo_exporter import logs
 from ndbinfo_exporter.scrape.exposition import Exposition, encode
 from ndbinfo_exporter.scrape.exposition import render as render_families
+from ndbinfo_exporter.scrape.mgmd.reader import MgmdReaders
 from ndbinfo_exporter.scrape.scraper import Scraper, ScrapeResult, build_info
 from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import ProbeRefused, TargetConfig, Targets
@@ -119,10 +121,15 @@ def _encoded(exposition: Exposition, families: Sequence[Metric], accept: str | N
 def create_app(
     settings: Settings, targets: Targets, scraper: Scraper, web: WebConfig | None = None
 ) -> FastAPI:
+    mgmd = MgmdReaders()
+
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if targets.mgmd:  # the cluster log from the start, not from the first scrape
+            mgmd.get(targets.mgmd).subscription.start()
         yield
         scraper.close()
+        await mgmd.close()
 
     app = FastAPI(
         title="ndbinfo-exporter",
@@ -154,7 +161,10 @@ def create_app(
             return await call_next(request)
 
     async def serve(
-        target: TargetConfig, request: Request, extra: Callable[[], Sequence[Metric]] = list
+        target: TargetConfig,
+        request: Request,
+        extra: Callable[[], Sequence[Metric]] = list,
+        managers: tuple[tuple[str, int], ...] = (),
     ) -> Response:
         try:
             only = scraper.selection(request.query_params.getlist("collect[]"))
@@ -163,16 +173,21 @@ def create_app(
         timeout = scrape_timeout(
             request.headers.get(TIMEOUT_HEADER), settings.scrape_timeout_offset
         )
-        result = await scraper.scrape(target, timeout, only)
-        # A job scraping part of the collectors leaves the exporter's own metrics to the
-        # job that scrapes all of them.
-        return render(result, request.headers.get("accept"), extra() if only is None else ())
+        # A job scraping part of the collectors leaves the exporter's own metrics and the
+        # management server's to the job that scrapes all of them.
+        if only is not None or not managers:
+            result = await scraper.scrape(target, timeout, only)
+            return render(result, request.headers.get("accept"), extra() if only is None else ())
+        result, cluster_log = await asyncio.gather(
+            scraper.scrape(target, timeout, only), mgmd.get(managers).families(timeout)
+        )
+        return render(result, request.headers.get("accept"), [*cluster_log, *extra()])
 
     @app.get(settings.telemetry_path, include_in_schema=False)
     async def metrics(request: Request) -> Response:
         if targets.probe_only:
             return own_metrics(request.headers.get("accept"))
-        return await serve(targets.default, request, process_families)
+        return await serve(targets.default, request, process_families, targets.mgmd)
 
     add_head_routes(app, (settings.telemetry_path, "/healthz"))
 
@@ -184,13 +199,14 @@ def create_app(
             return PlainTextResponse("the target parameter is missing\n", status_code=400)
         try:
             probe_target = targets.for_probe(target, auth_module)
+            managers = targets.mgmd_for_probe(request.query_params.getlist("mgmd"))
         except ProbeRefused as refused:
             log.info(
                 "probe refused",
                 extra={"fields": {"target": target[:200], "reason": str(refused)[:300]}},
             )
             return PlainTextResponse(f"{refused}\n", status_code=refused.status)
-        return await serve(probe_target, request)
+        return await serve(probe_target, request, managers=managers)
 
     # Liveness without basic auth (the image's health check has no password); says only "ok".
     @app.get(LIVENESS_PATH, include_in_schema=False)

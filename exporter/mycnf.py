@@ -327,3 +327,17 @@ def load(path: str | Path) -> dict[str, ClientSection]:
         for name, options in reader.sections.items()
         if name == "client" or name.startswith("client.")
     }
+
+
+def connectstring(path: str | Path) -> tuple[str, ...]:
+    """The management servers of `ndb-connectstring` in [mysql_cluster] (as ndb_mgm and the
+    data nodes read it): "host[:port]" items separated by commas; a "nodeid=N" item names the
+    reader's own node id and is left out."""
+    reader = _Reader()
+    reader.read(Path(path))
+    options = reader.sections.get("mysql_cluster", {})
+    value = options.get("ndb-connectstring") or options.get("connect-string")
+    if value is None:
+        return ()
+    items = [part.strip() for part in (value.text or "").split(",")]
+    return tuple(item for item in items if item and not item.lower().startswith("nodeid="))

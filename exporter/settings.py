@@ -137,6 +137,18 @@ class Settings(BaseSettings):
             repeatable=True,
         ),
     ] = ()
+    mgmd_address: Annotated[
+        tuple[str, ...],
+        NoDecode,
+        Flag(
+            "--mgmd.address",
+            "HOST:PORT",
+            "management server (ndb_mgmd, port 1186) of the cluster: node statuses and the"
+            " cluster log; a second one is its failover, not a second cluster; repeatable",
+            shown="ndb-connectstring of [mysql_cluster], else none",
+            repeatable=True,
+        ),
+    ] = ()
     log_level: Annotated[
         Literal["debug", "info", "warn", "error"],
         Flag("--log.level", "LEVEL", "debug, info, warn or error"),
@@ -160,7 +172,7 @@ class Settings(BaseSettings):
         listen_host_port(value)
         return value
 
-    @field_validator("probe_allowed_targets", mode="before")
+    @field_validator("probe_allowed_targets", "mgmd_address", mode="before")
     @classmethod
     def _split_patterns(cls, value: Any) -> Any:
         """The environment gives "a:1,b:*" as one string."""

@@ -14,6 +14,8 @@ from ndbinfo_exporter.mycnf import ClientSection
 from ndbinfo_exporter.settings import Settings
 
 DEFAULT_PORT = 3306
+MGMD_PORT = 1186
+MAX_MGMD = 2  # a cluster's management servers read for one target (the second a failover)
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,26 @@ class Targets:
     allowed_patterns: tuple[str, ...] = ()
     # No SQL node of its own: neither --mysqld.address nor host, port or socket in [client].
     probe_only: bool = False
+    # The cluster's management servers read with /metrics (--mgmd.address, ndb-connectstring).
+    mgmd: tuple[tuple[str, int], ...] = ()
+
+    def mgmd_for_probe(self, addresses: list[str]) -> tuple[tuple[str, int], ...]:
+        """The management servers a /probe request names (`mgmd=`, repeatable), each one
+        configured or matching the allowed probe targets, as the SQL node must."""
+        if len(addresses) > MAX_MGMD:
+            raise ProbeRefused(400, f"at most {MAX_MGMD} mgmd addresses (one cluster)")
+        out = []
+        for address in addresses:
+            try:
+                host, port = split_address(address, MGMD_PORT)
+            except ValueError as exc:
+                raise ProbeRefused(400, f"mgmd: {exc}") from None
+            normal = _normalise(host, port)
+            known = {_normalise(h, p) for h, p in self.mgmd}
+            if normal not in known and not _matches(normal, self.allowed_patterns):
+                raise ProbeRefused(403, f"mgmd {address!r} is not in the allowed probe targets")
+            out.append((normalise_host(host), port))
+        return tuple(out)
 
     def allowed(self, host: str, port: int) -> bool:
         address = _normalise(host, port)
@@ -176,6 +198,7 @@ def build(
     username: str | None,
     password: str | None,
     allowed_patterns: tuple[str, ...],
+    mgmd: tuple[str, ...] = (),
 ) -> Targets:
     """The default target from [client] overridden by flags and the password from the environment."""
     base = client.get("client", ClientSection())
@@ -213,14 +236,38 @@ def build(
         auth_modules=modules,
         allowed_patterns=allowed_patterns,
         probe_only=not (address or base.host or base.port or base.socket),
+        mgmd=mgmd_addresses(mgmd),
     )
 
 
 def from_settings(settings: Settings, allowed_patterns: tuple[str, ...] = ()) -> Targets:
     """The targets of every command: the [client] sections of --config.my-cnf, overridden by
-    the flags, with the password from the environment."""
+    the flags, with the password from the environment; the management servers from
+    --mgmd.address, else the [mysql_cluster] section's ndb-connectstring."""
     client = mycnf.load(settings.my_cnf) if settings.my_cnf else {}
     password = settings.password.get_secret_value() if settings.password is not None else None
+    mgmd = settings.mgmd_address or (mycnf.connectstring(settings.my_cnf) if settings.my_cnf else ())
     return build(
-        client, settings.mysqld_address, settings.mysqld_username, password, allowed_patterns
+        client,
+        settings.mysqld_address,
+        settings.mysqld_username,
+        password,
+        allowed_patterns,
+        mgmd,
     )
+
+
+def mgmd_addresses(texts: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+    """--mgmd.address values (default port 1186); ConfigError for a malformed one."""
+    out = []
+    for text in texts:
+        try:
+            host, port = split_address(text, MGMD_PORT)
+        except ValueError as exc:
+            raise ConfigError(f"--mgmd.address: {exc}") from None
+        out.append((normalise_host(host), port))
+    if len(set(out)) > MAX_MGMD:
+        raise ConfigError(
+            f"--mgmd.address: at most {MAX_MGMD} (the management servers of one cluster)"
+        )
+    return tuple(dict.fromkeys(out))

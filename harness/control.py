@@ -51,6 +51,14 @@ class NdbsimControl:
     def status(self, cluster: str | None = None) -> dict:
         return self._call("GET", "/status", cluster=cluster)
 
+    def start_backup(self) -> dict:
+        """START BACKUP now: {"backup_id": id, "error": 0}, or the NDB error it failed with."""
+        return self._call("POST", "/backups")
+
+    def drop_listeners(self) -> dict:
+        """The management server closes every listen event subscription."""
+        return self._call("POST", "/mgm/drop-listeners")
+
     def replication(self) -> dict:
         """The link: injector epochs, binlog end, the replica's threads (GET /replication)."""
         return self._call("GET", "/replication")

@@ -204,6 +204,11 @@ FAULT_EXAMPLES: tuple[tuple[str, str], ...] = (
     ("undo-log-growth 0.2", "the undo log's troughs rise: NdbUndoLogExhaustionPredicted"),
     ("tablespace-growth 0.1", "the tablespace fills up: NdbTablespaceExhaustionPredicted"),
     ("backups-stopped", "no more scheduled backups: NdbBackupTooOld after 26 hours"),
+    ("start-backup", "START BACKUP now: BackupStarted, BackupCompleted in the cluster log"),
+    ("backup-abort", "backups abort (error 1325): NdbBackupFailed"),
+    ("backup-start-failure", "backups fail to start (error 1342): NdbBackupFailed"),
+    ("mgm-down", "the management server stops answering: NdbMgmdUnreachable"),
+    ("drop-listeners", "the management server drops the exporter's subscription once"),
     ("old-version 2", "node 2 on the previous NDB release: NdbVersionSkew after 2 hours"),
     (
         "old-config-generation 2",
@@ -330,7 +335,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 alerts = ["--view.alerts-url", f'{plan.prometheus_url}/?filter=cluster="{CLUSTER}"']
             exporter = stack.enter_context(
                 running_exporter(
-                    [*alerts, *DEMO_FLAGS],
+                    [*alerts, *DEMO_FLAGS, f"--mgmd.address={HOST}:{sim.mgm_port}"],
                     mysqld=sim.account(),
                     port=options.exporter_port,
                     log_dir=logs,

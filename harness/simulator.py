@@ -93,6 +93,11 @@ class Ndbsim(NdbsimControl):
             if name.startswith(prefix) and name.removeprefix(prefix).isdigit()
         }
 
+    @property
+    def mgm_port(self) -> int | None:
+        """The management server (ndb_mgmd's protocol), unless started with mgm_port=None."""
+        return self.ports.get("mgm")
+
     def account(self, endpoint: str = "mysql") -> MysqlAccount:
         """ndbsim's account on the SQL node ``endpoint`` (a name of the ready line)."""
         return MysqlAccount(self.host, self.ports[endpoint], self.user, self.password)
@@ -126,6 +131,7 @@ def running_ndbsim(
     host: str = HOST,
     port: int = 0,
     control_port: int = 0,
+    mgm_port: int | None = 0,
     log_level: str = "warning",
     log_dir: Path | None = None,
     startup_timeout: float = START_SECONDS,
@@ -138,6 +144,7 @@ def running_ndbsim(
         host=host,
         port=port,
         control_port=control_port,
+        mgm_port=mgm_port,
         user=user,
         log_level=log_level,
         **options,

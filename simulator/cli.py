@@ -103,6 +103,13 @@ def serve_parser() -> argparse.ArgumentParser:
         help="HTTP control API port on the same host, 0 picks a free one (default 8081)",
     )
     p.add_argument(
+        "--mgm-port",
+        type=_positive_int(0, 65535),
+        default=None,
+        help="also serve the management server's protocol (ndb_mgmd, usually 1186) on this "
+        "port, 0 picks a free one (default: none)",
+    )
+    p.add_argument(
         "--ndb-version",
         type=_version,
         default=versions.DEFAULT,
@@ -245,6 +252,12 @@ def fault_parser() -> argparse.ArgumentParser:
             help=f"lowest level when it starts (default {DEFAULT_GROWTH_SHARE})",
         )
     sub.add_parser("backups-stopped", help="scheduled backups stop: the backup id stays")
+    for name, what in (("backup-abort", "abort"), ("backup-start-failure", "fail to start")):
+        s = sub.add_parser(name, help=f"backups {what} with an NDB error")
+        s.add_argument("--error", type=_positive_int(1, 65535), help="NDB error code")
+    sub.add_parser("mgm-down", help="the management server stops answering")
+    sub.add_parser("start-backup", help="START BACKUP now (as ndb_mgm does)")
+    sub.add_parser("drop-listeners", help="the management server drops its event listeners")
     for name, what in (("old-version", "NDB release"), ("old-config-generation", "configuration")):
         s = sub.add_parser(name, help=f"a data node still runs the previous {what}")
         s.add_argument("node", type=_positive_int(1, 255), help="data node id")
@@ -324,6 +337,10 @@ def run_fault(args: argparse.Namespace) -> int:
         method, path, body = "GET", "/status", None
     elif action == "replication":
         method, path, body = "GET", "/replication", None
+    elif action == "start-backup":
+        method, path, body = "POST", "/backups", None
+    elif action == "drop-listeners":
+        method, path, body = "POST", "/mgm/drop-listeners", None
     else:  # a fault: the subcommand's arguments are its parameters
         ignored = ("control_url", "action", "cluster")
         body = {k: v for k, v in vars(args).items() if k not in ignored and v is not None} or None
@@ -366,6 +383,7 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
     from ndbsim.model.cluster import Cluster
     from ndbsim.model.replication import ReplicationLink
     from ndbsim.protocol import server
+    from ndbsim.protocol.mgm import server as mgm_server
 
     version = versions.parse_version(args.ndb_version)
     cluster = Cluster(_spec(args), version)
@@ -418,6 +436,10 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
         ready += f" {nodes} " + _node_endpoints("replica_sql", replica, replica_servers, args.host)
     else:
         ready += f" {nodes}"
+    if args.mgm_port is not None:
+        mgm = await mgm_server.start(cluster, args.host, args.mgm_port)
+        servers.append(mgm)
+        ready += f" mgm={args.host}:{mgm.sockets[0].getsockname()[1]}"
     log.info("NDB %s, %d data nodes, %d tables", version.series, args.data_nodes, args.tables)
     print(ready, flush=True)
     stop = asyncio.Event()

@@ -144,6 +144,17 @@ def create_app(
         chosen.reset()
         return chosen.status()
 
+    @app.post("/backups")
+    def start_backup(cluster: str | None = None) -> dict[str, Any]:
+        """START BACKUP now; a backup that fails to start answers its NDB error."""
+        backup_id, error = pick(cluster).start_backup()
+        return {"backup_id": backup_id, "error": error}
+
+    @app.post("/mgm/drop-listeners")
+    def drop_listeners(cluster: str | None = None) -> dict[str, Any]:
+        """The management server closes every listen event subscription."""
+        return {"generation": pick(cluster).log.drop_listeners()}
+
     @app.get("/replication")
     def replication() -> dict[str, Any]:
         """The link: the source's injector epochs and binlog, the replica's threads."""

@@ -12,8 +12,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ndbsim.model import config_params
+from ndbsim.model import config_params, log_events
+from ndbsim.model.backups import Backups
 from ndbsim.model.checkpoints import Checkpoints
+from ndbsim.model.cluster_log import ClusterLog
 from ndbsim.model.dictionary import Dictionary, build_dictionary
 from ndbsim.model.faults import DEFAULT_ABORT_SHARE, START_PHASES, Faults
 from ndbsim.model.latency import Latency
@@ -33,7 +35,6 @@ STEADY_GROWTH = 0.02  # share of DataMemory a healthy workload's rows grow by, a
 # An overloaded link enters overload every 2 and slowdown every cluster second.
 OVERLOADS_PER_SECOND = 0.5
 SLOWDOWNS_PER_SECOND = 1.0
-BACKUP_INTERVAL = 4 * 3600.0  # cluster seconds between the scheduled backups
 
 
 class NodeError(LookupError):
@@ -141,14 +142,15 @@ class Cluster:
         self.extra_aborts = 0.0
         self.latency = Latency()
         self.activity = Activity()
-        self.backup_id = rnd.randint(5, 40)
-        self.next_backup = BACKUP_INTERVAL  # cluster time of the next scheduled backup
+        self.backups = Backups(rnd.randint(5, 40))
+        self.log = ClusterLog()
         self._start = clock()
         self.epoch = wall()  # unix time at cluster time 0 (the hosts' clocks)
         self.now = 0.0
         self._lock = threading.RLock()
         self.replication: ReplicationLink | None = None  # set by the link of ndbsim --replica
         self.server_id_base = 0  # the replica cluster's SQL nodes count from 101
+        self.watcher = log_events.LogWatcher(self)
 
     # --- time ---------------------------------------------------------------------------------
 
@@ -179,6 +181,7 @@ class Cluster:
                 self._run(step_end - self.now)
                 self.now = step_end
                 self._finish_restarts()
+                self.watcher.observe(self)
             self._finish_restarts()
 
     def _run(self, dt: float) -> None:
@@ -211,7 +214,7 @@ class Cluster:
         self.checkpoints.advance(dt, self.faults.is_active("lcp-stall"))
         if self.replication is not None and self.replication.source is self:
             self.replication.observe(dt, ops)
-        self._run_backups(self.now + dt)
+        self.backups.advance(self, self.now + dt)
 
     def _share_among_sql_nodes(self, ops: float, aborts: float) -> None:
         """The application's operations go through the SQL nodes that are up, evenly."""
@@ -234,14 +237,16 @@ class Cluster:
             s.cold_ops += ops_per_node
             s.cold_hit_ops += ops_per_node * params["share"]
 
-    def _run_backups(self, until: float) -> None:
-        """Start the backups scheduled up to cluster time `until`; none while backups-stopped
-        is set (those are missed, not caught up)."""
-        stopped = self.faults.is_active("backups-stopped")
-        while self.next_backup <= until:
-            if not stopped:
-                self.backup_id += 1
-            self.next_backup += BACKUP_INTERVAL
+    @property
+    def backup_id(self) -> int:
+        """ndbinfo.backup_id: the last backup that got an id."""
+        return self.backups.last_id
+
+    def start_backup(self) -> tuple[int, int]:
+        """START BACKUP now: (backup id, 0), or (0, the NDB error) when it fails to start."""
+        with self._lock:
+            self.advance()
+            return self.backups.start(self, self.now)
 
     def _can_finish_start(self) -> bool:
         groups = self.topology.nodegroups.values()
@@ -378,12 +383,7 @@ class Cluster:
             if node_id in self.nodes:
                 s = self.nodes[node_id]
                 if s.state != STOPPED:
-                    self._stop_data_node(node_id)
-                    group = self.topology.nodegroups[self.topology.node(node_id).nodegroup]
-                    if all(self.nodes[n].state == STOPPED for n in group):
-                        for other in self.nodes:
-                            if self.nodes[other].state != STOPPED:
-                                self._stop_data_node(other)
+                    self._fail_data_node(node_id)
                 return self.node_status(node_id)
             if node_id not in self.other_up:
                 raise NodeError(f"unknown node id {node_id}")
@@ -400,6 +400,18 @@ class Cluster:
         slowdown_count count since it connected, so they start from 0 when it reconnects."""
         for s in self.nodes.values():
             s.overloaded_seconds.pop(node_id, None)
+
+    def _fail_data_node(self, node_id: int) -> None:
+        """Stop a data node; the survivors shut down too when they lose the arbitration
+        (a whole node group gone, or half the nodes without an arbitrator)."""
+        self._stop_data_node(node_id)
+        survivors = self.running_ids()
+        log_events.node_failed(self, node_id, survivors)
+        self.backups.node_failed(self)
+        if survivors and not log_events.arbitration(self, survivors):
+            for other in survivors:
+                self._stop_data_node(other)
+                log_events.node_failed(self, other, [])
 
     def _stop_data_node(self, node_id: int) -> None:
         self._disconnect_links(node_id)
@@ -426,6 +438,7 @@ class Cluster:
                     s.connect_count += 1
                     held = self.faults.get("stuck-start")
                     s.held = held is not None and held["node"] == node_id
+                    log_events.node_starting(self, node_id)
                     self.advance()
                 return self.node_status(node_id)
             if node_id not in self.other_up:

@@ -155,6 +155,24 @@ FAULTS: dict[str, FaultSpec] = {
         ),
         FaultSpec("backups-stopped", "scheduled backups stop: the backup id stays", {}),
         FaultSpec(
+            "mgm-down",
+            "the management server stops answering: sessions are closed at once and its event "
+            "listeners dropped",
+            {},
+        ),
+        FaultSpec(
+            "backup-abort",
+            "the running backup and every backup started while this is set abort with an NDB "
+            "error (default 1325)",
+            {"error": (int, False)},
+        ),
+        FaultSpec(
+            "backup-start-failure",
+            "every backup requested while this is set fails to start with an NDB error "
+            "(default 1342)",
+            {"error": (int, False)},
+        ),
+        FaultSpec(
             "old-version",
             "a data node still runs the previous NDB release (a rolling upgrade left half done)",
             {"node": (int, True)},
@@ -264,6 +282,8 @@ def validate(name: str, params: dict[str, Any], topology: Topology | None = None
         raise FaultError(f"{name}: gcis must be 1 or more, got {clean['gcis']}")
     if "days" in clean and not 0.0 <= clean["days"] <= 3650.0:
         raise FaultError(f"{name}: days must be between 0 and 3650, got {clean['days']}")
+    if "error" in clean and not 1 <= clean["error"] <= 65535:
+        raise FaultError(f"{name}: error must be an NDB error code 1..65535, got {clean['error']}")
     if "tables" in clean and not 1 <= clean["tables"] <= 1000:
         raise FaultError(f"{name}: tables must be 1..1000, got {clean['tables']}")
     if name == "send-buffer-pressure":

@@ -177,6 +177,7 @@ ENVIRONMENT = {
     "max_connections": ("4", 4),
     "scrape_timeout_offset": ("1", 1.0),
     "probe_allowed_targets": ("a:1,b:*", ("a:1", "b:*")),
+    "mgmd_address": ("m1:1186,m2", ("m1:1186", "m2")),
     "log_level": ("debug", "debug"),
     "log_format": ("json", "json"),
     "view_alerts_url": ("http://prom:9090", "http://prom:9090"),

@@ -83,9 +83,15 @@ COLLECTORS_A = (
 )
 COLLECTORS_B = ("status", "lcp", "config", "counters")
 
-# Alerts that stay true for their window (15 minutes, an hour) after a data node restarted:
-# the tests that stop and start a data node leave them true on a cluster healthy again.
-RESTART_ALERTS = {"NdbDataNodeRestarted", "NdbDataNodeRestartLoop"}
+# Alerts that stay true for their window (15 minutes, an hour) after a data node restarted,
+# a backup failed or an arbitration was lost: the tests that make these happen leave them
+# true on a cluster healthy again.
+RESTART_ALERTS = {
+    "NdbDataNodeRestarted",
+    "NdbDataNodeRestartLoop",
+    "NdbBackupFailed",
+    "NdbArbitrationLost",
+}
 
 ALERTS = {rule["alert"] for rule in alert_rules()}
 
@@ -204,7 +210,10 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
         )
         exporter_a = running.enter_context(
             running_exporter(
-                collector_flags(COLLECTORS_A),
+                [
+                    *collector_flags(COLLECTORS_A),
+                    f"--mgmd.address=127.0.0.1:{sim_a.mgm_port}",  # A's management server
+                ],
                 mysqld=sim_a.account(),
                 log_dir=workdir,
                 name="exporter-a",

@@ -70,6 +70,8 @@ SLOW_ALERTS = {
     "NdbUndoLogExhaustionPredicted": "log:ndb_undo_log_used:ratio_max1h",
     "NdbTablespaceExhaustionPredicted": "filegroup:ndb_tablespace_used:ratio_max1h",
     "NdbBackupTooOld": "time() - cluster:ndb_backup_last_id_change:timestamp_seconds >= 0",
+    # the subscription that brings BackupCompleted (none completes within this module)
+    "NdbBackupNotCompleted": "ndb_mgmd_subscription_up == 1",
     "NdbRestartPhaseStuck": "ndb_data_node_start_phase",
     "NdbVersionSkew": 'ndb_node_info{node_type="NDB", node_version!=""}',
     "NdbConfigGenerationSkew": "ndb_data_node_config_generation",
@@ -222,6 +224,26 @@ def test_slow_ndbinfo_makes_collector_failing_true(healthy: Stack):
     assert healthy.wait_for_alert(
         "NdbExporterCollectorFailing", healthy.exporter_a, collector="memoryusage"
     )
+
+
+def test_aborted_backup_makes_backup_failed_true(healthy: Stack):
+    healthy.sim_a.fault("backup-abort")
+    assert healthy.sim_a.start_backup()["backup_id"] > 0
+    assert healthy.wait_for_alert("NdbBackupFailed", healthy.exporter_a)
+
+
+def test_half_the_data_nodes_without_arbitrator_makes_arbitration_lost_true(healthy: Stack):
+    sim = healthy.sim_a
+    sim.fault("arbitrator-lost")
+    sim.stop_node(2)  # 3 of 4 data nodes left: won without an arbitrator
+    sim.stop_node(4)  # 1 and 3 of 4, every node group, no arbitrator: lost, they shut down
+    assert healthy.wait_for_alert("NdbArbitrationLost", healthy.exporter_a)
+
+
+def test_management_server_down_makes_mgmd_alerts_true(healthy: Stack):
+    healthy.sim_a.fault("mgm-down")
+    for alert in ("NdbMgmdUnreachable", "NdbMgmdSubscriptionLost"):
+        assert healthy.wait_for_alert(alert, healthy.exporter_a)
 
 
 def test_stopped_exporter_makes_exporter_down_true(stack: Stack):

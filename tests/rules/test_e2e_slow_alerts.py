@@ -70,6 +70,7 @@ SCENARIO: dict[str, Case] = {
     "NdbUndoLogExhaustionPredicted": Case("undo-log-growth", GROWTH, {}),
     "NdbTablespaceExhaustionPredicted": Case("tablespace-growth", GROWTH, {"filegroup": "ts_1"}),
     "NdbBackupTooOld": Case("backups-stopped", {}, {"cluster": CLUSTER}),
+    "NdbBackupNotCompleted": Case("backups-stopped", {}, {"cluster": CLUSTER}),
     "NdbRestartPhaseStuck": Case("stuck-start", {"node": STUCK_NODE}, {"node_id": str(STUCK_NODE)}),
     "NdbVersionSkew": Case("old-version", {"node": 3}, {"cluster": CLUSTER}),
     "NdbConfigGenerationSkew": Case("old-config-generation", {"node": 2}, {"node_id": "2"}),
@@ -212,7 +213,11 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
     with ExitStack() as running:
         sim = running.enter_context(running_ndbsim(*SIM_ARGS, speed=SPEED))
         exporter = running.enter_context(
-            running_exporter(disabled, mysqld=sim.account(), log_dir=workdir)
+            running_exporter(
+                [*disabled, f"--mgmd.address=127.0.0.1:{sim.mgm_port}"],
+                mysqld=sim.account(),
+                log_dir=workdir,
+            )
         )
         servers = running.enter_context(
             running_prometheus_builds(

@@ -1,0 +1,161 @@
+"""Talking to ndb_mgmd: one request on a short-lived session (`get status`), and the persistent
+`listen event` subscription, re-established with backoff when it drops (the time without it is
+counted), failing over between the cluster's management servers in the order given."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Sequence
+
+from ndbinfo_exporter import logs
+from ndbinfo_exporter.scrape.mgmd import protocol
+from ndbinfo_exporter.scrape.mgmd.protocol import Event, NodeStatus, ProtocolError
+
+log = logging.getLogger(__name__)
+
+MAX_LINE = 8192
+MAX_REPLY_LINES = 20000  # get status of 255 nodes is about 2,300 lines
+CONNECT_TIMEOUT = 5.0
+SILENCE_TIMEOUT = 10.0  # ndb_mgmd pings a listener every 0.5 s: 10 s of silence is a dead link
+BACKOFF_FIRST, BACKOFF_MAX = 0.5, 30.0
+_failed = logs.RateLimited(log)
+
+Address = tuple[str, int]
+
+
+async def _read_reply(reader: asyncio.StreamReader) -> list[str]:
+    """The lines of one reply, up to the blank line that ends it."""
+    lines: list[str] = []
+    while True:
+        raw = await reader.readline()
+        if not raw:
+            raise ProtocolError("the management server closed the session")
+        line = raw.decode("utf-8", "replace").rstrip("\r\n")
+        if not line:
+            if lines:
+                return lines
+            continue
+        lines.append(line)
+        if len(lines) > MAX_REPLY_LINES:
+            raise ProtocolError("reply too long")
+
+
+async def get_status(address: Address) -> list[NodeStatus]:
+    """Every node's status (`get status`); OSError, TimeoutError or ProtocolError when the
+    management server does not answer it. The caller bounds the time."""
+    reader, writer = await asyncio.open_connection(*address, limit=MAX_LINE)
+    try:
+        writer.write(protocol.command("get status"))
+        await writer.drain()
+        return protocol.node_statuses(
+            protocol.reply_values(await _read_reply(reader), "node status")
+        )
+    finally:
+        writer.close()
+
+
+class Subscription:
+    """One `listen event` subscription to a cluster, kept open by a background task; each
+    event goes to `on_event` on the event loop."""
+
+    def __init__(
+        self,
+        addresses: Sequence[Address],
+        on_event: Callable[[Event], None],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.addresses = tuple(addresses)
+        self.on_event = on_event
+        self.clock = clock
+        self.up = False
+        self.drops = 0  # times an established subscription was lost
+        self._gap_seconds = 0.0
+        self._down_since: float | None = None  # set while down after having been up
+        self._task: asyncio.Task | None = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+
+    @property
+    def gap_seconds(self) -> float:
+        """Seconds without a subscription since the first one was established."""
+        current = self.clock() - self._down_since if self._down_since is not None else 0.0
+        return self._gap_seconds + current
+
+    async def _run(self) -> None:
+        delay = BACKOFF_FIRST
+        while True:
+            for address in self.addresses:
+                if await self._session(address):
+                    delay = BACKOFF_FIRST
+            await asyncio.sleep(delay)
+            delay = min(2 * delay, BACKOFF_MAX)
+
+    async def _session(self, address: Address) -> bool:
+        """Subscribe at one management server and read until the link drops; True when the
+        subscription was established."""
+        try:
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_connection(*address, limit=MAX_LINE), CONNECT_TIMEOUT
+            )
+        except (OSError, TimeoutError) as exc:
+            _failed.warning(
+                "cannot reach the management server", address=address_name(address), error=str(exc)
+            )
+            return False
+        established = False
+        try:
+            writer.write(
+                protocol.command("listen event", {"parsable": 1, "filter": protocol.LISTEN_FILTER})
+            )
+            await writer.drain()
+            reply = await asyncio.wait_for(_read_reply(reader), CONNECT_TIMEOUT)
+            values = protocol.reply_values(reply, "listen event")
+            if values.get("result") != "0":
+                raise ProtocolError(f"listen event refused: {values.get('msg', '')[:200]}")
+            established = True
+            self._established()
+            await self._listen(reader)
+        except (OSError, TimeoutError, ProtocolError, ValueError) as exc:
+            _failed.warning(
+                "management server subscription lost", address=address_name(address), error=str(exc)
+            )
+        finally:
+            writer.close()
+            if established:
+                self._dropped()
+        return established
+
+    def _established(self) -> None:
+        if self._down_since is not None:
+            self._gap_seconds += self.clock() - self._down_since
+            self._down_since = None
+        self.up = True
+
+    def _dropped(self) -> None:
+        self.up = False
+        self.drops += 1
+        self._down_since = self.clock()
+
+    async def _listen(self, reader: asyncio.StreamReader) -> None:
+        while True:
+            raw = await asyncio.wait_for(reader.readline(), SILENCE_TIMEOUT)
+            if not raw:
+                raise ProtocolError("the management server closed the subscription")
+            if raw.rstrip(b"\r\n") == b"log event reply":
+                block = await asyncio.wait_for(_read_reply(reader), SILENCE_TIMEOUT)
+                self.on_event(protocol.event(block))
+
+
+def address_name(address: Address) -> str:
+    host, port = address
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"

@@ -194,6 +194,15 @@ FAULT_EXAMPLES: tuple[tuple[str, str], ...] = (
     ("metadata-excluded 3", "3 tables excluded from metadata sync"),
     ("disk-page-buffer-misses", "80 % disk page hits: NdbDiskPageBufferHitRatioLow"),
     ("gcp-stall", "the global checkpoint stops: NdbGlobalCheckpointStalled"),
+    (
+        "gcp-save-lag",
+        "GCP_SAVE lags (slow redo disk), micro GCPs go on: NdbGlobalCheckpointStalled,"
+        " NdbRedoWritesLagging",
+    ),
+    (
+        "job-buffer-congestion 1",
+        "node 1's LDM threads saturated, their producers wait: NdbThreadBufferFull",
+    ),
     ("resource-pool 0.95", "TRANSACTION_MEMORY 95 % of a limit: NdbResourcePoolHigh"),
     ("buffer-full redo 0.9", "REDO log buffers 90 % used: NdbRedoBufferHigh"),
     (

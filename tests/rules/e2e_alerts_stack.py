@@ -84,11 +84,13 @@ COLLECTORS_A = (
 COLLECTORS_B = ("status", "lcp", "config", "counters")
 
 # Alerts that stay true for their window (15 minutes, an hour) after a data node restarted,
-# a backup failed or an arbitration was lost: the tests that make these happen leave them
-# true on a cluster healthy again.
+# peers reconnected (each restart of a data or SQL node is a reconnect of the data nodes'
+# links to it), a backup failed or an arbitration was lost: the tests that make these happen
+# leave them true on a cluster healthy again.
 RESTART_ALERTS = {
     "NdbDataNodeRestarted",
     "NdbDataNodeRestartLoop",
+    "NdbTransporterFlapping",
     "NdbBackupFailed",
     "NdbArbitrationLost",
 }

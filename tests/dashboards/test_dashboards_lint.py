@@ -8,6 +8,7 @@ from dashboard_queries import (
     exported_metrics,
     grouping_labels,
     load_dashboards,
+    made_labels,
     metric_names,
     panels,
     queries,
@@ -18,6 +19,7 @@ from dashboard_queries import (
 )
 from grafana_foundation_sdk.models import units
 from ndb_dashboards import build
+from ndb_dashboards.common import of_sql_node
 
 DASHBOARDS = load_dashboards()
 UIDS = {
@@ -137,9 +139,12 @@ def test_query_uses_rate_interval_and_known_names(uid, panel, target):
     for metric, matched in selectors(expr):
         allowed = EXPORTED.get(metric, labels) | TARGET_LABELS
         assert matched <= allowed, f"{where}: {metric} has no label(s) {sorted(matched - allowed)}"
-        # recorded cluster- and node-level series have no instance
-        needed = {"cluster"} if metric in RECORDED else {"cluster", "instance"}
-        assert needed <= matched, f"{where}: {metric} not filtered by $cluster/$instance"
+        assert "cluster" in matched, f"{where}: {metric} not filtered by $cluster"
+        # ndbinfo series are the cluster's, the same through every SQL node: the SQL node
+        # variable must not empty a panel about the cluster
+        if not of_sql_node(metric):
+            assert "instance" not in matched, f"{where}: {metric} is cluster-wide: no $instance"
+    labels |= made_labels(expr)
     stray = grouping_labels(expr) - labels
     assert not stray, f"{where}: grouping by labels no metric here has: {sorted(stray)}"
 

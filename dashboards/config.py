@@ -186,6 +186,7 @@ def _backup_and_version_row(layout: Layout) -> None:
     info = sel("ndb_node_info", 'node_version!=""')
     backup_changed = sel("cluster:ndb_backup_last_id_change:timestamp_seconds")
     too_old = threshold("NdbBackupTooOld")
+    skew = threshold("NdbVersionSkew")
     layout.row(
         "Backups, versions and certificates",
         stat_panel(
@@ -208,17 +209,28 @@ def _backup_and_version_row(layout: Layout) -> None:
             min_value=0,
             width=6,
         ),
+        stat_panel(
+            "NDB versions running",
+            "Distinct NDB versions of the connected data and management nodes "
+            "(ndbinfo.processes). More than one is normal only during a rolling upgrade; "
+            "NdbVersionSkew warns when it lasts.",
+            "none",
+            q(f"count(count by (node_version) ({info}))", instant=True),
+            steps=thresholds((None, "green"), (skew + 1, "orange")),
+            width=3,
+            height=8,
+        ),
         matrix_table(
             "Versions",
-            "Connected data and management nodes by NDB version (ndbinfo.processes). More "
-            "than one version is normal only during a rolling upgrade (NdbVersionSkew).",
+            "Connected data and management nodes by NDB version (ndbinfo.processes), one "
+            "column per node type.",
             q(
                 f"count by (node_type, node_version) (max by (node_type, node_id, node_version) ({info}))",
                 table=True,
             ),
             rows="node_version",
             columns="node_type",
-            width=6,
+            width=3,
         ),
         joined_table(
             "TLS certificates",

@@ -18,6 +18,8 @@ from .common import (
     q,
     rate,
     sel,
+    stat_panel,
+    thresholds,
     timeseries_panel,
     top,
 )
@@ -36,13 +38,14 @@ def _node_rate(metric: str, *matchers: str) -> str:
 def _status_row(layout: Layout) -> None:
     layout.row(
         "Status",
-        data_node_state_panel(node=True),
+        data_node_state_panel(node=True, width=8),
         joined_table(
             "Data node status",
             "Current state of each running data node: start state, start phase (only "
             "meaningful while STARTING), node group, uptime and the configuration generation "
-            "it runs. Nodes that are down have no row; see the state panel.",
-            ["node_id", "state", "nodegroup"],
+            "it runs, the CPUs available to it and online on its host, the host's CPU model "
+            "and memory. Nodes that are down have no row; see the state panel.",
+            ["node_id", "state", "nodegroup", "model_name"],
             [
                 (
                     None,
@@ -86,6 +89,19 @@ def _status_row(layout: Layout) -> None:
                     "none",
                 ),
                 (
+                    None,
+                    q(
+                        f"max by (node_id, model_name) ({_node('ndb_data_node_hardware_info')})",
+                        table=True,
+                    ),
+                    "none",
+                ),
+                (
+                    "host CPUs online",
+                    q(f"max by (node_id) ({_node('ndb_host_cpus_online')})", table=True),
+                    "none",
+                ),
+                (
                     "host memory",
                     q(f"max by (node_id) ({_node('ndb_data_node_memory_bytes')})", table=True),
                     "bytes",
@@ -93,6 +109,27 @@ def _status_row(layout: Layout) -> None:
             ],
             join_on="node_id",
             sort_by=("uptime", False),
+        ),
+        stat_panel(
+            "President",
+            "The data node that manages membership (ndbinfo.membership): it decides node "
+            "failures and runs arbitration. It moves to the oldest surviving node when it "
+            "fails.",
+            "none",
+            q(f"max({sel('ndb_president_node_id')})", instant=True),
+            steps=NEUTRAL,
+            width=2,
+            height=8,
+        ),
+        stat_panel(
+            "Arbitrator",
+            "The arbitrator the data nodes know (a management or API node; 0: none). In a "
+            "network split, the half that reaches it survives (NdbNoArbitrator).",
+            "none",
+            q(f"min(max by (node_id) ({sel('ndb_arbitrator_node_id')}))", instant=True),
+            steps=thresholds((None, "orange"), (1, "green")),
+            width=2,
+            height=8,
         ),
     )
 

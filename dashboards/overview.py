@@ -230,7 +230,7 @@ def _status_row(layout: Layout) -> None:
             "The worst of the checks below: DOWN when a node group has no data node left; "
             "DEGRADED when a configured data node is not STARTED, a node group runs fewer "
             "replicas than NoOfReplicas, the global checkpoint does not advance while the "
-            "SQL nodes commit, the last LCP is older than NdbLcpStalled allows, or there is "
+            "SQL nodes commit, the LCP age is past the LCP stall threshold, or there is "
             "no arbitrator; HEALTHY otherwise. The firing alerts beside it say why.",
             "none",
             q(_cluster_status(), instant=True),

@@ -287,11 +287,30 @@ def _sql_node_row(layout: Layout) -> None:
         "SQL node and exporter",
         joined_table(
             "SQL nodes",
-            "Each SQL node: its node id in the cluster (Ndb_cluster_node_id; 0 before it "
-            "first connected), the cluster's system name, how long it has run (a reset is a "
-            "mysqld restart) and the bytes in its index statistics caches.",
-            ["instance", "system_name"],
+            "Each SQL node: its MySQL and NDB versions, its node id in the cluster "
+            "(Ndb_cluster_node_id; 0 before it first connected), the cluster's system name, "
+            "how long it has run (a reset is a mysqld restart), the bytes in its index "
+            "statistics caches and the version of its exporter.",
+            ["instance", "version", "ndb_version", "system_name", "exporter"],
             [
+                (
+                    None,
+                    q(
+                        f"max by (instance, version, ndb_version) ({sel('ndb_version_info')})",
+                        table=True,
+                    ),
+                    "none",
+                ),
+                (
+                    None,
+                    q(
+                        "label_replace(max by (instance, version) ("
+                        f"{sel('ndb_exporter_build_info')}), "
+                        '"exporter", "$1", "version", "(.*)")',
+                        table=True,
+                    ),
+                    "none",
+                ),
                 (
                     "node id",
                     q(f"max by (instance) ({sel('ndb_sql_cluster_node_id')})", table=True),
@@ -359,14 +378,15 @@ def _sql_node_row(layout: Layout) -> None:
                 "{{instance}} excluded",
             ),
             min_value=0,
-            width=12,
+            width=8,
         ),
         timeseries_panel(
             "Collectors failing and NDB visibility",
             "Collectors whose last run failed (ndb_exporter_collector_success 0, skipped ones "
             "left out) per SQL node's exporter, and whether NDB is visible to it "
             "(ndb_engine_visibility: 1 unless the state is ok; engine_absent, ndbinfo_absent "
-            "or privilege_missing say why). A failing collector leaves its panels empty "
+            "or privilege_missing say why), and rows the collectors left out because a value "
+            "was not a number. A failing collector leaves its panels empty "
             "(NdbExporterCollectorFailing, NdbEngineUnavailable).",
             "none",
             q(
@@ -379,8 +399,27 @@ def _sql_node_row(layout: Layout) -> None:
                 "max by (instance, state) (" + sel("ndb_engine_visibility", 'state!="ok"') + ")",
                 "{{instance}} {{state}}",
             ),
+            q(
+                f"sum by (instance) ({increase('ndb_exporter_rows_skipped_total')})"
+                f" or max by (instance) ({up}) * 0",
+                "{{instance}} rows skipped",
+            ),
             min_value=0,
-            width=12,
+            width=8,
+        ),
+        timeseries_panel(
+            "Slowest collectors",
+            "Seconds each collector took in the last scrape, the ten slowest over the "
+            "selected SQL nodes' exporters. A collector near the scrape timeout risks the "
+            "whole scrape; the cost of each is in the exporter's documentation.",
+            "s",
+            q(
+                "topk(10, max by (instance, collector) "
+                f"({sel('ndb_exporter_collector_duration_seconds')}))",
+                "{{instance}} {{collector}}",
+            ),
+            min_value=0,
+            width=8,
         ),
     )
 

@@ -138,6 +138,7 @@ def exported_metrics() -> dict[str, set[str]]:
         "ndb_exporter_collector_success": {"collector"},
         "ndb_exporter_collector_duration_seconds": {"collector"},
         "ndb_exporter_collector_skipped": {"collector"},
+        "ndb_exporter_rows_skipped_total": {"collector"},
     }
     for collector in all_collectors():
         for spec in collector.metrics:

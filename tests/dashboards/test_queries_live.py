@@ -11,6 +11,10 @@ must return nothing in the healthy cluster, and data in a replication pair (ndbs
 scraped by the same servers, its source's SQL node labelled cluster="primary" and its
 replica's cluster="dr" and source_cluster="primary" (both selected in the cluster variable). Under each fault of the link,
 the panels that show it must show it.
+
+A third cluster, "large", has 48 data nodes and 2,000 tables: no panel may draw more than 20
+series there (a table no more than 50 rows unless it is sorted and its query limited), and
+with a data node stopped the Overview's status and data node stats must leave their green step.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from dataclasses import dataclass
 
 import httpx
 import pytest
-from dashboard_queries import load_dashboards, queries
+from dashboard_queries import load_dashboards, panels, queries
 from live_stack import (
     PROMETHEUS_BUILDS,
     Prometheus,
@@ -50,6 +54,7 @@ EXPORTER_FLAGS = (
     "--collector.table_detail",
     "--collector.restart_info.phases=true",
     "--collector.host_cpu",
+    "--collector.hot_tables",
     # The scrape timeout is the short interval here: leave the collectors most of it.
     "--exporter.scrape-timeout-offset=0.1",
 )
@@ -112,11 +117,30 @@ def _exporter(
         yield exporter.address
 
 
+# The large cluster: the most data nodes NDB allows, and many tables.
+LARGE = "large"
+LARGE_CLUSTER = ("--data-nodes", "48", "--tables", "2000")
+# Without the opt-in per-table collectors: they export a fixed number of tables
+# (--collector.*.limit) whatever the tables, and reading 2,000 tables' fragments on 48 data
+# nodes would not fit in the scrape interval.
+LARGE_FLAGS = tuple(
+    flag
+    for flag in EXPORTER_FLAGS
+    if flag not in ("--collector.table_detail", "--collector.hot_tables")
+)
+MAX_SERIES = 20  # a graph, bar gauge or state timeline
+MAX_ROWS = 50  # a table that is not sorted and limited
+STOPPED_NODE = 2
+# The Overview's panels that must leave green while a data node is stopped.
+STOPPED_NODE_PANELS = ("Cluster status", "Data nodes not started", "Node groups degraded")
+
+
 @dataclass
 class Stack:
     servers: dict[str, Prometheus]
     conditions: dict[str, str]  # fault-only query -> its condition
     pair: NdbsimHandle
+    large: NdbsimHandle
 
 
 def _concrete(expr: str, cluster: str) -> str:
@@ -187,12 +211,19 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
         pair = running.enter_context(
             running_ndbsim("--tables", "4", password=PASSWORD, replica=True, speed=5)
         )
+        large = running.enter_context(
+            running_ndbsim(*LARGE_CLUSTER, password=PASSWORD, seed=3, startup_timeout=180)
+        )
         targets = {
-            running.enter_context(_exporter(sim, workdir)): {
+            running.enter_context(_exporter(sim, workdir, flags=flags)): {
                 "cluster": name,
                 "instance": f"mysqld-{name}",
             }
-            for name, sim in (("healthy", healthy_sim), ("faulty", faulty_sim))
+            for name, sim, flags in (
+                ("healthy", healthy_sim, EXPORTER_FLAGS),
+                ("faulty", faulty_sim, EXPORTER_FLAGS),
+                (LARGE, large, LARGE_FLAGS),
+            )
         }
         for name, port, source in (
             (SOURCE, pair.port, {}),
@@ -205,7 +236,7 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
         )
         for condition in sorted(set(conditions.values())):
             _apply(faulty_sim, condition)
-        yield Stack(servers, conditions, pair)
+        yield Stack(servers, conditions, pair, large)
 
 
 def _server(stack: Stack, prometheus_build: PrometheusBuild) -> tuple[Prometheus, dict[str, str]]:
@@ -285,3 +316,68 @@ def test_replication_panels_show_the_fault_of_the_link(stack, fault):
     finally:
         stack.pair.reset()
     assert not missed, f"not shown under {fault}:\n" + "\n".join(missed)
+
+
+def _limited(panel: dict) -> bool:
+    """A table sorted by a column whose every query keeps only the top or bottom rows."""
+    sorted_by = panel.get("options", {}).get("sortBy")
+    exprs = [target["expr"] for target in panel.get("targets", [])]
+    return bool(sorted_by) and all(e.startswith(("topk(", "bottomk(")) for e in exprs)
+
+
+def _too_many_series(prometheus: Prometheus) -> list[str]:
+    """Panels drawing more than MAX_SERIES series (tables: rows) in the large cluster."""
+    found = []
+    for uid, dashboard in load_dashboards().items():
+        for panel in panels(dashboard):
+            counts = [
+                len(prometheus.query(_concrete(target["expr"], LARGE)))
+                for target in panel.get("targets", [])
+            ]
+            if panel["type"] == "table":
+                if max(counts, default=0) > MAX_ROWS and not _limited(panel):
+                    found.append(f"  {uid} / {panel['title']}: {max(counts)} rows")
+            elif sum(counts) > MAX_SERIES:
+                found.append(f"  {uid} / {panel['title']}: {sum(counts)} series")
+    return found
+
+
+def _colour(panel: dict, value: float) -> str:
+    """The colour of the panel's threshold step that ``value`` falls in."""
+    steps = panel["fieldConfig"]["defaults"]["thresholds"]["steps"]
+    colour = steps[0]["color"]
+    for step in steps[1:]:
+        if value >= step["value"]:
+            colour = step["color"]
+    return colour
+
+
+def _overview_colours(prometheus: Prometheus) -> dict[str, str]:
+    """The colour each of STOPPED_NODE_PANELS shows in the large cluster ("" without data)."""
+    found = {}
+    for panel in panels(load_dashboards()["ndb-overview"]):
+        if panel["title"] in STOPPED_NODE_PANELS:
+            result = prometheus.query(_concrete(panel["targets"][0]["expr"], LARGE))
+            found[panel["title"]] = _colour(panel, float(result[0]["value"][1])) if result else ""
+    return found
+
+
+def test_panels_stay_legible_at_48_data_nodes_and_show_a_stopped_node(stack):
+    prometheus = next(iter(stack.servers.values()))
+    wait_until(
+        lambda: all(_overview_colours(prometheus).values()),
+        SETTLE_TIMEOUT,
+        "the large cluster's Overview stats",
+    )
+    too_many = _too_many_series(prometheus)
+    assert not too_many, "panels past the legible at 48 data nodes:\n" + "\n".join(too_many)
+    assert set(_overview_colours(prometheus).values()) == {"green"}
+    stack.large.stop_node(STOPPED_NODE)
+    try:
+        wait_until(
+            lambda: "green" not in _overview_colours(prometheus).values(),
+            SETTLE_TIMEOUT,
+            f"the Overview to leave green with data node {STOPPED_NODE} stopped",
+        )
+    finally:
+        stack.large.start_node(STOPPED_NODE)

@@ -255,13 +255,14 @@ def _table_detail_row(layout: Layout) -> None:
                     "none",
                 ),
             ],
+            sort_by=("memory", True),
         ),
         timeseries_panel(
             "Table memory",
-            "Memory of each exported table (all fragments and replicas) over time. Needs the "
+            "Memory of the ten largest exported tables (all fragments and replicas) over time. Needs the "
             "table_detail collector.",
             "bytes",
-            q(f"max by ({by}) ({sel('ndb_table_memory_bytes')})", "{{db}}.{{table}}"),
+            q(top(f"max by ({by}) ({sel('ndb_table_memory_bytes')})"), "{{db}}.{{table}}"),
             min_value=0,
         ),
     )
@@ -324,7 +325,7 @@ def _hot_table_row(layout: Layout) -> None:
                     top(f"max by ({by}) (rate({sel(metric)}[{RATE}]))", 5),
                     "{{db}}.{{table}} " + name,
                 )
-                for metric, name in HOT_TABLE_COUNTERS[:3]
+                for metric, name in HOT_TABLE_COUNTERS
             ),
             min_value=0,
         ),

@@ -7,9 +7,13 @@ every rate uses ``$__rate_interval``. Panels are declared as :class:`PanelSpec` 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 
+import yaml
 from grafana_foundation_sdk.builders import (
     bargauge,
     common,
@@ -35,12 +39,61 @@ EPOCH_PER_GCI = 4294967296
 CLUSTER = 'cluster=~"$cluster"'
 INSTANCE = 'instance=~"$instance"'
 NODE = 'node_id=~"$node"'
+# Series of the SQL node itself (Prometheus job "ndb", scraped from every SQL node): its status
+# counters, metadata sync, replication channels and binlog injector, and the exporter's own.
+# Every other series is read from ndbinfo (job "ndb-cluster") and is the same through any SQL
+# node, so it is not filtered by the SQL node variable: a panel about the cluster must not
+# empty when the selected SQL node's exporter does not read ndbinfo.
+SQL_NODE_METRICS = re.compile(
+    r"^(ndb_sql_|ndb_replica_|ndb_binlog_|ndb_up$|ndb_engine_visibility$|ndb_exporter_)"
+)
+PROMETHEUS_CONFIG = Path(__file__).resolve().parents[1] / "provisioning/prometheus/prometheus.yml"
+NDBINFO_JOB = "ndb-cluster"
 
 
-def sel(metric: str, *matchers: str, node: bool = False) -> str:
-    """``metric{cluster=~"$cluster", instance=~"$instance", ...}``; ``node`` adds the node filter."""
-    parts = [CLUSTER, INSTANCE, *([NODE] if node else []), *matchers]
+def of_sql_node(metric: str) -> bool:
+    """Whether ``metric`` is a series of each SQL node rather than of the cluster (ndbinfo)."""
+    return bool(SQL_NODE_METRICS.match(metric))
+
+
+@cache
+def ndbinfo_scrape_interval() -> str:
+    """The scrape interval of the job that reads ndbinfo: the panels reading its series ask
+    Grafana for that minimum interval, so that ``$__rate_interval`` spans four of its scrapes
+    (the data source's ``timeInterval`` is the shorter interval of the SQL-node job)."""
+    config = yaml.safe_load(PROMETHEUS_CONFIG.read_text())
+    job = next(job for job in config["scrape_configs"] if job["job_name"] == NDBINFO_JOB)
+    return job.get("scrape_interval", config["global"]["scrape_interval"])
+
+
+def sel(metric: str, *matchers: str, node: bool = False, per_cluster: bool = False) -> str:
+    """``metric{cluster=~"$cluster", ...}``; a SQL node's series also takes the SQL node
+    variable (``instance=~"$instance"``) unless ``per_cluster``: a figure of the whole cluster
+    read from all its SQL nodes; ``node`` adds the data node filter."""
+    instance = [INSTANCE] if of_sql_node(metric) and not per_cluster else []
+    parts = [CLUSTER, *instance, *([NODE] if node else []), *matchers]
     return f"{metric}{{{', '.join(parts)}}}"
+
+
+def committed_gci() -> str:
+    """The newest GCI committed in each cluster: the largest Ndb_last_commit_epoch_server
+    over all its SQL nodes (whichever are selected), as a GCI (epoch >> 32). One SQL node
+    alone lags while it is idle."""
+    epoch = sel("ndb_sql_last_commit_epoch", per_cluster=True)
+    return f"floor(max by (cluster) ({epoch}) / {EPOCH_PER_GCI})"
+
+
+# Panels draw at most this many series of nodes: the worst ones (topk or bottomk); the node
+# variable of the Data nodes dashboard, or a drill-down link, shows any other.
+TOP = 10
+
+
+def top(expr: str, k: int = TOP) -> str:
+    return f"topk({k}, {expr})"
+
+
+def bottom(expr: str, k: int = TOP) -> str:
+    return f"bottomk({k}, {expr})"
 
 
 def rate(metric: str, *matchers: str, node: bool = False) -> str:
@@ -124,6 +177,11 @@ def _target(query: Query, ref_id: str) -> prom.Dataquery:
     return target
 
 
+def selected(expr: str) -> set[str]:
+    """The metric names of the selectors (``name{...}``) in ``expr``."""
+    return set(re.findall(r"([A-Za-z_:][A-Za-z0-9_:]*)\{", expr))
+
+
 @dataclass
 class PanelSpec:
     """A panel builder plus the queries it runs (kept for the tests)."""
@@ -149,16 +207,27 @@ def _with_common(
         .span(width)
         .height(height)
     )
+    if any(not of_sql_node(name) for query in queries for name in selected(query.expr)):
+        builder = builder.interval(ndbinfo_scrape_interval())
     for index, query in enumerate(queries):
         builder = builder.with_target(_target(query, chr(ord("A") + index)))
     return builder
 
 
-def per_node(expr: str, *labels: str, suffix: str = "", **options: bool) -> Query:
+def per_node(
+    expr: str,
+    *labels: str,
+    suffix: str = "",
+    k: int = TOP,
+    lowest: bool = False,
+    **options: bool,
+) -> Query:
     """A data node's series (and ``labels``) once, the maximum over the SQL nodes that
-    report it; the legend names the node and the labels, then ``suffix``."""
+    report it, the ``k`` highest (``lowest``: lowest) of them; the legend names the node and
+    the labels, then ``suffix``."""
     legend = " ".join(["node {{node_id}}", *(f"{{{{{label}}}}}" for label in labels), suffix])
-    return q(f"max by ({', '.join(('node_id', *labels))}) ({expr})", legend.rstrip(), **options)
+    series = f"max by ({', '.join(('node_id', *labels))}) ({expr})"
+    return q(bottom(series, k) if lowest else top(series, k), legend.rstrip(), **options)
 
 
 def per_instance(expr: str, *labels: str) -> str:
@@ -181,9 +250,30 @@ def thresholds(*steps: tuple[float | None, str]) -> dash.ThresholdsConfig:
     )
 
 
+def alert_steps(
+    warning: float | None = None, critical: float | None = None, *, below: bool = False
+) -> dash.ThresholdsConfig:
+    """Colours at an alert's thresholds (``alerts.threshold``): green, orange from the
+    warning and red from the critical one; ``below`` for a signal that is bad when low."""
+    levels = [
+        (value, color)
+        for value, color in ((warning, "orange"), (critical, "red"))
+        if value is not None
+    ]
+    if below:
+        worst_first = sorted(levels)
+        colors = [color for _, color in worst_first]
+        values = [value for value, _ in worst_first]
+        return thresholds((None, colors[0]), *zip(values, [*colors[1:], "green"], strict=True))
+    return thresholds((None, "green"), *levels)
+
+
 GREEN_ONLY = thresholds((None, "green"))
 ZERO_IS_GOOD = thresholds((None, "green"), (1, "red"))
-USAGE = thresholds((None, "green"), (0.8, "orange"), (0.9, "red"))
+# A count that pages when above zero at severity warning.
+ZERO_IS_GOOD_WARNING = thresholds((None, "green"), (1, "orange"))
+# Information, not a judgement: every value in one neutral colour.
+NEUTRAL = thresholds((None, "blue"))
 
 
 def value_text(mapping: dict[int, tuple[str, str]]) -> list[model.ValueMap]:
@@ -220,8 +310,10 @@ def timeseries_panel(
     height: int = 8,
     legend_calcs: Iterable[str] = ("lastNotNull", "max"),
     threshold_line: dash.ThresholdsConfig | None = None,
+    links: Sequence[dash.DashboardLink] = (),
 ) -> PanelSpec:
-    """Series over time; ``threshold_line`` draws its steps as lines across the graph."""
+    """Series over time; ``threshold_line`` draws its steps as lines across the graph (an
+    alert's thresholds), ``links`` are data links (a series drills down)."""
     builder = _with_common(
         timeseries.Panel(), title, description, unit, queries, width, height
     ).legend(_legend_table(list(legend_calcs)))
@@ -238,6 +330,8 @@ def timeseries_panel(
         builder = builder.min(min_value)
     if max_value is not None:
         builder = builder.max(max_value)
+    if links:
+        builder = builder.data_links(list(links))
     return PanelSpec(builder, queries)
 
 
@@ -256,12 +350,19 @@ def stat_panel(
     description: str,
     unit: str,
     *queries: Query,
-    steps: dash.ThresholdsConfig = GREEN_ONLY,
+    steps: dash.ThresholdsConfig,
     mappings: list[model.ValueMap] | None = None,
     graph: bool = False,
+    links: Sequence[dash.DashboardLink] = (),
+    named: bool = False,
+    no_value: str | None = None,
     width: int = 4,
     height: int = 4,
 ) -> PanelSpec:
+    """A big number; ``steps`` colour it (every stat judges its value, or says it does not
+    with NEUTRAL); ``links`` are data links (a drill-down); ``named`` shows the series' legend
+    under the value; ``no_value`` is the text shown when the query returns nothing."""
+    text_mode = common_model.BigValueTextMode.VALUE_AND_NAME if named else None
     builder = (
         _with_common(stat.Panel(), title, description, unit, queries, width, height)
         .thresholds(steps)
@@ -273,6 +374,12 @@ def stat_panel(
     )
     if mappings:
         builder = builder.mappings(mappings)
+    if links:
+        builder = builder.data_links(list(links))
+    if text_mode:
+        builder = builder.text_mode(text_mode)
+    if no_value:
+        builder = builder.no_value(no_value)
     return PanelSpec(builder, queries)
 
 
@@ -281,12 +388,14 @@ def bargauge_panel(
     description: str,
     unit: str,
     *queries: Query,
-    steps: dash.ThresholdsConfig = USAGE,
+    steps: dash.ThresholdsConfig,
     min_value: float | None = 0,
     max_value: float | None = None,
+    links: Sequence[dash.DashboardLink] = (),
     width: int = 12,
     height: int = 8,
 ) -> PanelSpec:
+    """Horizontal bars; ``links`` are data links (a bar drills down)."""
     builder = (
         _with_common(bargauge.Panel(), title, description, unit, queries, width, height)
         .thresholds(steps)
@@ -298,6 +407,8 @@ def bargauge_panel(
         builder = builder.min(min_value)
     if max_value is not None:
         builder = builder.max(max_value)
+    if links:
+        builder = builder.data_links(list(links))
     return PanelSpec(builder, queries)
 
 
@@ -330,10 +441,12 @@ def table_panel(
     transformations: Sequence[model.DataTransformerConfig] = (),
     overrides: Sequence[tuple[str, list[model.DynamicConfigValue]]] = (),
     steps: dash.ThresholdsConfig = GREEN_ONLY,
+    sort_by: tuple[str, bool] | None = None,
     width: int = 12,
     height: int = 8,
 ) -> PanelSpec:
-    """A table of instant queries; each query must have ``table=True``."""
+    """A table of instant queries; each query must have ``table=True``. ``sort_by`` is
+    (column, descending): a table that can grow long shows what matters first."""
     builder = _with_common(table.Panel(), title, description, unit, queries, width, height)
     builder = (
         builder.thresholds(steps)
@@ -341,6 +454,11 @@ def table_panel(
         .align(common_model.FieldTextAlignment.AUTO)
         .inspect(False)
     )
+    if sort_by:
+        column, descending = sort_by
+        builder = builder.sort_by(
+            [common.TableSortByFieldState().display_name(column).desc(descending)]
+        )
     for transformation in transformations:
         builder = builder.with_transformation(transformation)
     for name, properties in overrides:
@@ -406,6 +524,7 @@ def joined_table(
     columns: Sequence[tuple[str | None, Query, str]],
     *,
     join_on: str | None = None,
+    sort_by: tuple[str, bool] | None = None,
     width: int = 12,
     height: int = 8,
 ) -> PanelSpec:
@@ -447,6 +566,7 @@ def joined_table(
         overrides=[
             (name, unit_override(unit)) for name, _, unit in columns if name and unit != "none"
         ],
+        sort_by=sort_by,
         width=width,
         height=height,
     )
@@ -530,15 +650,63 @@ def node_variable() -> dash.QueryVariable:
         dash.QueryVariable("node")
         .label("Data node")
         .datasource(DATASOURCE)
-        .query(
-            'label_values(ndb_data_node_uptime_seconds{cluster=~"$cluster", instance=~"$instance"}, node_id)'
-        )
+        .query('label_values(ndb_data_node_uptime_seconds{cluster=~"$cluster"}, node_id)')
         .refresh(model.VariableRefresh.ON_TIME_RANGE_CHANGED)
         .sort(model.VariableSort.NATURAL_ASC)
         .multi(True)
         .include_all(True)
         .all_value(".*")
         .current(ALL)
+    )
+
+
+# ---------------------------------------------------------------- links and annotations
+
+DATA_NODES_UID = "ndb-data-nodes"
+
+
+def data_node_link() -> dash.DashboardLink:
+    """A data link to the Data nodes dashboard with the clicked series' data node selected,
+    the data source, cluster and time range kept."""
+    url = (
+        f"/d/{DATA_NODES_UID}?var-datasource=${{datasource}}&var-cluster=${{cluster}}"
+        "&var-node=${__field.labels.node_id}&${__url_time_range}"
+    )
+    return (
+        dash.DashboardLink("Data node ${__field.labels.node_id}")
+        .type(model.DashboardLinkType.LINK)
+        .url(url)
+        .tooltip("Open the Data nodes dashboard for this data node")
+    )
+
+
+# Annotations shared by every dashboard: (name, colour, query). Restarts come from uptime
+# resets, alerts from Prometheus' ALERTS series, configuration changes from the generation
+# the data nodes run. The management server's cluster-log events belong in this list too,
+# as a query of its collector's event series, once the exporter reads them.
+ANNOTATIONS = (
+    (
+        "Data node restarts",
+        "orange",
+        f"max by (node_id) (resets({sel('ndb_data_node_uptime_seconds')}[2m])) > 0",
+    ),
+    ("Alerts firing", "red", 'ALERTS{cluster=~"$cluster", alertstate="firing"}'),
+    (
+        "Configuration generation changes",
+        "blue",
+        f"max by (node_id) (changes({sel('ndb_data_node_config_generation')}[2m])) > 0",
+    ),
+)
+
+
+def annotation(name: str, color: str, expr: str) -> dash.AnnotationQuery:
+    return (
+        dash.AnnotationQuery()
+        .name(name)
+        .datasource(DATASOURCE)
+        .enable(True)
+        .icon_color(color)
+        .expr(expr)
     )
 
 
@@ -585,6 +753,7 @@ class Layout:
                 .include_vars(True)
                 .keep_time(True)
             )
+            .annotations([annotation(*spec) for spec in ANNOTATIONS])
             .with_variable(datasource_variable())
             .with_variable(cluster_variable(multi=clusters))
             .with_variable(instance_variable())
@@ -650,23 +819,17 @@ DATA_NODE_STATE_TEXT = value_text(
 def data_node_state_panel(*, node: bool = False, width: int = 12) -> PanelSpec:
     configured = sel("ndb_node_configured", 'node_type="NDB"', node=node)
     not_running = f"max by (node_id) ({configured}) * 0"
+    state = state_code(
+        "ndb_data_node_status", DATA_NODE_STATES, "node_id", node=node, otherwise=not_running
+    )
     return state_timeline_panel(
         "Data node state",
-        "Start state of every configured data node over time (ndbinfo.nodes, plus "
-        "config_nodes for nodes that are down). STARTED is normal; STARTING during a node or "
-        "system restart (see the start phase on the Data nodes dashboard); 'not running' means "
-        "the node is configured but has no running process, so its node group runs with fewer "
-        "replicas.",
-        q(
-            state_code(
-                "ndb_data_node_status",
-                DATA_NODE_STATES,
-                "node_id",
-                node=node,
-                otherwise=not_running,
-            ),
-            "node {{node_id}}",
-        ),
+        "Start state of the configured data nodes over time (ndbinfo.nodes, plus "
+        "config_nodes for nodes that are down), the ten in the worst state. STARTED is "
+        "normal; STARTING during a node or system restart (see the start phase); 'not "
+        "running' means the node is configured but has no running process, so its node group "
+        "runs with fewer replicas.",
+        q(bottom(state), "node {{node_id}}"),
         mappings=DATA_NODE_STATE_TEXT,
         width=width,
     )

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from .alerts import threshold
 from .common import (
-    ZERO_IS_GOOD,
+    ZERO_IS_GOOD_WARNING,
     Board,
     Layout,
+    alert_steps,
     bargauge_panel,
+    bottom,
+    joined_table,
     matrix_table,
     per_node,
     q,
@@ -72,19 +76,21 @@ def _summary_row(layout: Layout) -> None:
             "whole node group. Also nonzero in the middle of a rolling restart.",
             "none",
             q(f"max({sel('ndb_config_inconsistent_params')})", instant=True),
-            steps=ZERO_IS_GOOD,
+            steps=ZERO_IS_GOOD_WARNING,
             width=8,
             height=8,
         ),
         timeseries_panel(
             "Configuration generation",
-            "Generation of the cluster configuration each data node and SQL node runs. After "
-            "a configuration change every node should reach the new generation once the "
-            "rolling restart is done.",
+            "How many data nodes run each generation of the cluster configuration, and the "
+            "generation each SQL node runs. After a configuration change every node should "
+            "reach the new generation once the rolling restart is done "
+            "(NdbConfigGenerationSkew).",
             "none",
             q(
-                f"max by (node_id) ({sel('ndb_data_node_config_generation', node=True)})",
-                "data node {{node_id}}",
+                'count by (generation) (count_values("generation", max by (node_id) '
+                f"({sel('ndb_data_node_config_generation', node=True)})))",
+                "data nodes at generation {{generation}}",
             ),
             q(f"max by (instance) ({sel('ndb_sql_config_generation')})", "{{instance}}"),
             width=8,
@@ -176,6 +182,82 @@ def _key_parameter_row(layout: Layout) -> None:
     )
 
 
+def _backup_and_version_row(layout: Layout) -> None:
+    info = sel("ndb_node_info", 'node_version!=""')
+    backup_changed = sel("cluster:ndb_backup_last_id_change:timestamp_seconds")
+    too_old = threshold("NdbBackupTooOld")
+    skew = threshold("NdbVersionSkew")
+    layout.row(
+        "Backups, versions and certificates",
+        stat_panel(
+            "Hours since a backup last started",
+            "Hours since the id of the last backup (ndbinfo.backup_id) last increased, as the "
+            "recording rule cluster:ndb_backup_last_id_change:timestamp_seconds tracks it. "
+            f"NdbBackupTooOld fires above {too_old:g} hours: restores need a recent backup.",
+            "h",
+            q(f"(time() - max({backup_changed})) / 3600", instant=True),
+            steps=alert_steps(too_old),
+            width=6,
+            height=8,
+        ),
+        timeseries_panel(
+            "Last backup id",
+            "Id of the last backup started in the cluster; each step is a new backup "
+            "(START BACKUP). 0 when the cluster has never been backed up.",
+            "none",
+            q(f"max({sel('ndb_backup_last_id')})", "backup id"),
+            min_value=0,
+            width=6,
+        ),
+        stat_panel(
+            "NDB versions running",
+            "Distinct NDB versions of the connected data and management nodes "
+            "(ndbinfo.processes). More than one is normal only during a rolling upgrade; "
+            "NdbVersionSkew warns when it lasts.",
+            "none",
+            q(f"count(count by (node_version) ({info}))", instant=True),
+            steps=thresholds((None, "green"), (skew + 1, "orange")),
+            width=3,
+            height=8,
+        ),
+        matrix_table(
+            "Versions",
+            "Connected data and management nodes by NDB version (ndbinfo.processes), one "
+            "column per node type.",
+            q(
+                f"count by (node_type, node_version) (max by (node_type, node_id, node_version) ({info}))",
+                table=True,
+            ),
+            rows="node_version",
+            columns="node_type",
+            width=3,
+        ),
+        joined_table(
+            "TLS certificates",
+            "Each node's TLS certificate (ndbinfo.certificates, NDB 8.3+): name and serial, "
+            "the ones that expire first (the Overview shows the time left).",
+            ["node_id", "name", "serial"],
+            [
+                (
+                    "expires",
+                    q(
+                        bottom(
+                            "max by (node_id, name, serial) "
+                            f"({sel('ndb_tls_certificate_expiry_timestamp_seconds')} * on (node_id) group_left (name, serial) "
+                            f"max by (node_id, name, serial) ({sel('ndb_tls_certificate_info')})) * 1000",
+                            20,
+                        ),
+                        table=True,
+                    ),
+                    "dateTimeAsIso",
+                ),
+            ],
+            sort_by=("expires", False),
+            width=6,
+        ),
+    )
+
+
 def board() -> Board:
     layout = Layout(
         UID,
@@ -187,4 +269,5 @@ def board() -> Board:
     _summary_row(layout)
     _difference_row(layout)
     _key_parameter_row(layout)
+    _backup_and_version_row(layout)
     return layout.build()

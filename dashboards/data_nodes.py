@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from .alerts import threshold
 from .common import (
+    NEUTRAL,
     Board,
     Layout,
+    alert_steps,
     bargauge_panel,
+    bottom,
     data_node_state_panel,
     increase,
     joined_table,
@@ -14,8 +18,10 @@ from .common import (
     q,
     rate,
     sel,
+    stat_panel,
     thresholds,
     timeseries_panel,
+    top,
 )
 
 UID = "ndb-data-nodes"
@@ -32,13 +38,14 @@ def _node_rate(metric: str, *matchers: str) -> str:
 def _status_row(layout: Layout) -> None:
     layout.row(
         "Status",
-        data_node_state_panel(node=True),
+        data_node_state_panel(node=True, width=8),
         joined_table(
             "Data node status",
             "Current state of each running data node: start state, start phase (only "
             "meaningful while STARTING), node group, uptime and the configuration generation "
-            "it runs. Nodes that are down have no row; see the state panel.",
-            ["node_id", "state", "nodegroup"],
+            "it runs, the CPUs available to it and online on its host, the host's CPU model "
+            "and memory. Nodes that are down have no row; see the state panel.",
+            ["node_id", "state", "nodegroup", "model_name"],
             [
                 (
                     None,
@@ -71,8 +78,58 @@ def _status_row(layout: Layout) -> None:
                     q(f"max by (node_id) ({_node('ndb_data_node_config_generation')})", table=True),
                     "none",
                 ),
+                (
+                    "CPUs",
+                    q(
+                        "max by (node_id) ("
+                        + _node("ndb_data_node_cpus", 'kind="available"')
+                        + ")",
+                        table=True,
+                    ),
+                    "none",
+                ),
+                (
+                    None,
+                    q(
+                        f"max by (node_id, model_name) ({_node('ndb_data_node_hardware_info')})",
+                        table=True,
+                    ),
+                    "none",
+                ),
+                (
+                    "host CPUs online",
+                    q(f"max by (node_id) ({_node('ndb_host_cpus_online')})", table=True),
+                    "none",
+                ),
+                (
+                    "host memory",
+                    q(f"max by (node_id) ({_node('ndb_data_node_memory_bytes')})", table=True),
+                    "bytes",
+                ),
             ],
             join_on="node_id",
+            sort_by=("uptime", False),
+        ),
+        stat_panel(
+            "President",
+            "The data node that manages membership (ndbinfo.membership): it decides node "
+            "failures and runs arbitration. It moves to the oldest surviving node when it "
+            "fails.",
+            "none",
+            q(f"max({sel('ndb_president_node_id')})", instant=True),
+            steps=NEUTRAL,
+            width=2,
+            height=8,
+        ),
+        stat_panel(
+            "Arbitrator",
+            "The arbitrator the data nodes know (a management or API node; 0: none). In a "
+            "network split, the half that reaches it survives (NdbNoArbitrator).",
+            "none",
+            q(f"min(max by (node_id) ({sel('ndb_arbitrator_node_id')}))", instant=True),
+            steps=thresholds((None, "orange"), (1, "green")),
+            width=2,
+            height=8,
         ),
     )
 
@@ -87,23 +144,28 @@ def _memory_row(layout: Layout) -> None:
         timeseries_panel(
             "Memory used by type",
             "Bytes in use per memory pool (ndbinfo.memoryusage): DataMemory (rows and, since "
-            "7.6, hash indexes), the long message buffer, and IndexMemory on 7.5. The dashed "
-            "lines are the pool sizes.",
+            "7.6, hash indexes), the long message buffer, and IndexMemory on 7.5; the ten "
+            "largest pools of the selected nodes. The pool sizes are on the Configuration "
+            "dashboard.",
             "bytes",
             per_node(used, "memory_type", suffix="used"),
-            per_node(total, "memory_type", suffix="size"),
             min_value=0,
         ),
         bargauge_panel(
             "Memory pools used",
-            "Share of each memory pool in use. DataMemory above 80 % leaves little room for "
-            "growth and for the extra copies made during ALTER TABLE and node restarts; a full "
-            "long message buffer stalls signal processing.",
+            "Share of each memory pool in use, the ten fullest. Little DataMemory left leaves "
+            "no room for growth and for the extra copies made during ALTER TABLE and node "
+            "restarts (NdbDataMemoryHigh, NdbDataMemoryCritical); a full long message buffer "
+            "stalls signal processing (NdbLongMessageBufferHigh).",
             "percentunit",
             q(
-                f"max by (node_id, memory_type) ({used}) / max by (node_id, memory_type) ({total})",
+                top(
+                    f"max by (node_id, memory_type) ({used})"
+                    f" / max by (node_id, memory_type) ({total})"
+                ),
                 "node {{node_id}} {{memory_type}}",
             ),
+            steps=alert_steps(threshold("NdbDataMemoryHigh"), threshold("NdbDataMemoryCritical")),
             max_value=1,
         ),
         timeseries_panel(
@@ -119,16 +181,28 @@ def _memory_row(layout: Layout) -> None:
         bargauge_panel(
             "Resources used of their maximum",
             "Used divided by the configured maximum for resources that have one (a maximum "
-            "of 0 means unlimited and is left out). Near 1 the resource refuses new "
-            "allocations: transactions abort or signals queue.",
+            "of 0 means unlimited and is left out), the ten fullest. Near 1 the resource "
+            "refuses new allocations: transactions abort or signals queue "
+            "(NdbResourcePoolHigh).",
             "percentunit",
             q(
-                f"max by (node_id, resource) ({res_used}) / max by (node_id, resource) ({res_max} > 0)",
+                top(
+                    f"max by (node_id, resource) ({res_used})"
+                    f" / max by (node_id, resource) ({res_max} > 0)"
+                ),
                 "node {{node_id}} {{resource}}",
             ),
+            steps=alert_steps(threshold("NdbResourcePoolHigh")),
             max_value=1,
         ),
     )
+
+
+def _log_share(used: str, total: str, log_type: str) -> str:
+    """The ten fullest log parts of ``log_type`` (used / total)."""
+    matcher = f'log_type="{log_type}"'
+    share = f"{_node(used, matcher)} / ({_node(total, matcher)} > 0)"
+    return top(f"max by (node_id, log_part) ({share})")
 
 
 def _log_row(layout: Layout) -> None:
@@ -136,52 +210,81 @@ def _log_row(layout: Layout) -> None:
     space_total = _node("ndb_log_space_total_bytes")
     buf_used = _node("ndb_log_buffer_used_bytes")
     buf_total = _node("ndb_log_buffer_total_bytes")
+    redo = (threshold("NdbRedoLogSpaceHigh"), threshold("NdbRedoLogSpaceCritical"))
+    undo = (threshold("NdbUndoLogSpaceHigh"), threshold("NdbUndoLogSpaceCritical"))
     layout.row(
         "Redo and undo logs",
         timeseries_panel(
-            "Log space used",
-            "Share of the redo log (per log part) and of the disk-data undo log in use "
-            "(ndbinfo.logspaces). Redo space is released by completed local checkpoints; undo "
-            "space by LCPs of disk data. Over 80 % means checkpoints cannot keep up with the "
-            "write load: check disk write speed and the LCP age.",
+            "Redo log space used",
+            "Share of the redo log in use, the ten fullest log parts (ndbinfo.logspaces). "
+            "Redo space is released by completed local checkpoints: a rising line means "
+            "checkpoints cannot keep up with the write load (check disk write speed and the "
+            f"LCP age). NdbRedoLogSpaceHigh warns above {redo[0]:.0%}, "
+            f"NdbRedoLogSpaceCritical above {redo[1]:.0%}.",
             "percentunit",
             q(
-                f"max by (node_id, log_type, log_part) ({space_used} / ({space_total} > 0))",
-                "node {{node_id}} {{log_type}} part {{log_part}}",
+                _log_share("ndb_log_space_used_bytes", "ndb_log_space_total_bytes", "REDO"),
+                "node {{node_id}} part {{log_part}}",
             ),
             min_value=0,
             max_value=1,
-            width=8,
+            width=6,
+            threshold_line=alert_steps(*redo),
+        ),
+        timeseries_panel(
+            "Undo log space used",
+            "Share of the disk-data undo log in use (ndbinfo.logspaces), the ten fullest; "
+            "freed by LCPs of disk data. Flat at 0 without disk data tables. "
+            f"NdbUndoLogSpaceHigh warns above {undo[0]:.0%}, NdbUndoLogSpaceCritical above "
+            f"{undo[1]:.0%}.",
+            "percentunit",
+            q(
+                _log_share("ndb_log_space_used_bytes", "ndb_log_space_total_bytes", "DD-UNDO"),
+                "node {{node_id}} part {{log_part}}",
+            ),
+            min_value=0,
+            max_value=1,
+            width=6,
+            threshold_line=alert_steps(*undo),
         ),
         timeseries_panel(
             "Log buffers used",
-            "Share of the redo, undo and backup log buffers in use (ndbinfo.logbuffers). A "
-            "full redo buffer (RedoBuffer) makes commits wait for the disk ('REDO buffers "
-            "overloaded' errors); raise RedoBuffer or speed up the redo disk.",
+            "Share of the redo, undo and backup log buffers in use (ndbinfo.logbuffers), the "
+            "ten fullest. A full redo buffer (RedoBuffer) makes commits wait for the disk "
+            "('REDO buffers overloaded' errors); raise RedoBuffer or speed up the redo disk. "
+            f"NdbRedoBufferHigh and NdbUndoBufferHigh fire above "
+            f"{threshold('NdbRedoBufferHigh'):.0%}.",
             "percentunit",
             q(
-                f"max by (node_id, log_type, log_part) ({buf_used} / ({buf_total} > 0))",
+                top(f"max by (node_id, log_type, log_part) ({buf_used} / ({buf_total} > 0))"),
                 "node {{node_id}} {{log_type}} part {{log_part}}",
             ),
             min_value=0,
             max_value=1,
-            width=8,
+            width=6,
+            threshold_line=alert_steps(threshold("NdbRedoBufferHigh")),
         ),
         timeseries_panel(
             "Log space in bytes",
-            "Redo and undo log bytes in use per data node (all parts summed), with the total "
-            "size for reference.",
+            "Redo and undo log bytes in use per data node (all parts summed), the five "
+            "largest, with the total size of the largest logs for reference.",
             "bytes",
             q(
-                f"sum by (node_id, log_type) (max by (node_id, log_type, log_id, log_part) ({space_used}))",
+                top(
+                    f"sum by (node_id, log_type) (max by (node_id, log_type, log_id, log_part) ({space_used}))",
+                    5,
+                ),
                 "node {{node_id}} {{log_type}} used",
             ),
             q(
-                f"sum by (node_id, log_type) (max by (node_id, log_type, log_id, log_part) ({space_total}))",
+                top(
+                    f"sum by (node_id, log_type) (max by (node_id, log_type, log_id, log_part) ({space_total}))",
+                    5,
+                ),
                 "node {{node_id}} {{log_type}} size",
             ),
             min_value=0,
-            width=8,
+            width=6,
         ),
     )
 
@@ -196,10 +299,13 @@ def _thread_row(layout: Layout) -> None:
             "CPU time of each data node thread (user + system) as a share of one core "
             "(ndbinfo.threadstat). An ldm, tc, recv or send thread near 100 % is the "
             "bottleneck of that node; spread the work with more threads of that kind "
-            "(ThreadConfig / AutomaticThreadConfig) or lock threads to dedicated CPUs.",
+            "(ThreadConfig / AutomaticThreadConfig) or lock threads to dedicated CPUs. The "
+            "ten busiest threads of the selected nodes.",
             "percentunit",
             q(
-                f"max by (node_id, thread, thr_no) (sum by (instance, node_id, thread, thr_no) ({cpu}))",
+                top(
+                    f"max by (node_id, thread, thr_no) (sum by (instance, node_id, thread, thr_no) ({cpu}))"
+                ),
                 "node {{node_id}} {{thread}} {{thr_no}}",
             ),
             min_value=0,
@@ -208,10 +314,10 @@ def _thread_row(layout: Layout) -> None:
         timeseries_panel(
             "Signals executed",
             "Signals executed per second by each thread: the unit of work inside a data node. "
-            "Compare with CPU to see how expensive the work is.",
+            "Compare with CPU to see how expensive the work is. The ten busiest threads.",
             "ops",
             q(
-                f"max by (node_id, thread, thr_no) ({signals})",
+                top(f"max by (node_id, thread, thr_no) ({signals})"),
                 "node {{node_id}} {{thread}} {{thr_no}}",
             ),
             min_value=0,
@@ -242,12 +348,14 @@ def _activity_row(layout: Layout) -> None:
         timeseries_panel(
             "Send-buffer stalls",
             "Share of the last second the busiest thread of each type waited for full send "
-            "buffers. Buffer-full time means the node produces data faster than its links "
-            "send it (see the transporters).",
+            "buffers, the ten highest. Buffer-full time means the node produces data faster "
+            "than its links send it (see the transporters). NdbThreadBufferFull fires above "
+            f"{threshold('NdbThreadBufferFull'):.0%}.",
             "percentunit",
             per_node(stalled, "thread"),
             min_value=0,
             width=8,
+            threshold_line=alert_steps(threshold("NdbThreadBufferFull")),
         ),
         timeseries_panel(
             "Host CPU busy",
@@ -255,10 +363,7 @@ def _activity_row(layout: Layout) -> None:
             "reports it (cpudata, 8.0.23+). A busy host beside idle data node threads means "
             "other processes compete for the CPUs.",
             "percentunit",
-            q(
-                f"1 - max by (node_id) ({host_idle})",
-                "node {{node_id}}",
-            ),
+            q(top(f"1 - max by (node_id) ({host_idle})"), "node {{node_id}}"),
             min_value=0,
             max_value=1,
             width=8,
@@ -273,20 +378,25 @@ def _transactions_row(layout: Layout) -> None:
     longest = _node("ndb_lock_longest_seconds")
     key = rate("ndb_tc_operation_duration_seconds_bucket", 'operation="key"', node=True)
     pgman = rate("ndb_pgman_operation_duration_seconds_bucket", node=True)
+    errors = _node_rate("ndb_tc_operation_errors_total")
+    operations = _node_rate("ndb_tc_operation_duration_seconds_count")
     layout.row(
         "Latency, transactions and locks",
         timeseries_panel(
             "Key operation latency p99 per node",
             "99th percentile of key operations coordinated by each data node "
-            "(tc_time_track_stats). One node slower than the others points to that node's "
-            "threads, disks or links.",
+            "(tc_time_track_stats), the ten slowest. One node slower than the others points "
+            "to that node's threads, disks or links (NdbOperationLatencyHigh).",
             "s",
             q(
-                f"histogram_quantile(0.99, sum by (node_id, le) (max by (node_id, le) ({key})))",
+                top(
+                    f"histogram_quantile(0.99, sum by (node_id, le) (max by (node_id, le) ({key})))"
+                ),
                 "node {{node_id}}",
             ),
             min_value=0,
             width=8,
+            threshold_line=alert_steps(threshold("NdbOperationLatencyHigh")),
         ),
         timeseries_panel(
             "Disk data latency p99",
@@ -294,8 +404,10 @@ def _transactions_row(layout: Layout) -> None:
             "data node (pgman_time_track_stats); flat at 0 without disk data tables.",
             "s",
             q(
-                "histogram_quantile(0.99, sum by (node_id, operation, le)"
-                f" (max by (node_id, operation, le) ({pgman})))",
+                top(
+                    "histogram_quantile(0.99, sum by (node_id, operation, le)"
+                    f" (max by (node_id, operation, le) ({pgman})))"
+                ),
                 "node {{node_id}} {{operation}}",
             ),
             min_value=0,
@@ -304,17 +416,49 @@ def _transactions_row(layout: Layout) -> None:
         timeseries_panel(
             "Open transactions",
             "Transactions open in each data node's transaction coordinators "
-            "(cluster_transactions), with the longest any has been idle waiting for its "
-            "client. An idle transaction keeps its locks (NdbLongRunningTransaction).",
+            "(cluster_transactions), the ten nodes with the most.",
             "none",
             q(
-                f"sum by (node_id) (max by (node_id, state) ({open_tx}))"
-                f" or max by (node_id) ({inactive}) * 0",
+                top(
+                    f"sum by (node_id) (max by (node_id, state) ({open_tx}))"
+                    f" or max by (node_id) ({inactive}) * 0"
+                ),
                 "node {{node_id}} open",
             ),
-            per_node(inactive, suffix="longest idle (s)"),
             min_value=0,
             width=8,
+        ),
+        timeseries_panel(
+            "Longest idle transaction",
+            "The longest any open transaction of each data node has been idle waiting for "
+            "its client, the ten longest. An idle transaction keeps its locks; "
+            "NdbLongRunningTransaction fires above "
+            f"{threshold('NdbLongRunningTransaction'):g} s.",
+            "s",
+            per_node(inactive),
+            min_value=0,
+            width=8,
+            threshold_line=alert_steps(threshold("NdbLongRunningTransaction")),
+        ),
+        timeseries_panel(
+            "Operation errors",
+            "Share of the transactions, key operations and scans each data node coordinated "
+            "that ended in an error (tc_time_track_stats), the ten highest. Errors include "
+            "the application's own (duplicate keys, rows not found) as well as timeouts and "
+            "overloads; NdbOperationErrorsHigh fires above "
+            f"{threshold('NdbOperationErrorsHigh', after='/'):.0%} at more than one error a "
+            "second.",
+            "percentunit",
+            q(
+                top(
+                    f"max by (node_id, operation) ({errors}) / ((max by (node_id, operation)"
+                    f" ({errors}) + max by (node_id, operation) ({operations})) > 0)"
+                ),
+                "node {{node_id}} {{operation}}",
+            ),
+            min_value=0,
+            width=8,
+            threshold_line=alert_steps(threshold("NdbOperationErrorsHigh", after="/")),
         ),
         timeseries_panel(
             "Row locks",
@@ -323,7 +467,7 @@ def _transactions_row(layout: Layout) -> None:
             "none",
             per_node(locks, "state"),
             min_value=0,
-            width=12,
+            width=8,
         ),
         timeseries_panel(
             "Longest lock wait and hold",
@@ -333,7 +477,7 @@ def _transactions_row(layout: Layout) -> None:
             "s",
             per_node(longest, "state"),
             min_value=0,
-            width=12,
+            width=8,
         ),
     )
 
@@ -353,11 +497,11 @@ def _transporter_row(layout: Layout) -> None:
             "management nodes). Compare with the link speed between the hosts.",
             "Bps",
             q(
-                f"max by (node_id) ({sent})",
+                top(f"max by (node_id) ({sent})"),
                 "node {{node_id}} sent",
             ),
             q(
-                f"max by (node_id) ({received})",
+                top(f"max by (node_id) ({received})"),
                 "node {{node_id}} received",
             ),
             min_value=0,
@@ -365,16 +509,16 @@ def _transporter_row(layout: Layout) -> None:
         timeseries_panel(
             "Transporter overloads and slowdowns",
             "How often a transporter's send buffer crossed the overload limit (new requests "
-            "are refused with error 1218) or the slowdown limit (scans are slowed down). "
-            "Nonzero rates call for more SendBufferMemory or TotalSendBufferMemory, or a faster "
-            "network.",
+            "are refused with error 1218) or the slowdown limit (scans are slowed down), the "
+            "ten highest of each. Nonzero rates call for more SendBufferMemory or "
+            "TotalSendBufferMemory, or a faster network (NdbTransporterOverloaded).",
             "ops",
             q(
-                f"max by (node_id) ({overloads})",
+                top(f"max by (node_id) ({overloads})"),
                 "node {{node_id}} overloads",
             ),
             q(
-                f"max by (node_id) ({slowdowns})",
+                top(f"max by (node_id) ({slowdowns})"),
                 "node {{node_id}} slowdowns",
             ),
             min_value=0,
@@ -387,7 +531,7 @@ def _transporter_row(layout: Layout) -> None:
             "between them is broken (per-link states: the transporter_links collector).",
             "none",
             q(
-                f"sum by (node_id) (max by (node_id, state) ({not_connected}))",
+                top(f"sum by (node_id) (max by (node_id, state) ({not_connected}))"),
                 "node {{node_id}}",
             ),
             min_value=0,
@@ -400,9 +544,21 @@ def _transporter_row(layout: Layout) -> None:
             "that keeps restarting.",
             "none",
             q(
-                f"max by (node_id) ({connects})",
+                top(f"max by (node_id) ({connects})"),
                 "node {{node_id}}",
             ),
+            min_value=0,
+            height=10,
+        ),
+        timeseries_panel(
+            "Links overloaded and in slowdown now",
+            "Transporters of each data node that are overloaded or in slowdown at the scrape "
+            "(ndbinfo.transporters), the ten nodes with the most. A link that stays overloaded "
+            "refuses new requests (NdbTransporterOverloaded); one that stays in slowdown slows "
+            "scans (NdbTransporterSlowdown).",
+            "none",
+            per_node(_node("ndb_transporter_overloaded_links"), suffix="overloaded", k=5),
+            per_node(_node("ndb_transporter_slowdown_links"), suffix="in slowdown", k=5),
             min_value=0,
             height=10,
         ),
@@ -421,14 +577,16 @@ def _send_buffer_row(layout: Layout) -> None:
             "Share of the send buffer memory a data node may use (TotalSendBufferMemory, the "
             "TRANSPORTER_BUFFERS pool of ndbinfo.resources) that its links hold "
             "(ndbinfo.transporter_details, 8.0.37+). Near the top, links overload and "
-            "transactions abort with error 1218; NdbSendBufferHigh fires above 80 %.",
+            "transactions abort with error 1218; NdbSendBufferHigh fires above "
+            f"{threshold('NdbSendBufferHigh'):.0%}. The ten fullest nodes.",
             "percentunit",
             q(
-                f"max by (node_id) ({allocated}) / (max by (node_id) ({limit}) > 0)",
+                top(f"max by (node_id) ({allocated}) / (max by (node_id) ({limit}) > 0)"),
                 "node {{node_id}}",
             ),
             min_value=0,
             max_value=1,
+            threshold_line=alert_steps(threshold("NdbSendBufferHigh")),
         ),
         timeseries_panel(
             "Send buffer bytes waiting",
@@ -450,6 +608,8 @@ def _disk_row(layout: Layout) -> None:
         return f"sum by (node_id) (max by (node_id, result) ({per_node}))"
 
     hits, waits = requests("direct_return"), requests("wait_io")
+    hit_ratio = threshold("NdbDiskPageBufferHitRatioLow", after='wait_io"')
+    log_waits = _node_rate("ndb_disk_page_buffer_log_waits_total")
     written = _node_rate("ndb_disk_page_buffer_pages_written_total")
     read = _node_rate("ndb_disk_page_buffer_pages_read_total")
     speed = _node("ndb_disk_write_speed_bytes_per_second", 'window="10s"')
@@ -460,22 +620,28 @@ def _disk_row(layout: Layout) -> None:
             "Page requests served from the page buffer against those that waited for a disk "
             "read, direct_return / (direct_return + wait_io), the NDB manual's hit ratio "
             "(ndbinfo.diskpagebuffer; requests queued behind a read already in progress are "
-            "left out). Only tables with STORAGE DISK use it. The line is 95 %: below it, "
-            "raise DiskPageBufferMemory (after a restart the buffer warms up first).",
+            "left out), the ten lowest. Only tables with STORAGE DISK use it. The line is "
+            f"{hit_ratio:.0%}, where NdbDiskPageBufferHitRatioLow fires: below it, raise "
+            "DiskPageBufferMemory (after a restart the buffer warms up first).",
             "percentunit",
-            q(f"{hits} / (({hits} + {waits}) > 0)", "node {{node_id}}"),
+            q(bottom(f"{hits} / (({hits} + {waits}) > 0)"), "node {{node_id}}"),
             min_value=0,
             max_value=1,
             width=8,
-            threshold_line=thresholds((None, "red"), (0.95, "green")),
+            threshold_line=alert_steps(hit_ratio, below=True),
         ),
         timeseries_panel(
             "Disk page buffer I/O",
-            "Disk-data pages read into and written from the page buffer per second; writes "
-            "are split into those made by local checkpoints and the rest.",
+            "Disk-data pages read into and written from the page buffer per second, the "
+            "busiest nodes; writes are split into those made by local checkpoints and the "
+            "rest; log waits are page writes that waited for the undo log to be flushed.",
             "ops",
-            per_node(read, suffix="read"),
-            q(f"max by (node_id, cause) ({written})", "node {{node_id}} written ({{cause}})"),
+            per_node(read, suffix="read", k=5),
+            q(
+                top(f"max by (node_id, cause) ({written})", 5),
+                "node {{node_id}} written ({{cause}})",
+            ),
+            per_node(log_waits, suffix="log waits", k=5),
             min_value=0,
             width=8,
         ),
@@ -498,9 +664,10 @@ def _restart_row(layout: Layout) -> None:
         "Restarts",
         timeseries_panel(
             "Uptime",
-            "Time since each data node started. A reset is a node restart.",
+            "Time since each data node started, the ten most recently started. A reset is a "
+            "node restart.",
             "s",
-            per_node(_node("ndb_data_node_uptime_seconds")),
+            per_node(_node("ndb_data_node_uptime_seconds"), lowest=True),
             min_value=0,
         ),
         timeseries_panel(
@@ -514,16 +681,21 @@ def _restart_row(layout: Layout) -> None:
         ),
         bargauge_panel(
             "Last restart duration",
-            "Total duration of each data node's most recent restart (ndbinfo.restart_info). "
+            "Total duration of each data node's most recent restart and its status "
+            "(ndbinfo.restart_info), the ten longest. "
             "Long restarts usually spend their time copying data or executing the redo log; "
             "the table beside it breaks the time down by phase.",
             "s",
             q(
-                f"max by (node_id) ({_node('ndb_restart_duration_seconds')})",
-                "node {{node_id}}",
+                top(
+                    f"max by (node_id) ({_node('ndb_restart_duration_seconds')})"
+                    " * on (node_id) group_left (status)"
+                    f" max by (node_id, status) ({_node('ndb_restart_status')})"
+                ),
+                "node {{node_id}}: {{status}}",
                 instant=True,
             ),
-            steps=thresholds((None, "green")),
+            steps=NEUTRAL,
         ),
         matrix_table(
             "Restart phases",

@@ -1,199 +1,356 @@
-"""Cluster overview: is the cluster whole, redundant, checkpointing and busy?"""
+"""Cluster overview: is the cluster whole, redundant, checkpointing and busy?
+
+The first screen answers "is the cluster healthy, and if not, where?": one cluster status,
+the firing alerts, a stat per failure the alerts page on (each coloured at its alert's
+threshold), and the fullest data nodes, each bar a link to that node on the Data nodes
+dashboard.
+"""
 
 from __future__ import annotations
 
+from .alerts import threshold
 from .common import (
     EPOCH_PER_GCI,
-    USAGE,
+    NEUTRAL,
     ZERO_IS_GOOD,
+    ZERO_IS_GOOD_WARNING,
     Board,
     Layout,
     PanelSpec,
     alert_list_panel,
+    alert_steps,
     bargauge_panel,
-    data_node_state_panel,
+    bottom,
+    committed_gci,
+    data_node_link,
     heatmap_panel,
     per_node,
     q,
     rate,
     sel,
     stat_panel,
-    state_timeline_panel,
     thresholds,
     timeseries_panel,
+    top,
     value_text,
 )
 
 UID = "ndb-overview"
 
-CONNECTED_TEXT = value_text({1: ("connected", "green"), 0: ("not connected", "red")})
+STATUS_TEXT = value_text({2: ("HEALTHY", "green"), 1: ("DEGRADED", "orange"), 0: ("DOWN", "red")})
+ARBITRATION_TEXT = value_text({1: ("ready", "green"), 0: ("not ready", "orange")})
+STATUS_STEPS = thresholds((None, "red"), (1, "orange"), (2, "green"))
 
 
-def _node_count_stat(title: str, node_type: str, description: str) -> PanelSpec:
-    connected = sel("ndb_node_connected", f'node_type="{node_type}"')
-    configured = sel("ndb_node_configured", f'node_type="{node_type}"')
-    return stat_panel(
-        title,
-        description,
-        "none",
-        q(f"sum(max by (node_id) ({connected}))", "connected", instant=True),
-        q(f"count(max by (node_id) ({configured}))", "configured", instant=True),
-    )
+STARTED = 'state="STARTED"'
+NOT_SPARE = 'nodegroup!="65536"'  # data nodes without a node group yet
 
 
-def _nodes_row(layout: Layout) -> None:
-    started = sel("ndb_data_node_status", 'state="STARTED"')
-    configured = sel("ndb_node_configured", 'node_type="NDB"')
-    layout.row(
-        "Nodes",
+def _replicas() -> str:
+    return "max(" + sel("ndb_config_value", 'param="NoOfReplicas"') + ")"
+
+
+def _started() -> str:
+    return "max by (node_id) (" + sel("ndb_data_node_status", STARTED) + ")"
+
+
+def _configured(node_type: str) -> str:
+    return "max by (node_id) (" + sel("ndb_node_configured", f'node_type="{node_type}"') + ")"
+
+
+def _connected(node_type: str) -> str:
+    return "max by (node_id) (" + sel("ndb_node_connected", f'node_type="{node_type}"') + ")"
+
+
+def _of_configured(missing: str, node_type: str) -> str:
+    """``missing`` (a number) labelled with how many ``node_type`` nodes are configured, for a
+    legend "of N configured"."""
+    count = f'count_values("configured", count({_configured(node_type)}))'
+    return f"({missing}) + on () group_left (configured) ({count} * 0)"
+
+
+def _lcp_age() -> str:
+    """GCIs the cluster committed since the GCI up to which the last LCP made data durable."""
+    lcp = f"max by (cluster) ({sel('ndb_lcp_completed_gci')})"
+    return f"max({committed_gci()} - on (cluster) {lcp})"
+
+
+def _node_group_state() -> str:
+    """2 while every node group runs all its replicas, 1 when one runs short, 0 when one has
+    none left (the cluster is down)."""
+    running = sel("ndb_nodegroup_running_data_nodes", NOT_SPARE)
+    fewest = f"min(max by (nodegroup) ({running}))"
+    return f"({fewest} > bool 0) + ({fewest} >= bool {_replicas()})"
+
+
+def _cluster_status() -> str:
+    """The worst of the checks: 2 healthy, 1 degraded, 0 down."""
+    not_started = f"(count({_configured('NDB')}) - (sum({_started()}) or vector(0)))"
+    lcp_limit = threshold("NdbLcpStalled")
+    checks = {
+        "data_nodes": f"({not_started} == bool 0) + 1",
+        "node_groups": _node_group_state(),
+        "gcp": f"1 + ({_gcp_per_minute()} > bool 0) or on () vector(2)",
+        "lcp": f"1 + ({_lcp_age()} <= bool {lcp_limit:g})",
+        "arbitrator": f"1 + {_arbitration()}",
+    }
+    terms = [f'label_replace({expr}, "check", "{name}", "", "")' for name, expr in checks.items()]
+    return "min(" + " or ".join(f"({term})" for term in terms) + ")"
+
+
+def _gcp_per_minute() -> str:
+    """GCIs committed per minute by the busiest SQL node, while the SQL nodes commit (an idle
+    cluster commits no epochs to read the global checkpoint from)."""
+    epoch = rate("ndb_sql_last_commit_epoch")
+    commits = rate("ndb_sql_api_transactions_committed_total")
+    return f"(max({epoch}) / {EPOCH_PER_GCI} * 60 and on () sum({commits}) > 0)"
+
+
+def _arbitration() -> str:
+    """1 when every data node knows an arbitrator, is connected to it and the president runs
+    arbitration (ARBIT_RUN), else 0: NdbNoArbitrator's conditions."""
+    known = f"min(max by (node_id) ({sel('ndb_arbitrator_node_id')}) > bool 0)"
+    connected = f"min(max by (node_id) ({sel('ndb_arbitrator_connected')}))"
+    running = "max(" + sel("ndb_arbitration_state", 'state="ARBIT_RUN"') + ")"
+    return f"({known} * {connected} * {running})"
+
+
+def _status_stats() -> tuple[PanelSpec, ...]:
+    not_started = f"count({_configured('NDB')}) - (sum({_started()}) or vector(0))"
+    mgm_missing = f"count({_configured('MGM')}) - (sum({_connected('MGM')}) or vector(0))"
+    running = sel("ndb_nodegroup_running_data_nodes", NOT_SPARE)
+    replicas = _replicas()
+    api = sel("ndb_node_connected", 'node_type="API"')
+    gone = f"max by (node_id) (max_over_time({api}[1d])) == 1 and max by (node_id) ({api}) == 0"
+    return (
         stat_panel(
-            "Data nodes started",
-            "Data nodes in state STARTED against the data nodes in the configuration. Fewer "
-            "started than configured means a node group is running without its full set of "
-            "replicas; one more failure in that node group shuts the cluster down.",
+            "Data nodes not started",
+            "Configured data nodes that are not STARTED (down, starting or stopping), of the "
+            "data nodes in the configuration. One is enough to leave its node group without "
+            "a replica (NdbDataNodeDown); the Data nodes dashboard shows which.",
             "none",
-            q(f"sum(max by (node_id) ({started}))", "started", instant=True),
-            q(f"count(max by (node_id) ({configured}))", "configured", instant=True),
-        ),
-        _node_count_stat(
-            "Management nodes connected",
-            "MGM",
-            "Management server slots with a connected process. Data and SQL nodes keep running "
-            "without a management node, but restarts, configuration fetches and cluster logs "
-            "need one, and it is often the arbitrator.",
-        ),
-        _node_count_stat(
-            "API and SQL slots connected",
-            "API",
-            "[mysqld] and [api] slots with a connected process. Free slots are normal (spare "
-            "slots for connection pools and tools); a drop in connected slots means SQL nodes "
-            "or NDB API applications lost the cluster.",
+            q(_of_configured(not_started, "NDB"), "of {{configured}} configured", instant=True),
+            steps=ZERO_IS_GOOD_WARNING,
+            named=True,
+            width=3,
         ),
         stat_panel(
-            "SQL nodes answering",
-            "Exporters whose SQL node answered the last scrape (ndb_up) against all exporters "
-            "of this cluster. An SQL node that does not answer hides its own counters, not the "
-            "cluster's: ndbinfo is still read through the others.",
+            "Node groups degraded",
+            "Node groups running fewer data nodes than NoOfReplicas (ndbinfo.membership). "
+            "With two replicas the node group has one left: one more failure there shuts the "
+            "cluster down (NdbNodeGroupDegraded, critical with one replica left).",
             "none",
-            q(f"sum(max by (instance) ({sel('ndb_up')}))", "answering", instant=True),
-            q(f"count(max by (instance) ({sel('ndb_up')}))", "exporters", instant=True),
-        ),
-        stat_panel(
-            "Fragments with dead replicas",
-            "Table fragments that have at least one replica on a node that is down. Nonzero "
-            "while a data node is stopped or restarting; the data is still served by the "
-            "surviving replica but is not redundant until the node has restarted.",
-            "none",
-            q(f"max({sel('ndb_fragments_with_dead_replicas')})", instant=True),
-            steps=ZERO_IS_GOOD,
-        ),
-        stat_panel(
-            "Crashed replicas",
-            "Replicas recorded as crashed in the distribution information (table_replicas). "
-            "They are rebuilt from a live replica when their node restarts.",
-            "none",
-            q(f"sum(max by (node_id) ({sel('ndb_replicas_crashed')}))", instant=True),
-            steps=ZERO_IS_GOOD,
-        ),
-        state_timeline_panel(
-            "Node connections",
-            "Every configured node (management, data, API/SQL) and whether a process is "
-            "connected in its slot (ndbinfo.processes joined with config_nodes). Red rows for "
-            "data or management nodes need attention; red API rows are often idle spare slots.",
             q(
-                f"max by (node_type, node_id) ({sel('ndb_node_connected')})",
-                "{{node_type}} {{node_id}}",
-            ),
-            mappings=CONNECTED_TEXT,
-        ),
-        data_node_state_panel(),
-    )
-
-
-def _redundancy_row(layout: Layout) -> None:
-    running = sel("ndb_nodegroup_running_data_nodes")
-    replicas = sel("ndb_config_value", 'param="NoOfReplicas"')
-    dead = sel("ndb_replicas", 'state="dead"')
-    layout.row(
-        "Node groups and redundancy",
-        bargauge_panel(
-            "Node group redundancy",
-            "Running data nodes of each node group divided by NoOfReplicas (1 = every replica "
-            "up). Below 1 the node group has lost a replica; if it reaches 0 the cluster shuts "
-            "down. Needs the membership and config collectors.",
-            "percentunit",
-            q(
-                f"max by (nodegroup) ({running}) / on () group_left () max({replicas})",
-                "node group {{nodegroup}}",
+                f"count(max by (nodegroup) ({running}) < on () group_left () {replicas}) or vector(0)",
                 instant=True,
             ),
-            steps=thresholds((None, "red"), (0.01, "orange"), (1, "green")),
-            max_value=1,
+            steps=ZERO_IS_GOOD,
+            width=3,
         ),
-        timeseries_panel(
-            "Running data nodes per node group",
-            "Running data nodes per node group over time (ndbinfo.membership). Dips show node "
-            "failures and restarts; compare with NoOfReplicas.",
+        stat_panel(
+            "Global checkpoints per minute",
+            "GCIs the cluster committed per minute, read from the newest epoch its SQL "
+            "nodes committed in (Ndb_last_commit_epoch_server >> 32): about 30 at the default "
+            "TimeBetweenGlobalCheckpoints of 2 s. 0 while the SQL nodes commit means the "
+            "global checkpoint has stalled and commits wait (NdbGlobalCheckpointStalled). "
+            "'idle' when no SQL node committed in the interval.",
             "none",
-            q(f"max by (nodegroup) ({running})", "node group {{nodegroup}}"),
-            q(f"max({replicas})", "NoOfReplicas"),
-            min_value=0,
+            q(_gcp_per_minute(), instant=True),
+            steps=thresholds((None, "red"), (0.001, "green")),
+            no_value="idle",
+            width=3,
         ),
-        timeseries_panel(
-            "Dead replicas by node",
-            "Fragment replicas on each node that the distribution information marks dead. "
-            "They stay dead from a node's failure until it has copied the data back during "
-            "its restart.",
+        stat_panel(
+            "LCP age",
+            "GCIs committed since the GCI up to which the last local checkpoint made the "
+            "data durable: the newest GCI committed in the cluster (largest over its SQL "
+            "nodes) minus ndb_lcp_completed_gci. It grows while an LCP runs and drops when "
+            f"one completes; NdbLcpStalled fires above {threshold('NdbLcpStalled'):g} GCIs, "
+            "when the redo log is no longer being freed.",
+            "suffix: GCI",
+            q(_lcp_age(), instant=True),
+            steps=alert_steps(critical=threshold("NdbLcpStalled")),
+            width=3,
+        ),
+        stat_panel(
+            "Arbitrator",
+            "Whether the cluster can survive a network split: every data node knows an "
+            "arbitrator (a management or API node), is connected to it, and the president "
+            "runs arbitration (ARBIT_RUN, ndbinfo.membership). Without one, a split that "
+            "leaves no node group wholly on one side shuts the cluster down (NdbNoArbitrator).",
             "none",
-            per_node(dead),
-            min_value=0,
+            q(_arbitration(), instant=True),
+            steps=thresholds((None, "orange"), (1, "green")),
+            mappings=ARBITRATION_TEXT,
+            width=3,
+        ),
+        stat_panel(
+            "Management nodes not connected",
+            "Configured management server slots with no process connected, of the ones "
+            "configured. Data and SQL nodes run on without one, but restarts, configuration "
+            "fetches and the cluster log need one, and it is often the arbitrator "
+            "(NdbManagementNodeDown).",
+            "none",
+            q(_of_configured(mgm_missing, "MGM"), "of {{configured}} configured", instant=True),
+            steps=ZERO_IS_GOOD_WARNING,
+            named=True,
+            width=3,
+        ),
+        stat_panel(
+            "API and SQL nodes gone away",
+            "[mysqld] and [api] slots not connected now that had a process connected in the "
+            "last day: SQL nodes or NDB API applications that lost the cluster. Spare slots "
+            "that stayed empty are left out (they are never a fault).",
+            "none",
+            q(f"count({gone}) or vector(0)", instant=True),
+            steps=ZERO_IS_GOOD_WARNING,
+            width=3,
+        ),
+        stat_panel(
+            "SQL nodes not answering",
+            "Exporters whose SQL node did not answer the last scrape (ndb_up 0), of all "
+            "exporters of this cluster (NdbSqlNodeUnreachable). The cluster is still read "
+            "through the others; that SQL node's own counters are missing.",
+            "none",
+            q(
+                f"count(max by (instance) ({sel('ndb_up', per_cluster=True)}) == 0) or vector(0)",
+                instant=True,
+            ),
+            steps=ZERO_IS_GOOD,
+            width=3,
+        ),
+    )
+
+
+def _status_row(layout: Layout) -> None:
+    layout.row(
+        "Cluster status",
+        stat_panel(
+            "Cluster status",
+            "The worst of the checks below: DOWN when a node group has no data node left; "
+            "DEGRADED when a configured data node is not STARTED, a node group runs fewer "
+            "replicas than NoOfReplicas, the global checkpoint does not advance while the "
+            "SQL nodes commit, the LCP age is past the LCP stall threshold, or there is "
+            "no arbitrator; HEALTHY otherwise. The firing alerts beside it say why.",
+            "none",
+            q(_cluster_status(), instant=True),
+            steps=STATUS_STEPS,
+            mappings=STATUS_TEXT,
+            width=6,
+            height=8,
         ),
         alert_list_panel(
             "Firing alerts",
             "Firing and pending alerts of the NDB alert rules whose labels match the selected "
             "cluster. Read the alert's description for the runbook.",
-            '{cluster="$cluster"}',
+            '{cluster=~"$cluster"}',
+            width=18,
         ),
+        *_status_stats(),
     )
 
 
-def _memory_row(layout: Layout) -> None:
+def _fullest_row(layout: Layout) -> None:
     used = sel("ndb_memory_used_bytes", 'memory_type="Data memory"')
     total = sel("ndb_memory_total_bytes", 'memory_type="Data memory"')
     redo_used = sel("ndb_log_space_used_bytes", 'log_type="REDO"')
     redo_total = sel("ndb_log_space_total_bytes", 'log_type="REDO"')
     layout.row(
-        "Memory and redo log",
+        "Fullest data nodes",
         bargauge_panel(
-            "DataMemory used",
-            "Share of DataMemory in use on each data node. Inserts fail with 'table is full' "
-            "when it runs out; since NDB 7.6 it also holds primary-key hash indexes. Plan more "
-            "memory or more node groups well before 80 %.",
-            "percentunit",
-            q(f"max by (node_id) ({used}) / max by (node_id) ({total})", "node {{node_id}}"),
-            steps=USAGE,
-            max_value=1,
-        ),
-        bargauge_panel(
-            "Redo log used (fullest log part)",
-            "Share of the redo log in use, for the fullest log part of each data node. The "
-            "redo log is freed when a local checkpoint completes; when it fills, writes abort "
-            "with 'out of redo log' errors. A steadily rising value points at a slow or stuck "
-            "LCP.",
+            "DataMemory used (fullest nodes)",
+            "Share of DataMemory in use on the fullest data nodes; click a bar for that node. "
+            "Inserts fail with 'table is full' when it runs out; since NDB 7.6 it also holds "
+            "primary-key hash indexes. NdbDataMemoryHigh warns above "
+            f"{threshold('NdbDataMemoryHigh'):.0%}, NdbDataMemoryCritical above "
+            f"{threshold('NdbDataMemoryCritical'):.0%}.",
             "percentunit",
             q(
-                f"max by (node_id) ({redo_used} / ({redo_total} > 0))",
+                top(f"max by (node_id) ({used}) / max by (node_id) ({total})"),
                 "node {{node_id}}",
+                instant=True,
             ),
-            steps=USAGE,
+            steps=alert_steps(threshold("NdbDataMemoryHigh"), threshold("NdbDataMemoryCritical")),
             max_value=1,
+            links=[data_node_link()],
+        ),
+        bargauge_panel(
+            "Redo log used (fullest nodes)",
+            "Share of the redo log in use in the fullest log part of the fullest data nodes; "
+            "click a bar for that node. The redo log is freed when a local checkpoint "
+            "completes; when it fills, writes abort with 'out of redo log' errors. "
+            f"NdbRedoLogSpaceHigh warns above {threshold('NdbRedoLogSpaceHigh'):.0%}, "
+            f"NdbRedoLogSpaceCritical above {threshold('NdbRedoLogSpaceCritical'):.0%}.",
+            "percentunit",
+            q(
+                top(f"max by (node_id) ({redo_used} / ({redo_total} > 0))"),
+                "node {{node_id}}",
+                instant=True,
+            ),
+            steps=alert_steps(
+                threshold("NdbRedoLogSpaceHigh"), threshold("NdbRedoLogSpaceCritical")
+            ),
+            max_value=1,
+            links=[data_node_link()],
+        ),
+    )
+
+
+def _nodes_row(layout: Layout) -> None:
+    status = sel("ndb_data_node_status")
+    configured = _configured("NDB")
+    not_running = (
+        f"count({configured} unless on (node_id) max by (node_id) ({status})) or vector(0)"
+    )
+    running = sel("ndb_nodegroup_running_data_nodes", NOT_SPARE)
+    replicas = _replicas()
+    dead = sel("ndb_replicas", 'state="dead"')
+    layout.row(
+        "Data nodes and node groups",
+        timeseries_panel(
+            "Data nodes by state",
+            "Data nodes in each start state over time (ndbinfo.nodes), and configured data "
+            "nodes with no running process ('not running', from config_nodes). Any band other "
+            "than STARTED is a node restarting, stopping or down; the Data nodes dashboard "
+            "names them.",
+            "none",
+            q(f"count by (state) (max by (node_id, state) ({status}) == 1)", "{{state}}"),
+            q(not_running, "not running"),
+            stack=True,
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Node groups short of replicas",
+            "Node groups running fewer data nodes than NoOfReplicas over time "
+            "(ndbinfo.membership), beside the fewest data nodes any node group runs. A node "
+            "group with one data node left has no redundancy; with none the cluster is down.",
+            "none",
+            q(
+                f"count(max by (nodegroup) ({running}) < on () group_left () {replicas})"
+                " or vector(0)",
+                "node groups short of replicas",
+            ),
+            q(f"min(max by (nodegroup) ({running}))", "fewest data nodes in a node group"),
+            q(replicas, "NoOfReplicas"),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Dead replicas (most affected nodes)",
+            "Fragment replicas the distribution information marks dead, on the data nodes "
+            "with the most. They stay dead from a node's failure until it has copied the data "
+            "back during its restart (NdbDeadFragmentReplicas).",
+            "none",
+            per_node(dead),
+            min_value=0,
+            width=8,
+            links=[data_node_link()],
         ),
     )
 
 
 def _checkpoint_row(layout: Layout) -> None:
-    epoch = sel("ndb_sql_last_commit_epoch")
-    lcp_gci = sel("ndb_lcp_completed_gci")
     layout.row(
         "Checkpoints",
         timeseries_panel(
@@ -206,17 +363,15 @@ def _checkpoint_row(layout: Layout) -> None:
         ),
         timeseries_panel(
             "LCP age in global checkpoints",
-            "Global checkpoints since the last completed LCP: the newest GCI the SQL node saw "
-            "committed (epoch / 2^32) minus the GCI at which the last LCP completed. Measured "
-            "in cluster time, about 2 s per GCI by default (TimeBetweenGlobalCheckpoints). It "
-            "grows while an LCP runs and drops when one completes; steady growth is an LCP "
-            "stall. It only advances while the SQL node sees commits.",
+            "Global checkpoints since the last completed LCP, for the cluster: the newest GCI "
+            "committed in it (the largest Ndb_last_commit_epoch_server / 2^32 over its SQL "
+            "nodes) minus the GCI at which the last LCP completed. About 2 s per GCI by "
+            "default (TimeBetweenGlobalCheckpoints). It grows while an LCP runs and drops "
+            f"when one completes; NdbLcpStalled fires above {threshold('NdbLcpStalled'):g}.",
             "suffix: GCI",
-            q(
-                f"floor({epoch} / {EPOCH_PER_GCI}) - on (cluster, instance) max by (cluster, instance) ({lcp_gci})",
-                "{{instance}}",
-            ),
+            q(_lcp_age(), "LCP age"),
             min_value=0,
+            threshold_line=alert_steps(critical=threshold("NdbLcpStalled")),
         ),
     )
 
@@ -265,16 +420,20 @@ def _operations_row(layout: Layout) -> None:
             "IN lists, transaction_allow_batching) and denormalise deep joins to lower it.",
             "none",
             q(f"sum({round_trips}) / (sum({commits}) > 0)", instant=True),
+            steps=NEUTRAL,
             width=4,
             height=8,
         ),
         stat_panel(
             "Rows read locally",
-            "Share of rows the SQL nodes read from a data node on the same host. With "
-            "READ_BACKUP tables (or fully replicated ones) reads can be served by the local "
-            "replica instead of crossing the network to the primary.",
+            "Share of rows the SQL nodes read that came from the data node that was the "
+            "transaction's coordinator (Ndb_api_read_row_count_local): no extra hop between "
+            "data nodes. Distribution-aware transactions raise it: start the transaction with "
+            "a hint on the distribution key, so that NDB picks the coordinator that holds the "
+            "rows; READ_BACKUP or fully replicated tables let any replica answer.",
             "percentunit",
             q(f"sum({local_rows}) / (sum({rows}) > 0)", instant=True),
+            steps=NEUTRAL,
             width=4,
             height=8,
         ),
@@ -301,11 +460,13 @@ def _latency_row(layout: Layout) -> None:
             "Quantiles of the time primary and unique key reads and writes take in the data "
             "nodes, as their transaction coordinators measure it (tc_time_track_stats), over "
             "all data nodes. A healthy in-memory cluster stays well below a millisecond; "
-            "NdbOperationLatencyHigh fires when a node's p99 stays above 10 ms.",
+            "NdbOperationLatencyHigh fires when the p99 stays above "
+            f"{threshold('NdbOperationLatencyHigh') * 1000:g} ms.",
             "s",
             *quantiles,
             min_value=0,
             width=8,
+            threshold_line=alert_steps(threshold("NdbOperationLatencyHigh")),
         ),
         heatmap_panel(
             "Key operation latency distribution",
@@ -334,6 +495,8 @@ def _latency_row(layout: Layout) -> None:
 
 def _tls_row(layout: Layout) -> None:
     expiry = sel("ndb_tls_certificate_expiry_timestamp_seconds")
+    warning = threshold("NdbTlsCertificateExpiring", "warning")
+    critical = threshold("NdbTlsCertificateExpiring", "critical")
     layout.row(
         "TLS certificates",
         bargauge_panel(
@@ -341,10 +504,15 @@ def _tls_row(layout: Layout) -> None:
             "From ndbinfo.certificates (NDB 8.3+), to the start of the expiry day. Renew a "
             "certificate with ndb_sign_keys well before it expires: with RequireTls a node "
             "whose certificate has expired cannot reconnect. NdbTlsCertificateExpiring warns "
-            "at 14 days and is critical at 3.",
+            f"at {warning / 86400:g} days and is critical at {critical / 86400:g}. The "
+            "certificates that expire first are shown.",
             "s",
-            q(f"min by (node_id) ({expiry}) - time()", "node {{node_id}}", instant=True),
-            steps=thresholds((None, "red"), (3 * 86400, "orange"), (14 * 86400, "green")),
+            q(
+                bottom(f"min by (node_id) ({expiry}) - time()"),
+                "node {{node_id}}",
+                instant=True,
+            ),
+            steps=alert_steps(warning, critical, below=True),
             width=24,
         ),
     )
@@ -356,9 +524,9 @@ def board() -> Board:
         "NDB Cluster / Overview",
         "Health of an NDB Cluster at a glance: nodes, redundancy, memory, checkpoints and load.",
     )
+    _status_row(layout)
+    _fullest_row(layout)
     _nodes_row(layout)
-    _redundancy_row(layout)
-    _memory_row(layout)
     _checkpoint_row(layout)
     _latency_row(layout)
     _operations_row(layout)

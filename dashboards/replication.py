@@ -8,6 +8,7 @@ the cluster in its legend. Epochs are compared as GCIs (epoch >> 32).
 
 from __future__ import annotations
 
+from .alerts import threshold
 from .common import (
     CLUSTER,
     EPOCH_PER_GCI,
@@ -16,6 +17,8 @@ from .common import (
     Layout,
     PanelSpec,
     Query,
+    alert_steps,
+    committed_gci,
     joined_table,
     q,
     rate,
@@ -50,11 +53,6 @@ def _replicated(expr: str, legend: str = "", *, table: bool = False) -> Query:
 
 def _per(labels: str, metric: str) -> str:
     return f"max by ({labels}) ({sel(metric)})"
-
-
-def _committed_gci() -> str:
-    """The newest GCI committed in each cluster, as its SQL nodes see it."""
-    return f"floor(max by (cluster) ({sel('ndb_sql_last_commit_epoch')}) / {EPOCH_PER_GCI})"
 
 
 def _thread_panel(
@@ -106,19 +104,22 @@ def _channel_row(layout: Layout) -> None:
 
 
 def _lag_row(layout: Layout) -> None:
+    lag_seconds = threshold("NdbReplicationLagHigh", after="seconds_behind_source")
+    lag_gcis = threshold("NdbReplicationLagHigh", after="applied_gci:lag")
     layout.row(
         "Replication lag",
         timeseries_panel(
             "Seconds behind source",
             "Seconds_Behind_Source of each channel (SHOW REPLICA STATUS): how old the event "
             "the applier works on was when the source wrote it. No value while the applier is "
-            "stopped. NdbReplicationLagHigh fires above 300 s for 10 minutes.",
+            f"stopped. NdbReplicationLagHigh fires above {lag_seconds:g} s for 10 minutes.",
             "s",
             _replicated(
                 _per(CHANNEL, "ndb_replica_seconds_behind_source"), f"{WHERE} {{{{channel}}}}"
             ),
             min_value=0,
             width=8,
+            threshold_line=alert_steps(lag_seconds),
         ),
         timeseries_panel(
             "Epoch lag per source server",
@@ -129,7 +130,7 @@ def _lag_row(layout: Layout) -> None:
             "(mysql.ndb_apply_status, epoch >> 32). The source is the cluster named by the "
             "replica's source_cluster label and its server_id. One GCI per "
             "TimeBetweenGlobalCheckpoints (2 s by default): NdbReplicationLagHigh fires above "
-            "150 GCIs for 10 minutes.",
+            f"{lag_gcis:g} GCIs for 10 minutes.",
             "suffix: GCIs",
             _replicated(
                 f"cluster:ndb_replica_applied_gci:lag{{{CLUSTER}}}",
@@ -137,6 +138,7 @@ def _lag_row(layout: Layout) -> None:
             ),
             min_value=0,
             width=8,
+            threshold_line=alert_steps(lag_gcis),
         ),
         timeseries_panel(
             "Last error numbers",
@@ -164,6 +166,8 @@ def _injector_panels() -> tuple[PanelSpec, ...]:
         "written": "ndb_binlog_written_gci",
     }
     handled = _per(INJECTOR, gcis["handled"])
+    behind = threshold("NdbBinlogInjectorBehind")
+    buffered = threshold("NdbEventBufferHigh")
     return (
         timeseries_panel(
             "Binlog injector lag",
@@ -171,14 +175,15 @@ def _injector_panels() -> tuple[PanelSpec, ...]:
             "newest GCI committed in the cluster (Ndb_last_commit_epoch_server / 2^32, the "
             "largest over its SQL nodes) minus the newest GCI the injector finished "
             "(latest_handled_binlog_epoch >> 32 in SHOW ENGINE NDBCLUSTER STATUS). "
-            "NdbBinlogInjectorBehind fires above 30 GCIs for 5 minutes.",
+            f"NdbBinlogInjectorBehind fires above {behind:g} GCIs for 5 minutes.",
             "suffix: GCIs",
             _replicated(
-                f"{_committed_gci()} - on (cluster) group_right {handled}",
+                f"{committed_gci()} - on (cluster) group_right {handled}",
                 f"{WHERE} server_id {{{{server_id}}}}",
             ),
             min_value=0,
             width=8,
+            threshold_line=alert_steps(behind),
         ),
         timeseries_panel(
             "Event buffer",
@@ -186,7 +191,7 @@ def _injector_panels() -> tuple[PanelSpec, ...]:
             "received into it (latest_epoch >> 32) minus the newest one the injector took "
             "out (latest_received_binlog_epoch >> 32). mysqld reports the buffer's bytes only "
             "in the cluster log; a buffer that overflows loses events and the binary log gets "
-            "a gap. NdbEventBufferHigh fires above 10 GCIs for 2 minutes.",
+            f"a gap. NdbEventBufferHigh fires above {buffered:g} GCIs for 2 minutes.",
             "suffix: GCIs",
             _replicated(
                 f"{_per(INJECTOR, gcis['buffered'])} - {_per(INJECTOR, gcis['received'])}",
@@ -194,6 +199,7 @@ def _injector_panels() -> tuple[PanelSpec, ...]:
             ),
             min_value=0,
             width=8,
+            threshold_line=alert_steps(buffered),
         ),
         timeseries_panel(
             "Binlog injector GCIs",
@@ -203,7 +209,7 @@ def _injector_panels() -> tuple[PanelSpec, ...]:
             "with the cluster's newest committed GCI for comparison. The lines run together "
             "when the injector keeps up.",
             "none",
-            q(_committed_gci(), "{{cluster}} committed"),
+            q(committed_gci(), "{{cluster}} committed"),
             *(
                 _replicated(_per(INJECTOR, metric), f"{WHERE} {step}")
                 for step, metric in gcis.items()
@@ -234,10 +240,12 @@ def _conflict_row(layout: Layout) -> None:
         timeseries_panel(
             "Replica's max replicated epoch (GCI)",
             "Ndb_replica_max_replicated_epoch (Ndb_slave_max_replicated_epoch before 8.0.23) "
-            "as a GCI (epoch >> 32): the most recently committed NDB epoch on this replica, "
-            "for the default channel. It advances while the applier commits; conflict "
-            "detection compares it with Ndb_conflict_last_conflict_epoch. 0 on a SQL node "
-            "that is no replica.",
+            "as a GCI (epoch >> 32). The applier raises it only for epochs of this SQL node's "
+            "own cluster that come back to it round a circular (active-active) setup: it is "
+            "the newest of its own cluster's epochs known to be replicated to the other side "
+            "and back, which conflict detection (NDB$EPOCH, NDB$EPOCH2) compares with "
+            "Ndb_conflict_last_conflict_epoch. On a one-way replica it stays 0: that is not a "
+            "stalled applier (the applier's progress is the epoch lag above).",
             "none",
             q(
                 f"floor({_per('cluster, instance', 'ndb_sql_replica_max_replicated_epoch')}"

@@ -11,6 +11,7 @@ from .common import (
     Layout,
     increase,
     instance_query,
+    joined_table,
     per_instance,
     q,
     rate,
@@ -139,10 +140,12 @@ def _rows_row(layout: Layout) -> None:
         ),
         timeseries_panel(
             "Rows read locally",
-            "Share of rows read from a data node on the same host as the SQL node. Committed "
-            "reads go to the primary replica unless the table has READ_BACKUP=1 or is fully "
-            "replicated; then the local replica can answer without a network hop. Co-locate "
-            "SQL and data nodes and use READ_BACKUP for read-mostly tables to raise it.",
+            "Share of rows read that came from the data node that was the transaction's "
+            "coordinator (Ndb_api_read_row_count_local): no extra hop between data nodes. "
+            "Make transactions distribution aware to raise it: start them with a hint on the "
+            "distribution key (the first statement's WHERE clause on it), so that NDB picks "
+            "the coordinator that holds the rows; READ_BACKUP or fully replicated tables let "
+            "that node answer from its own replica.",
             "percentunit",
             q(f"{per_instance(local_rows)} / ({per_instance(rows)} > 0)", "{{instance}}"),
             min_value=0,
@@ -194,13 +197,15 @@ def _transaction_row(layout: Layout) -> None:
         "Transactions and statements",
         timeseries_panel(
             "NDB transactions",
-            "NDB transactions started, committed and aborted per second. Aborts come from "
+            "NDB transactions started, committed, aborted and closed per second (closed counts "
+            "every transaction object released, so it can exceed the others). Aborts come from "
             "lock wait timeouts (TransactionDeadlockDetectionTimeout), temporary errors such "
             "as overloaded send buffers or a node failure, and application rollbacks.",
             "ops",
             instance_query(started, suffix="started"),
             instance_query(committed, suffix="committed"),
             instance_query(aborted, suffix="aborted"),
+            instance_query(rate("ndb_sql_api_transactions_closed_total"), suffix="closed"),
             min_value=0,
             width=8,
         ),
@@ -276,6 +281,149 @@ def _connection_row(layout: Layout) -> None:
     )
 
 
+def _sql_node_row(layout: Layout) -> None:
+    up = sel("ndb_up")
+    layout.row(
+        "SQL node and exporter",
+        joined_table(
+            "SQL nodes",
+            "Each SQL node: its MySQL and NDB versions, its node id in the cluster "
+            "(Ndb_cluster_node_id; 0 before it first connected), the cluster's system name, "
+            "how long it has run (a reset is a mysqld restart), the bytes in its index "
+            "statistics caches and the version of its exporter.",
+            ["instance", "version", "ndb_version", "system_name", "exporter"],
+            [
+                (
+                    None,
+                    q(
+                        f"max by (instance, version, ndb_version) ({sel('ndb_version_info')})",
+                        table=True,
+                    ),
+                    "none",
+                ),
+                (
+                    None,
+                    q(
+                        "label_replace(max by (instance, version) ("
+                        f"{sel('ndb_exporter_build_info')}), "
+                        '"exporter", "$1", "version", "(.*)")',
+                        table=True,
+                    ),
+                    "none",
+                ),
+                (
+                    "node id",
+                    q(f"max by (instance) ({sel('ndb_sql_cluster_node_id')})", table=True),
+                    "none",
+                ),
+                (
+                    None,
+                    q(
+                        f"max by (instance, system_name) ({sel('ndb_sql_cluster_info')})",
+                        table=True,
+                    ),
+                    "none",
+                ),
+                (
+                    "uptime",
+                    q(f"max by (instance) ({sel('ndb_sql_uptime_seconds')})", table=True),
+                    "s",
+                ),
+                (
+                    "index stat cache",
+                    q(per_instance(sel("ndb_sql_index_stat_cache_bytes")), table=True),
+                    "bytes",
+                ),
+            ],
+            join_on="instance",
+            sort_by=("uptime", False),
+            width=8,
+        ),
+        timeseries_panel(
+            "Events received",
+            "Row change (data) and other (nondata) events per second the SQL node received "
+            "from the data nodes, and their bytes: the binlog injector and NDB API event "
+            "subscribers pay for every change of the tables they subscribe to.",
+            "ops",
+            instance_query(rate("ndb_sql_api_events_total"), "kind", suffix="events"),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Event bytes received",
+            "Event bytes per second the SQL node received from the data nodes.",
+            "Bps",
+            instance_query(rate("ndb_sql_api_event_bytes_total")),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Metadata synchronisation",
+            "The SQL node's metadata change monitor (NDB 8.0+): dictionary changes detected "
+            "and objects synchronised into the MySQL data dictionary per second, objects "
+            "waiting to be synchronised and objects excluded after failures (they stay "
+            "excluded until they change or are synchronised by hand). Excluded objects are "
+            "tables the SQL node cannot use.",
+            "none",
+            instance_query(rate("ndb_sql_metadata_detected_total"), suffix="detected/s"),
+            instance_query(rate("ndb_sql_metadata_synced_total"), suffix="synced/s"),
+            q(
+                f"{per_instance(sel('ndb_sql_metadata_sync_pending_objects'))}"
+                f" or max by (instance) ({up}) * 0",
+                "{{instance}} pending",
+            ),
+            q(
+                f"{per_instance(sel('ndb_sql_metadata_sync_excluded_objects'))}"
+                f" or max by (instance) ({sel('ndb_sql_metadata_excluded_objects')})",
+                "{{instance}} excluded",
+            ),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Collectors failing and NDB visibility",
+            "Collectors whose last run failed (ndb_exporter_collector_success 0, skipped ones "
+            "left out) per SQL node's exporter, and whether NDB is visible to it "
+            "(ndb_engine_visibility: 1 unless the state is ok; engine_absent, ndbinfo_absent "
+            "or privilege_missing say why), and rows the collectors left out because a value "
+            "was not a number. A failing collector leaves its panels empty "
+            "(NdbExporterCollectorFailing, NdbEngineUnavailable).",
+            "none",
+            q(
+                f"count by (instance) ({sel('ndb_exporter_collector_success')} == 0"
+                f" unless on (instance, collector) {sel('ndb_exporter_collector_skipped')} == 1)"
+                f" or max by (instance) ({up}) * 0",
+                "{{instance}} collectors failing",
+            ),
+            q(
+                "max by (instance, state) (" + sel("ndb_engine_visibility", 'state!="ok"') + ")",
+                "{{instance}} {{state}}",
+            ),
+            q(
+                f"sum by (instance) ({increase('ndb_exporter_rows_skipped_total')})"
+                f" or max by (instance) ({up}) * 0",
+                "{{instance}} rows skipped",
+            ),
+            min_value=0,
+            width=8,
+        ),
+        timeseries_panel(
+            "Slowest collectors",
+            "Seconds each collector took in the last scrape, the ten slowest over the "
+            "selected SQL nodes' exporters. A collector near the scrape timeout risks the "
+            "whole scrape; the cost of each is in the exporter's documentation.",
+            "s",
+            q(
+                "topk(10, max by (instance, collector) "
+                f"({sel('ndb_exporter_collector_duration_seconds')}))",
+                "{{instance}} {{collector}}",
+            ),
+            min_value=0,
+            width=8,
+        ),
+    )
+
+
 def board() -> Board:
     layout = Layout(
         UID,
@@ -289,4 +437,5 @@ def board() -> Board:
     _pushed_join_row(layout)
     _transaction_row(layout)
     _connection_row(layout)
+    _sql_node_row(layout)
     return layout.build()

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from .alerts import threshold
 from .common import (
+    NEUTRAL,
+    RATE,
     ZERO_IS_GOOD,
+    ZERO_IS_GOOD_WARNING,
     Board,
     Layout,
+    alert_steps,
     bargauge_panel,
+    bottom,
     joined_table,
     per_node,
     q,
@@ -14,6 +20,7 @@ from .common import (
     stat_panel,
     thresholds,
     timeseries_panel,
+    top,
 )
 
 UID = "ndb-tables"
@@ -91,6 +98,7 @@ def _fragment_row(layout: Layout) -> None:
             "Fragments (partitions) of all tables, indexes and blob tables, counted once.",
             "none",
             q(f"max({sel('ndb_fragments')})", instant=True),
+            steps=NEUTRAL,
             width=6,
         ),
         stat_panel(
@@ -113,7 +121,7 @@ def _fragment_row(layout: Layout) -> None:
             "restart. They concentrate load on fewer nodes until the primaries move back.",
             "none",
             q(f"sum(max by (node_id) ({misplaced}))", instant=True),
-            steps=ZERO_IS_GOOD,
+            steps=ZERO_IS_GOOD_WARNING,
             width=6,
         ),
         stat_panel(
@@ -247,13 +255,14 @@ def _table_detail_row(layout: Layout) -> None:
                     "none",
                 ),
             ],
+            sort_by=("memory", True),
         ),
         timeseries_panel(
             "Table memory",
-            "Memory of each exported table (all fragments and replicas) over time. Needs the "
+            "Memory of the ten largest exported tables (all fragments and replicas) over time. Needs the "
             "table_detail collector.",
             "bytes",
-            q(f"max by ({by}) ({sel('ndb_table_memory_bytes')})", "{{db}}.{{table}}"),
+            q(top(f"max by ({by}) ({sel('ndb_table_memory_bytes')})"), "{{db}}.{{table}}"),
             min_value=0,
         ),
     )
@@ -269,13 +278,15 @@ def _disk_data_row(layout: Layout) -> None:
     layout.row(
         "Disk data",
         bargauge_panel(
-            "Tablespace use",
-            "Share of each tablespace's extents in use, over all its data files "
-            "(information_schema.FILES). A full tablespace refuses inserts into its disk data "
-            "tables (error 1601); add a data file before it fills (NdbTablespaceFull fires "
-            "below 10 % free).",
+            "Tablespace free",
+            "Share of each tablespace's extents still free, over all its data files "
+            "(information_schema.FILES), the ten fullest tablespaces. A full tablespace "
+            "refuses inserts into its disk data tables (error 1601); add a data file before "
+            f"it fills (NdbTablespaceFull fires below {threshold('NdbTablespaceFull'):.0%} "
+            "free).",
             "percentunit",
-            q(f"1 - {free} / ({size} > 0)", "{{filegroup}}", instant=True),
+            q(bottom(f"{free} / ({size} > 0)"), "{{filegroup}}", instant=True),
+            steps=alert_steps(threshold("NdbTablespaceFull"), below=True),
             max_value=1,
         ),
         timeseries_panel(
@@ -285,6 +296,52 @@ def _disk_data_row(layout: Layout) -> None:
             "bytes",
             q(files("ndb_disk_data_file_free_bytes"), "{{filegroup}} {{file}} ({{type}})"),
             min_value=0,
+        ),
+    )
+
+
+HOT_TABLE_COUNTERS = (
+    ("ndb_table_key_reads_total", "key reads"),
+    ("ndb_table_key_writes_total", "key writes"),
+    ("ndb_table_fragment_scans_total", "fragment scans"),
+)
+
+
+def _hot_table_row(layout: Layout) -> None:
+    by = "db, table"
+    examined = f"rate({sel('ndb_table_scan_rows_examined_total')}[{RATE}])"
+    returned = f"rate({sel('ndb_table_scan_rows_returned_total')}[{RATE}])"
+    layout.collapsed_row(
+        "Hot tables (hot_tables collector)",
+        timeseries_panel(
+            "Busiest tables",
+            "Key reads, key writes (on every replica) and fragment scans per second of the "
+            "busiest user tables, the five busiest of each (ndbinfo.operations_per_fragment, "
+            "summed over fragments). Needs the opt-in hot_tables collector, which exports the "
+            "--collector.hot_tables.limit busiest tables.",
+            "ops",
+            *(
+                q(
+                    top(f"max by ({by}) (rate({sel(metric)}[{RATE}]))", 5),
+                    "{{db}}.{{table}} " + name,
+                )
+                for metric, name in HOT_TABLE_COUNTERS
+            ),
+            min_value=0,
+        ),
+        timeseries_panel(
+            "Scan rows returned per row examined",
+            "Rows the fragment scans of each busy table returned for every row they examined, "
+            "the ten tables that filter most. A low share means scans read many rows to "
+            "return few: an index on the filtered columns, or pushed conditions, would spare "
+            "the data nodes that work.",
+            "percentunit",
+            q(
+                bottom(f"max by ({by}) ({returned}) / (max by ({by}) ({examined}) > 0)"),
+                "{{db}}.{{table}}",
+            ),
+            min_value=0,
+            max_value=1,
         ),
     )
 
@@ -301,5 +358,6 @@ def board() -> Board:
     _replica_row(layout)
     _distribution_row(layout)
     _table_detail_row(layout)
+    _hot_table_row(layout)
     _disk_data_row(layout)
     return layout.build()

@@ -289,8 +289,9 @@ CLUSTER_INFO = gauge(
 )
 REPLICA_EPOCH = gauge(
     "ndb_sql_replica_max_replicated_epoch",
-    "Newest epoch committed by the replica applier of this SQL node"
-    " (Ndb_replica_max_replicated_epoch, Ndb_slave_max_replicated_epoch before NDB 8.0.23).",
+    "Newest epoch of this SQL node's own cluster that the replica applier saw come back"
+    " round a circular replication setup (Ndb_replica_max_replicated_epoch,"
+    " Ndb_slave_max_replicated_epoch before NDB 8.0.23); 0 on a one-way replica.",
 )
 
 VARIABLES = (

@@ -101,6 +101,11 @@ def grouping_labels(expr: str) -> set[str]:
     return labels
 
 
+def made_labels(expr: str) -> set[str]:
+    """Labels the expression creates with count_values."""
+    return set(re.findall(r'count_values\(\s*"([^"]+)"', expr))
+
+
 def rate_ranges(expr: str) -> Iterator[tuple[str, str]]:
     """(function, the range inside its argument) for every rate-like call."""
     for match in _RATE_CALL.finditer(expr):
@@ -127,11 +132,13 @@ def exported_metrics() -> dict[str, set[str]]:
 
     metrics = {
         "ndb_up": set(),
+        "ndb_engine_visibility": {"state"},
         "ndb_version_info": {"version", "ndb_version"},
         "ndb_exporter_build_info": {"version", "python_version"},
         "ndb_exporter_collector_success": {"collector"},
         "ndb_exporter_collector_duration_seconds": {"collector"},
         "ndb_exporter_collector_skipped": {"collector"},
+        "ndb_exporter_rows_skipped_total": {"collector"},
     }
     for collector in all_collectors():
         for spec in collector.metrics:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+import yaml
 from dashboard_queries import (
+    ROOT,
     TARGET_LABELS,
     exported_metrics,
     grouping_labels,
     load_dashboards,
+    made_labels,
     metric_names,
     panels,
     queries,
@@ -18,8 +23,13 @@ from dashboard_queries import (
 )
 from grafana_foundation_sdk.models import units
 from ndb_dashboards import build
+from ndb_dashboards.common import of_sql_node
 
 DASHBOARDS = load_dashboards()
+PROMETHEUS_CONFIG = ROOT / "provisioning" / "prometheus" / "prometheus.yml"
+GRAFANA_DATASOURCE = ROOT / "provisioning" / "grafana" / "datasources" / "prometheus.yml"
+METRICS_DOC = ROOT / "docs" / "metrics.md"
+DASHBOARDS_DOC = ROOT / "docs" / "dashboards.md"
 UIDS = {
     "ndb-overview",
     "ndb-data-nodes",
@@ -137,9 +147,12 @@ def test_query_uses_rate_interval_and_known_names(uid, panel, target):
     for metric, matched in selectors(expr):
         allowed = EXPORTED.get(metric, labels) | TARGET_LABELS
         assert matched <= allowed, f"{where}: {metric} has no label(s) {sorted(matched - allowed)}"
-        # recorded cluster- and node-level series have no instance
-        needed = {"cluster"} if metric in RECORDED else {"cluster", "instance"}
-        assert needed <= matched, f"{where}: {metric} not filtered by $cluster/$instance"
+        assert "cluster" in matched, f"{where}: {metric} not filtered by $cluster"
+        # ndbinfo series are the cluster's, the same through every SQL node: the SQL node
+        # variable must not empty a panel about the cluster
+        if not of_sql_node(metric):
+            assert "instance" not in matched, f"{where}: {metric} is cluster-wide: no $instance"
+    labels |= made_labels(expr)
     stray = grouping_labels(expr) - labels
     assert not stray, f"{where}: grouping by labels no metric here has: {sorted(stray)}"
 
@@ -194,3 +207,84 @@ def test_fault_only_queries_are_declared_on_real_queries():
         for expr, fault in board.faults.items():
             assert expr in exprs
             assert fault
+
+
+def test_every_overview_stat_has_a_step_that_is_not_green():
+    for panel in panels(DASHBOARDS["ndb-overview"]):
+        if panel["type"] == "stat":
+            steps = panel["fieldConfig"]["defaults"]["thresholds"]["steps"]
+            colours = {step["color"] for step in steps}
+            assert colours - {"green"}, f"{panel['title']!r} stays green whatever its value"
+
+
+def test_the_overview_opens_with_the_cluster_status_and_the_firing_alerts():
+    first = [p for p in DASHBOARDS["ndb-overview"]["panels"] if p["gridPos"]["y"] <= 1]
+    assert {p["type"] for p in first} >= {"stat", "alertlist"}
+    assert "Cluster status" in {p["title"] for p in first}
+
+
+@pytest.mark.parametrize("uid", sorted(UIDS))
+def test_dashboard_has_annotations(uid):
+    annotations = DASHBOARDS[uid]["annotations"]["list"]
+    names = {annotation["name"] for annotation in annotations}
+    assert {"Data node restarts", "Alerts firing", "Configuration generation changes"} <= names
+    for annotation in annotations:
+        assert annotation["datasource"] == DATASOURCE
+        assert not unfiltered_by_cluster(annotation["expr"].replace("ALERTS{", "x{")), annotation
+
+
+def test_the_overview_drills_down_to_the_data_node():
+    urls = [
+        link["url"]
+        for panel in panels(DASHBOARDS["ndb-overview"])
+        for link in panel["fieldConfig"]["defaults"].get("links", [])
+    ]
+    assert any(
+        url.startswith("/d/ndb-data-nodes") and "var-node=${__field.labels.node_id}" in url
+        for url in urls
+    ), urls
+
+
+def test_panels_reading_ndbinfo_use_the_ndbinfo_scrape_interval():
+    """$__rate_interval spans four scrapes of the job the panel's series come from: the data
+    source's timeInterval is the SQL-node job's interval, ndbinfo panels ask for their job's."""
+    config = yaml.safe_load(PROMETHEUS_CONFIG.read_text())
+    jobs = {job["job_name"]: job for job in config["scrape_configs"]}
+    datasource = yaml.safe_load(GRAFANA_DATASOURCE.read_text())["datasources"][0]
+    assert datasource["jsonData"]["timeInterval"] == config["global"]["scrape_interval"]
+    ndbinfo_interval = jobs["ndb-cluster"]["scrape_interval"]
+    for uid, panel in ALL_PANELS:
+        names = {
+            name for target in panel.get("targets", []) for name, _ in selectors(target["expr"])
+        }
+        reads_ndbinfo = any(not of_sql_node(name) for name in names)
+        expected = ndbinfo_interval if reads_ndbinfo else None
+        assert panel.get("interval") == expected, _panel_id(uid, panel)
+
+
+def test_every_documented_metric_is_on_a_dashboard_or_left_off_with_a_reason():
+    documented = set(re.findall(r"^\| `(ndb_[a-z0-9_]+)`", METRICS_DOC.read_text(), re.M))
+    documented |= set(re.findall(r"`(ndb_[a-z0-9_]+)`", METRICS_DOC.read_text().split("\n\n")[1]))
+    shown = set()
+    for _, _, target in ALL_QUERIES:
+        for name in metric_names(target["expr"]):
+            shown |= {name, re.sub(r"_(bucket|sum|count)$", "", name)}
+    left_off = _left_off()
+    missing = sorted(documented - shown - set(left_off))
+    assert not missing, (
+        f"on no dashboard and not in the left-off list of docs/dashboards.md: {missing}"
+    )
+    stale = sorted(set(left_off) & shown)
+    assert not stale, f"listed as left off but on a dashboard: {stale}"
+    assert all(len(reason) >= 20 for reason in left_off.values()), left_off
+
+
+def _left_off() -> dict[str, str]:
+    """Metric -> reason, from the table under "Left off" in docs/dashboards.md."""
+    section = DASHBOARDS_DOC.read_text().split("## Left off", 1)[1]
+    rows = re.findall(r"^\| (.+?) \| (.+?) \|$", section, re.M)
+    return {
+        metric: reason
+        for metrics, reason in rows
+        for metric in re.findall(r"`(ndb_[a-z0-9_]+)`", metrics)
+    }

@@ -682,8 +682,12 @@ def data_node_link() -> dash.DashboardLink:
 
 # Annotations shared by every dashboard: (name, colour, query). Restarts come from uptime
 # resets, alerts from Prometheus' ALERTS series, configuration changes from the generation
-# the data nodes run. The management server's cluster-log events belong in this list too,
-# as a query of its collector's event series, once the exporter reads them.
+# the data nodes run, cluster-log events from the management server (node failures, starts,
+# arbitration, backups; one exporter per cluster suffices, hence the max over instances).
+CLUSTER_LOG_EVENTS = (
+    "NodeFailCompleted|NDBStartCompleted|ArbitResult|BackupCompleted|BackupAborted"
+    "|BackupFailedToStart"
+)
 ANNOTATIONS = (
     (
         "Data node restarts",
@@ -695,6 +699,13 @@ ANNOTATIONS = (
         "Configuration generation changes",
         "blue",
         f"max by (node_id) (changes({sel('ndb_data_node_config_generation')}[2m])) > 0",
+    ),
+    (
+        "Cluster log events",
+        "purple",
+        "max by (type, node_id) (increase("
+        + sel("ndb_mgmd_events_total", f'type=~"{CLUSTER_LOG_EVENTS}"')
+        + "[2m])) > 0",
     ),
 )
 

@@ -554,13 +554,26 @@ def _transporter_row(layout: Layout) -> None:
             "Links overloaded and in slowdown now",
             "Transporters of each data node that are overloaded or in slowdown at the scrape "
             "(ndbinfo.transporters), the ten nodes with the most. A link that stays overloaded "
-            "refuses new requests (NdbTransporterOverloaded); one that stays in slowdown slows "
-            "scans (NdbTransporterSlowdown).",
+            "refuses new requests (NdbTransporterOverloaded); one in slowdown slows scans. A "
+            "scrape sees only the links in slowdown at that moment: the next panel counts them "
+            "all.",
             "none",
             per_node(_node("ndb_transporter_overloaded_links"), suffix="overloaded", k=5),
             per_node(_node("ndb_transporter_slowdown_links"), suffix="in slowdown", k=5),
             min_value=0,
             height=10,
+        ),
+        timeseries_panel(
+            "Slowdowns per 5 minutes",
+            "Times a data node's links entered slowdown, per 5 minutes at the current rate "
+            "(slowdown_count "
+            "of ndbinfo.transporters, kept counting across reconnects by the exporter), the ten "
+            "nodes with the most. Above the line for 5 minutes: NdbTransporterSlowdown.",
+            "none",
+            per_node(f"{slowdowns} * 300"),
+            min_value=0,
+            height=10,
+            threshold_line=alert_steps(threshold("NdbTransporterSlowdown", after="[5m])")),
         ),
     )
 
@@ -655,6 +668,19 @@ def _disk_row(layout: Layout) -> None:
             per_node(speed, "kind"),
             min_value=0,
             width=8,
+        ),
+        timeseries_panel(
+            "Redo writes lagging",
+            "Share of the time the LDM threads' redo log writes lagged behind the disk "
+            "(slowdowns_due_to_io_lag of ndbinfo.disk_write_speed_aggregate, which also slows "
+            "the checkpoint write speed), the ten nodes with the most. Above the line for 5 "
+            "minutes: NdbRedoWritesLagging; global checkpoints (GCP_SAVE) wait on the same "
+            "disk.",
+            "percentunit",
+            per_node(_node_rate("ndb_redo_io_lag_seconds_total")),
+            min_value=0,
+            width=8,
+            threshold_line=alert_steps(threshold("NdbRedoWritesLagging")),
         ),
     )
 

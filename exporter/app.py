@@ -17,6 +17,7 @@ from ndbinfo_exporter.scrape.scraper import Scraper, ScrapeResult, build_info
 from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import ProbeRefused, TargetConfig, Targets
 from ndbinfo_exporter.view import routes as view
+from ndbinfo_exporter.view.reader import ViewReader
 from ndbinfo_exporter.webconfig import WebConfig
 from prometheus_client import CollectorRegistry, GCCollector, PlatformCollector, ProcessCollector
 from prometheus_client.core import Metric
@@ -119,9 +120,13 @@ def _encoded(exposition: Exposition, families: Sequence[Metric], accept: str | N
 def create_app(
     settings: Settings, targets: Targets, scraper: Scraper, web: WebConfig | None = None
 ) -> FastAPI:
+    # The view reads on connections of its own, never on those Prometheus' scrapes need.
+    reader = ViewReader(scraper, settings.max_connections, settings.query_timeout)
+
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
+        reader.close()
         scraper.close()
 
     app = FastAPI(
@@ -201,7 +206,7 @@ def create_app(
     async def healthz() -> PlainTextResponse:
         return PlainTextResponse("ok\n")
 
-    app.include_router(view.make_router(app, settings, scraper, targets))
+    app.include_router(view.make_router(app, settings, reader, targets))
     return app
 
 

@@ -141,3 +141,37 @@ def test_the_harness_runs_what_it_starts_as_programs() -> None:
         if any(name.split(".")[0] in {"ndbsim", "ndbinfo_exporter"} for name in _imports(path, ""))
     ]
     assert not offenders
+
+
+def _identifiers(path: Path) -> set[str]:
+    """Every name a module defines or uses: functions, classes, arguments, attributes."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            found.add(node.name)
+        elif isinstance(node, ast.arg | ast.keyword) and node.arg:
+            found.add(node.arg)
+    return found
+
+
+def test_the_scrape_core_knows_nothing_of_the_view() -> None:
+    """The view reads on its own connections (view/reader.py) through what the scrape core
+    offers every caller; no name in exporter/scrape/ is the view's (an SQL view is VIEW)."""
+    offenders = {
+        str(path.relative_to(ROOT)): sorted(
+            name for name in _identifiers(path) if "view" in name or "View" in name
+        )
+        for path in _sources("exporter/scrape")
+    }
+    offenders.update(
+        {
+            str(path.relative_to(ROOT)): ["cluster view"]
+            for path in _sources("exporter/scrape")
+            if "cluster view" in path.read_text(encoding="utf-8").lower()
+        }
+    )
+    assert {path: names for path, names in offenders.items() if names} == {}

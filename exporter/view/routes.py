@@ -18,7 +18,6 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
 from ndbinfo_exporter import __version__
-from ndbinfo_exporter.scrape.scraper import Scraper
 from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import ProbeRefused, TargetConfig, Targets
 from ndbinfo_exporter.view.alerts import AlertSource
@@ -33,6 +32,7 @@ from ndbinfo_exporter.view.models import (
     TableFragments,
     TargetsView,
 )
+from ndbinfo_exporter.view.reader import ViewReader
 from ndbinfo_exporter.view.source import ViewSource
 from ndbinfo_exporter.view.thresholds import (
     DATA_MEMORY_CRITICAL,
@@ -134,7 +134,7 @@ def answer(body: Body, request: Request, freshness: dict[str, str] | None = None
 def make_router(
     app: FastAPI,
     settings: Settings,
-    scraper: Scraper,
+    reader: ViewReader,
     targets: Targets,
     clock: Callable[[], float] = time.time,
 ) -> APIRouter:
@@ -142,7 +142,7 @@ def make_router(
     view_targets = ViewTargets(
         targets,
         lambda target: ViewSource(
-            scraper, target, settings.query_timeout, settings.refresh_max_age, clock=clock
+            reader, target, settings.query_timeout, settings.refresh_max_age, clock=clock
         ),
     )
     alert_source = AlertSource(settings.view_alerts_url, view_targets.interval)

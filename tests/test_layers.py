@@ -17,7 +17,12 @@ PACKAGES = {
     "ndbinfo_exporter": (
         "exporter",
         [
-            ["ndbinfo_exporter", "ndbinfo_exporter.errors", "ndbinfo_exporter.logs"],
+            [
+                "ndbinfo_exporter",
+                "ndbinfo_exporter.errors",
+                "ndbinfo_exporter.logs",
+                "ndbinfo_exporter.values",
+            ],
             ["ndbinfo_exporter.collectors"],
             [
                 "ndbinfo_exporter.settings",
@@ -69,9 +74,16 @@ def _layer(layers: list[list[str]], module: str) -> tuple[int, str] | None:
     return best
 
 
-def _imports(path: Path, module: str) -> set[str]:
+def _imports(path: Path, module: str, at_run_time: bool = False) -> set[str]:
+    """The modules and names a module imports, inside functions too; ``at_run_time``: without
+    those under ``if TYPE_CHECKING:``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    if at_run_time:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING"):
+                node.body = []
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -175,3 +187,30 @@ def test_the_scrape_core_knows_nothing_of_the_view() -> None:
         }
     )
     assert {path: names for path, names in offenders.items() if names} == {}
+
+
+@pytest.mark.parametrize(("package", "folder"), [("ndbsim", "simulator")])
+def test_no_import_cycle(package: str, folder: str) -> None:
+    """No module imports one that imports it back, not even inside a function (a package's
+    __init__, which imports its modules to register them, is not followed)."""
+    modules = {
+        _module_name(package, folder, path): path
+        for path in _sources(folder)
+        if path.name != "__init__.py"
+    }
+    graph = {
+        name: {target for target in _imports(path, name, at_run_time=True) if target in modules}
+        for name, path in modules.items()
+    }
+    cycles = []
+    for start in graph:
+        stack, seen = [(start, [start])], {start}
+        while stack:
+            name, trail = stack.pop()
+            for target in graph[name]:
+                if target == start:
+                    cycles.append(" -> ".join([*trail, start]))
+                elif target not in seen:
+                    seen.add(target)
+                    stack.append((target, [*trail, target]))
+    assert not cycles, cycles[:5]

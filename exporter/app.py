@@ -19,6 +19,7 @@ from ndbinfo_exporter.scrape.scraper import Scraper, ScrapeResult, build_info
 from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import ProbeRefused, TargetConfig, Targets
 from ndbinfo_exporter.view import routes as view
+from ndbinfo_exporter.view.reader import ViewReader
 from ndbinfo_exporter.webconfig import WebConfig
 from prometheus_client import CollectorRegistry, GCCollector, PlatformCollector, ProcessCollector
 from prometheus_client.core import Metric
@@ -122,12 +123,15 @@ def create_app(
     settings: Settings, targets: Targets, scraper: Scraper, web: WebConfig | None = None
 ) -> FastAPI:
     mgmd = MgmdReaders()
+    # The view reads on connections of its own, never on those Prometheus' scrapes need.
+    reader = ViewReader(scraper, settings.max_connections, settings.query_timeout)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if targets.mgmd:  # the cluster log from the start, not from the first scrape
             mgmd.get(targets.mgmd).subscription.start()
         yield
+        reader.close()
         scraper.close()
         await mgmd.close()
 
@@ -217,7 +221,7 @@ def create_app(
     async def healthz() -> PlainTextResponse:
         return PlainTextResponse("ok\n")
 
-    app.include_router(view.make_router(app, settings, scraper, targets))
+    app.include_router(view.make_router(app, settings, reader, targets))
     return app
 
 

@@ -246,7 +246,9 @@ def from_settings(settings: Settings, allowed_patterns: tuple[str, ...] = ()) ->
     --mgmd.address, else the [mysql_cluster] section's ndb-connectstring."""
     client = mycnf.load(settings.my_cnf) if settings.my_cnf else {}
     password = settings.password.get_secret_value() if settings.password is not None else None
-    mgmd = settings.mgmd_address or (mycnf.connectstring(settings.my_cnf) if settings.my_cnf else ())
+    mgmd = settings.mgmd_address or (
+        mycnf.connectstring(settings.my_cnf) if settings.my_cnf else ()
+    )
     return build(
         client,
         settings.mysqld_address,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import re
 import sys
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,7 @@ class Exporter:
         return f"http://{self.address}"
 
     @property
-    def lines(self):
+    def lines(self) -> deque[str]:
         return self.process.lines
 
     @property

@@ -37,6 +37,7 @@ class Process:
     popen: subprocess.Popen[str]
     log_file: Path | None = None
     lines: deque[str] = field(default_factory=lambda: deque(maxlen=KEPT_LINES))
+    reader: threading.Thread | None = None  # takes the output as it comes
 
     @property
     def pid(self) -> int:
@@ -56,7 +57,8 @@ class Process:
         """HarnessError when the process has exited; a configuration error (2) stays 2."""
         status = self.popen.poll()
         if status is not None:
-            time.sleep(0.1)  # the reader thread takes the last lines
+            if self.reader is not None:
+                self.reader.join(1)  # the output's last lines, which say why
             line = self.last_line()
             message = line if line.startswith(self.name) else f"{self.name}: {line}"
             raise HarnessError(message, 2 if status == 2 else 1)
@@ -123,10 +125,10 @@ def started(
     log_file = log_dir / f"{name}.log" if log_dir is not None else None
     process = Process(name, popen, log_file)
     sink = log_file.open("w") if log_file is not None else None
-    reader = threading.Thread(target=_keep, args=(popen.stdout, process, sink), daemon=True)
-    reader.start()
+    process.reader = threading.Thread(target=_keep, args=(popen.stdout, process, sink), daemon=True)
+    process.reader.start()
     try:
         yield process
     finally:
         process.stop()
-        reader.join(5)
+        process.reader.join(5)

@@ -183,6 +183,29 @@ def fault_parser() -> argparse.ArgumentParser:
         help=f"control API (default {DEFAULT_CONTROL_URL})",
     )
     sub = p.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    _node_faults(sub)
+    _load_faults(sub)
+    _growth_faults(sub)
+    _capacity_faults(sub)
+    _replication_faults(sub)
+    s = sub.add_parser("clear", help="clear one fault")
+    s.add_argument("name")
+    sub.add_parser("list", help="active faults")
+    sub.add_parser("reset", help="all nodes started, no faults")
+    sub.add_parser("status", help="cluster status")
+    sub.add_parser("replication", help="the replication link's epochs and threads")
+    for action in sub.choices.values():
+        if action.prog.split()[-1] not in ("replication", *LINK_FAULTS):
+            action.add_argument(
+                "--cluster",
+                choices=["source", "replica"],
+                help="the cluster of ndbsim --replica to act on (default source)",
+            )
+    return p
+
+
+def _node_faults(sub) -> None:
+    """The subcommands of the node, checkpoint, memory and connection faults."""
     for name in ("stop-node", "start-node"):
         s = sub.add_parser(name, help=f"{name.split('-')[0]} a node")
         s.add_argument("node_id", type=_positive_int(1, 255))
@@ -196,6 +219,10 @@ def fault_parser() -> argparse.ArgumentParser:
     s.add_argument("--table", help="only queries reading this ndbinfo table")
     sub.add_parser("refuse-connections", help="refuse new MySQL connections")
     sub.add_parser("drop-connections", help="drop connections when they send a query")
+
+
+def _load_faults(sub) -> None:
+    """The subcommands of the faults of the workload: links, locks, errors, latency, disk."""
     s = sub.add_parser("send-overload", help="overload the send buffers of a data node's links")
     s.add_argument("node", type=_positive_int(1, 255), help="data node id")
     s.add_argument("--remote", type=_positive_int(1, 255), help="only the link to this node")
@@ -241,6 +268,10 @@ def fault_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("certificate-expiring", help="bring a TLS certificate close to expiry")
     s.add_argument("days", type=_float_range(0, 3650), help="days until it expires")
     s.add_argument("--node", type=_positive_int(1, 255), help="only this node's certificate")
+
+
+def _growth_faults(sub) -> None:
+    """The subcommands of the faults that grow over time, of backups, of versions and of metadata sync."""
     for name, what in GROWTH.items():
         s = sub.add_parser(name, help=f"{what} grows steadily over cluster time")
         s.add_argument(
@@ -263,7 +294,10 @@ def fault_parser() -> argparse.ArgumentParser:
         s.add_argument("node", type=_positive_int(1, 255), help="data node id")
     s = sub.add_parser("metadata-excluded", help="exclude user tables from metadata sync")
     s.add_argument("tables", type=_positive_int(1, 1000), help="number of tables")
-    _capacity_faults(sub)
+
+
+def _replication_faults(sub) -> None:
+    """The subcommands of the faults of the replication link."""
     sub.add_parser("replica-sql-error", help="the replica's SQL thread stops on error 1032")
     sub.add_parser("replica-io-disconnect", help="the replica's I/O thread loses the source")
     s = sub.add_parser("replica-behind", help="the replica's applier trails the source")
@@ -287,20 +321,6 @@ def fault_parser() -> argparse.ArgumentParser:
         choices=CONFLICT_FUNCTIONS,
         help="the conflict function (default NDB$EPOCH2; the _TRANS ones move Ndb_conflict_trans_*)",
     )
-    s = sub.add_parser("clear", help="clear one fault")
-    s.add_argument("name")
-    sub.add_parser("list", help="active faults")
-    sub.add_parser("reset", help="all nodes started, no faults")
-    sub.add_parser("status", help="cluster status")
-    sub.add_parser("replication", help="the replication link's epochs and threads")
-    for action in sub.choices.values():
-        if action.prog.split()[-1] not in ("replication", *LINK_FAULTS):
-            action.add_argument(
-                "--cluster",
-                choices=["source", "replica"],
-                help="the cluster of ndbsim --replica to act on (default source)",
-            )
-    return p
 
 
 def _capacity_faults(sub) -> None:

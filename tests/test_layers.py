@@ -17,7 +17,12 @@ PACKAGES = {
     "ndbinfo_exporter": (
         "exporter",
         [
-            ["ndbinfo_exporter", "ndbinfo_exporter.errors", "ndbinfo_exporter.logs"],
+            [
+                "ndbinfo_exporter",
+                "ndbinfo_exporter.errors",
+                "ndbinfo_exporter.logs",
+                "ndbinfo_exporter.values",
+            ],
             ["ndbinfo_exporter.collectors"],
             [
                 "ndbinfo_exporter.settings",
@@ -69,9 +74,16 @@ def _layer(layers: list[list[str]], module: str) -> tuple[int, str] | None:
     return best
 
 
-def _imports(path: Path, module: str) -> set[str]:
+def _imports(path: Path, module: str, at_run_time: bool = False) -> set[str]:
+    """The modules and names a module imports, inside functions too; ``at_run_time``: without
+    those under ``if TYPE_CHECKING:``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    if at_run_time:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING"):
+                node.body = []
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -141,3 +153,64 @@ def test_the_harness_runs_what_it_starts_as_programs() -> None:
         if any(name.split(".")[0] in {"ndbsim", "ndbinfo_exporter"} for name in _imports(path, ""))
     ]
     assert not offenders
+
+
+def _identifiers(path: Path) -> set[str]:
+    """Every name a module defines or uses: functions, classes, arguments, attributes."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            found.add(node.name)
+        elif isinstance(node, ast.arg | ast.keyword) and node.arg:
+            found.add(node.arg)
+    return found
+
+
+def test_the_scrape_core_knows_nothing_of_the_view() -> None:
+    """The view reads on its own connections (view/reader.py) through what the scrape core
+    offers every caller; no name in exporter/scrape/ is the view's (an SQL view is VIEW)."""
+    offenders = {
+        str(path.relative_to(ROOT)): sorted(
+            name for name in _identifiers(path) if "view" in name or "View" in name
+        )
+        for path in _sources("exporter/scrape")
+    }
+    offenders.update(
+        {
+            str(path.relative_to(ROOT)): ["cluster view"]
+            for path in _sources("exporter/scrape")
+            if "cluster view" in path.read_text(encoding="utf-8").lower()
+        }
+    )
+    assert {path: names for path, names in offenders.items() if names} == {}
+
+
+@pytest.mark.parametrize(("package", "folder"), [("ndbsim", "simulator")])
+def test_no_import_cycle(package: str, folder: str) -> None:
+    """No module imports one that imports it back, not even inside a function (a package's
+    __init__, which imports its modules to register them, is not followed)."""
+    modules = {
+        _module_name(package, folder, path): path
+        for path in _sources(folder)
+        if path.name != "__init__.py"
+    }
+    graph = {
+        name: {target for target in _imports(path, name, at_run_time=True) if target in modules}
+        for name, path in modules.items()
+    }
+    cycles = []
+    for start in graph:
+        stack, seen = [(start, [start])], {start}
+        while stack:
+            name, trail = stack.pop()
+            for target in graph[name]:
+                if target == start:
+                    cycles.append(" -> ".join([*trail, start]))
+                elif target not in seen:
+                    seen.add(target)
+                    stack.append((target, [*trail, target]))
+    assert not cycles, cycles[:5]

@@ -9,29 +9,18 @@ and a ``collect`` function that turns the fetched rows into metric families.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from ndbinfo_exporter.values import BadValue, Row, Version, leading_version, number
+from ndbinfo_exporter.values import text as text  # the collectors read text through here
 from prometheus_client.core import (
     CounterMetricFamily,
     GaugeMetricFamily,
     HistogramMetricFamily,
     Metric,
 )
-
-Row = Mapping[str, Any]
-Version = tuple[int, int, int]
-
-_LEADING_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)")
-
-
-def leading_version(text: str) -> Version | None:
-    """The version @@version starts with: (5, 7, 16) from "5.7.16-ndb-7.5.4-cluster-gpl"."""
-    match = _LEADING_VERSION.match(text)
-    return (int(match[1]), int(match[2]), int(match[3])) if match else None
 
 
 @dataclass(frozen=True)
@@ -169,27 +158,6 @@ class Collector:
         )
 
 
-class BadValue(ValueError):
-    """A column that should hold a number holds something else: the row is skipped."""
-
-
-def number(value: Any) -> float | None:
-    """ndbinfo numbers arrive as int, Decimal (SUM over BIGINT UNSIGNED) or text. None (SQL
-    NULL) stays None and means "no sample", never 0; anything else raises BadValue."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, Decimal):
-        return float(value)
-    try:
-        if isinstance(value, (bytes, bytearray)):
-            value = value.decode()
-        return float(Decimal(str(value).strip()))
-    except (InvalidOperation, ValueError) as exc:
-        raise BadValue(f"not a number: {str(value)[:40]!r}") from exc
-
-
 def add_value(family: Metric, labels: list[str], value: float | None) -> None:
     """One sample, or none when the value is NULL."""
     if value is not None:
@@ -218,14 +186,6 @@ def _row_is_good(collector: Collector, row: Row, context: Context) -> bool:
     except Exception:  # another failure is the collector's, not the row's
         return True
     return True
-
-
-def text(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, (bytes, bytearray)):
-        return value.decode("utf-8", "replace")
-    return str(value)
 
 
 def ident(value: Any) -> str:

@@ -26,6 +26,7 @@ from ndbinfo_exporter.view.findings.inputs import Inputs
 from ndbinfo_exporter.view.models import ClusterView, ConfigView, Finding
 from ndbinfo_exporter.view.parameters import config_view
 from ndbinfo_exporter.view.placement import Placement
+from ndbinfo_exporter.view.reader import ViewReader
 from ndbinfo_exporter.view.samples import Samples
 from ndbinfo_exporter.view.view_model import groups_from
 
@@ -97,7 +98,7 @@ def stalled(result: ScrapeResult) -> str | None:
 
 
 async def _placement(
-    scraper: Scraper, target: TargetConfig, result: ScrapeResult, stage: Stage
+    reader: ViewReader, target: TargetConfig, result: ScrapeResult, stage: Stage
 ) -> Placement | None:
     """The fragment placement read through the first running data node; None when there is
     none, this version lacks its tables, or the read fails (the findings then go without it)."""
@@ -116,7 +117,7 @@ async def _placement(
     stage.now = f"the SQL node {target.name} to read the fragment placement"
     node, read_at = running[0], time.time()
     try:
-        return await scraper.fold(
+        return await reader.fold(
             target,
             placement_model.sql_for(node),
             max(0.1, stage.left() - MARGIN_SECONDS),
@@ -124,6 +125,17 @@ async def _placement(
         )
     except Exception:  # a report without the placement still has every other finding
         return None
+
+
+async def _read_placement(
+    scraper: Scraper, target: TargetConfig, result: ScrapeResult, stage: Stage
+) -> Placement | None:
+    """The placement as the view reads it, on a connection of the view's reader."""
+    reader = ViewReader(scraper, 1, max(0.1, stage.left()))
+    try:
+        return await _placement(reader, target, result, stage)
+    finally:
+        reader.close()
 
 
 async def read(
@@ -143,7 +155,7 @@ async def read(
         stage.now = f"the {interval:g} s between the two reads"
         await asyncio.sleep(interval)
         previous, result = result, await _scrape(scraper, target, names, stage)
-    placed = await _placement(scraper, target, result, stage) if placement else None
+    placed = await _read_placement(scraper, target, result, stage) if placement else None
     return modelled(result, previous, checks, tuple(names), interval, placed)
 
 

@@ -25,7 +25,7 @@ NDBINFO_ABSENT = "ndbinfo_absent"
 PRIVILEGE_MISSING = "privilege_missing"
 STATES = (OK, ENGINE_ABSENT, NDBINFO_ABSENT, PRIVILEGE_MISSING)
 
-# Why NDB is not visible, as the exporter's warning and the view's finding say it.
+# Why NDB is not visible, one line each: the words of the exporter's warning, for every reader.
 CAUSES = {
     ENGINE_ABSENT: "the SQL node has no ndbcluster storage engine, or it is disabled",
     NDBINFO_ABSENT: "the SQL node has the ndbcluster engine but no ndbinfo schema",

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import platform
 import time
-from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
@@ -48,8 +47,8 @@ class ScrapeResult:
     collector_errors: dict[str, str] = field(default_factory=dict)
 
     def kept(self) -> ScrapeResult:
-        """The result as the view keeps it: without its rendered exposition, which only the
-        scrape's own answer serves."""
+        """The result as it is kept after its answer (``Scraper.last``): without its rendered
+        exposition, which only the scrape's own answer serves."""
         return replace(self, exposition=NO_EXPOSITION)
 
 
@@ -171,10 +170,6 @@ class Scraper:
         self._max_connections = max_connections
         self._query_timeout = query_timeout
         self._pools = Pools(max_connections, query_timeout)
-        # The cluster view's statements and scrapes run on connections of their own per
-        # target (opened when a viewer first looks), so that they never take a slot a
-        # Prometheus scrape needs.
-        self._view_pools = Pools(max_connections, query_timeout)
         # Reads of slowly changing collectors in flight, shared by concurrent scrapes.
         self._reading: dict[tuple[str, str], asyncio.Future[_Outcome]] = {}
         self._in_flight: dict[tuple, asyncio.Task[ScrapeResult]] = {}
@@ -202,7 +197,6 @@ class Scraper:
 
     def close(self) -> None:
         self._pools.close()
-        self._view_pools.close()
 
     def selection(self, names: Sequence[str]) -> frozenset[str] | None:
         """The collectors named by collect[] URL parameters (None: all enabled ones); a
@@ -216,6 +210,7 @@ class Scraper:
         return frozenset(names)
 
     def last(self, target_name: str) -> ScrapeResult | None:
+        """The latest full scrape of the target (every enabled collector), by any caller."""
         return self._last.get(target_name)
 
     async def scrape(
@@ -223,18 +218,19 @@ class Scraper:
         target: TargetConfig,
         timeout: float,
         only: frozenset[str] | None = None,
-        for_view: bool = False,
+        pools: Pools | None = None,
     ) -> ScrapeResult:
         """One scrape of every enabled collector, or of those named in ``only`` (collect[]);
-        the latest full scrape is kept for the view. A scrape ``for_view`` joins one in flight
-        for Prometheus, or runs on the view's own connections, where Prometheus does not join
-        it: a viewer never makes a scrape wait."""
-        key = (target.key, only, for_view)
+        the latest full scrape is kept (``last``). A caller that brings connections of its own
+        (``pools``) joins a scrape in flight on the scraper's, or else scrapes on its own
+        connections, where only callers with the same ``pools`` join it: such a caller never
+        takes a connection the scrapes on the scraper's need, nor makes them wait."""
+        key = (target.key, only, id(pools) if pools is not None else None)
         task = self._in_flight.get(key)
-        if task is None and for_view:
-            task = self._in_flight.get((target.key, only, False))
+        if task is None and pools is not None:
+            task = self._in_flight.get((target.key, only, None))
         if task is None:
-            task = asyncio.ensure_future(self._collect(target, timeout, only, for_view))
+            task = asyncio.ensure_future(self._collect(target, timeout, only, pools))
             self._in_flight[key] = task
             task.add_done_callback(lambda done: self._forget(key, done))
             return await asyncio.shield(task)
@@ -257,44 +253,17 @@ class Scraper:
         if self._in_flight.get(key) is task:
             del self._in_flight[key]
 
-    def view_pool(self, target: TargetConfig) -> ConnectionPool:
-        """The view's own connections to ``target``: the view's statements and scrapes never
-        take a connection a Prometheus scrape needs."""
-        pool, _ = self._view_pools.get(target.name)
-        return pool
-
-    async def query(self, target: TargetConfig, sql: str, timeout: float) -> list[Row]:
-        """A statement of the cluster view, on the view's own connections to ``target``."""
-        return await self.view_pool(target).run(
-            target, lambda connection: connection.rows(sql), min(timeout, self._query_timeout)
-        )
-
-    async def fold(
-        self,
-        target: TargetConfig,
-        sql: str,
-        timeout: float,
-        reduce: Callable[[Iterator[Row]], T],
-    ) -> T:
-        """A statement of the cluster view whose rows ``reduce`` folds as they are read (on a
-        pool thread), on the view's own connections: a large answer is never held whole."""
-        return await self.view_pool(target).run(
-            target,
-            lambda connection: _folded(connection.each(sql), reduce),
-            min(timeout, self._query_timeout),
-        )
-
     async def _collect(
         self,
         target: TargetConfig,
         timeout: float,
         only: frozenset[str] | None,
-        for_view: bool,
+        pools: Pools | None,
     ) -> ScrapeResult:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         try:
-            pool = self.view_pool(target) if for_view else self.pool(target)
+            pool = self.pool(target) if pools is None else pools.get(target.name)[0]
             # Connecting and the liveness check, each bounded by the query timeout.
             info = await pool.run(target, _alive, min(timeout, self._query_timeout))
         except Exception as exc:
@@ -568,9 +537,3 @@ def _collector_families(outcomes: Sequence[_Outcome], skipped: Sequence[Collecto
     for collector in skipped:
         skip.add_metric([collector.name], 1)
     return [success, duration, skip]
-
-
-def _folded(rows: Generator[Row, None, None], reduce: Callable[[Iterator[Row]], T]) -> T:
-    """``reduce`` over ``rows``, whose cursor is closed (its rest read) even when it fails."""
-    with contextlib.closing(rows):
-        return reduce(rows)

@@ -7,8 +7,9 @@ import re
 from typing import Any
 
 from mysql.connector import errors
-from ndbinfo_exporter.collectors.base import TargetInfo, Version, leading_version
+from ndbinfo_exporter.collectors.base import TargetInfo
 from ndbinfo_exporter.scrape.ndb_visibility import detect_visibility
+from ndbinfo_exporter.values import Version, leading_version
 
 ER_UNKNOWN_SYSTEM_VARIABLE = 1193
 

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ndbinfo_exporter.collectors.base import Row, number, text
+from ndbinfo_exporter.values import Row, number, text
 from ndbinfo_exporter.view.models import (
     DatabaseCount,
     Fragment,

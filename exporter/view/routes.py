@@ -18,7 +18,6 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
 from ndbinfo_exporter import __version__
-from ndbinfo_exporter.scrape.scraper import Scraper
 from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import ProbeRefused, TargetConfig, Targets
 from ndbinfo_exporter.view.alerts import AlertSource
@@ -33,6 +32,7 @@ from ndbinfo_exporter.view.models import (
     TableFragments,
     TargetsView,
 )
+from ndbinfo_exporter.view.reader import ViewReader
 from ndbinfo_exporter.view.source import ViewSource
 from ndbinfo_exporter.view.thresholds import (
     DATA_MEMORY_CRITICAL,
@@ -131,36 +131,26 @@ def answer(body: Body, request: Request, freshness: dict[str, str] | None = None
     return Response(body.content, media_type="application/json", headers=headers)
 
 
-def make_router(
-    app: FastAPI,
-    settings: Settings,
-    scraper: Scraper,
-    targets: Targets,
-    clock: Callable[[], float] = time.time,
-) -> APIRouter:
-    """The page and its API. ``app`` only serves its OpenAPI document."""
-    view_targets = ViewTargets(
-        targets,
-        lambda target: ViewSource(
-            scraper, target, settings.query_timeout, settings.refresh_max_age, clock=clock
-        ),
-    )
-    alert_source = AlertSource(settings.view_alerts_url, view_targets.interval)
-    router = APIRouter()
-    api = APIRouter(prefix="/api/v1", route_class=JsonErrorRoute, tags=["cluster view"])
+class _Views:
+    """The ViewSource of the target a request names, and what an answer says of its model."""
 
-    def source(target: str | None, auth_module: str | None) -> ViewSource:
-        chosen: TargetConfig | None = view_targets.resolve(target, auth_module)
+    def __init__(self, view_targets: ViewTargets):
+        self._targets = view_targets
+
+    def source(self, target: str | None, auth_module: str | None) -> ViewSource:
+        chosen: TargetConfig | None = self._targets.resolve(target, auth_module)
         if chosen is None:
             raise ApiFailure(400, "no default SQL node: choose one with ?target=host:port")
-        return view_targets.source(chosen)
+        return self._targets.source(chosen)
 
+    @staticmethod
     def freshness(view: ViewSource, model: ViewModel) -> dict[str, str]:
         return {
             "Age": str(int(view.age(model))),
             "X-View-Refreshing": "true" if view.refreshing else "false",
         }
 
+    @staticmethod
     async def reachable(view: ViewSource, first_placement: bool = False) -> ViewModel:
         model = await view.model(placement=first_placement)
         if not model.result.up:
@@ -168,6 +158,36 @@ def make_router(
                 503, f"SQL node {model.result.target} is unreachable: {model.result.error}"
             )
         return model
+
+
+def make_router(
+    app: FastAPI,
+    settings: Settings,
+    reader: ViewReader,
+    targets: Targets,
+    clock: Callable[[], float] = time.time,
+) -> APIRouter:
+    """The page and its API. ``app`` only serves its OpenAPI document."""
+    view_targets = ViewTargets(
+        targets,
+        lambda target: ViewSource(
+            reader, target, settings.query_timeout, settings.refresh_max_age, clock=clock
+        ),
+    )
+    router = APIRouter()
+    _page_routes(router, app, settings, view_targets)
+    api = APIRouter(prefix="/api/v1", route_class=JsonErrorRoute, tags=["cluster view"])
+    _targets_route(api, view_targets)
+    _model_routes(api, _Views(view_targets))
+    _closing_routes(api, AlertSource(settings.view_alerts_url, view_targets.interval))
+    router.include_router(api)
+    return router
+
+
+def _page_routes(
+    router: APIRouter, app: FastAPI, settings: Settings, view_targets: ViewTargets
+) -> None:
+    """The page, its static files, and the API's documentation."""
 
     @router.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def page(target: TargetQuery = None, auth_module: AuthModuleQuery = None) -> Response:
@@ -219,12 +239,18 @@ def make_router(
             swagger_favicon_url="/static/docs/favicon.png",
         )
 
+
+def _targets_route(api: APIRouter, view_targets: ViewTargets) -> None:
     @api.get("/targets", response_model=TargetsView, responses=ERRORS)
     async def get_targets() -> TargetsView:
         """The SQL nodes the view may show: the default target, the static probe targets and
         the my.cnf sections that name a host. With `typed`, other targets may be given as
         `?target=` and are checked against the allowed probe targets, as /probe does."""
         return view_targets.listing()
+
+
+def _model_routes(api: APIRouter, views: _Views) -> None:
+    """The answers built from a target's model: cluster, placement, findings, configuration."""
 
     @api.get("/cluster", response_model=ClusterView, responses=ERRORS)
     async def get_cluster(
@@ -234,9 +260,9 @@ def make_router(
 
         Answers 200 with `up: false` and the reason when the SQL node is unreachable.
         """
-        view = source(target, auth_module)
+        view = views.source(target, auth_module)
         model = await view.model()
-        return answer(model.bodies["cluster"], request, freshness(view, model))
+        return answer(model.bodies["cluster"], request, views.freshness(view, model))
 
     @api.get("/placement", response_model=PlacementView, responses=ERRORS)
     async def get_placement(
@@ -253,11 +279,11 @@ def make_router(
     ) -> Response:
         """Replicas of user tables per data node: primaries, backups and dead replicas, with a
         summary per data node over the matching tables. Fragment detail: /placement/{table_id}."""
-        view = source(target, auth_module)
-        model = await reachable(view, first_placement=True)
+        view = views.source(target, auth_module)
+        model = await views.reachable(view, first_placement=True)
         model.require_placement()
         body = await asyncio.to_thread(model.page, db or None, table or None, node, page, page_size)
-        return answer(body, request, freshness(view, model))
+        return answer(body, request, views.freshness(view, model))
 
     @api.get("/placement/{table_id}", response_model=TableFragments, responses=ERRORS)
     async def get_table_fragments(
@@ -268,8 +294,8 @@ def make_router(
     ) -> Response:
         """The fragments of one table: primary, backups, dead replicas and LCPs per fragment,
         read from the data nodes when asked for and kept until the placement changes."""
-        view = source(target, auth_module)
-        await reachable(view)
+        view = views.source(target, auth_module)
+        await views.reachable(view)
         try:
             body = await view.fragments(table_id)
         except LookupError as exc:
@@ -281,18 +307,22 @@ def make_router(
         request: Request, target: TargetQuery = None, auth_module: AuthModuleQuery = None
     ) -> Response:
         """Tuning findings, each with its evidence, PromQL expression and SQL."""
-        view = source(target, auth_module)
-        model = await reachable(view)
-        return answer(model.bodies["findings"], request, freshness(view, model))
+        view = views.source(target, auth_module)
+        model = await views.reachable(view)
+        return answer(model.bodies["findings"], request, views.freshness(view, model))
 
     @api.get("/config", response_model=ConfigView, responses=ERRORS)
     async def get_config(
         request: Request, target: TargetQuery = None, auth_module: AuthModuleQuery = None
     ) -> Response:
         """Data node parameters that differ from their default or between data nodes."""
-        view = source(target, auth_module)
-        model = await reachable(view)
-        return answer(model.bodies["config"], request, freshness(view, model))
+        view = views.source(target, auth_module)
+        model = await views.reachable(view)
+        return answer(model.bodies["config"], request, views.freshness(view, model))
+
+
+def _closing_routes(api: APIRouter, alert_source: AlertSource) -> None:
+    """The alerts, the API's index, and the answer to a path it does not have (last)."""
 
     @api.get("/alerts", response_model=AlertsView)
     async def get_alerts() -> AlertsView:
@@ -308,6 +338,3 @@ def make_router(
     @api.get("/{path:path}", include_in_schema=False)
     async def unknown(path: str) -> JSONResponse:
         return error(404, f"no API endpoint /api/v1/{path}")
-
-    router.include_router(api)
-    return router

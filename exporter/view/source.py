@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 
@@ -28,6 +29,7 @@ from ndbinfo_exporter.view.body import Body
 from ndbinfo_exporter.view.cluster import node_groups_seen
 from ndbinfo_exporter.view.models import TableFragments
 from ndbinfo_exporter.view.placement import Placement
+from ndbinfo_exporter.view.reader import ViewReader
 from ndbinfo_exporter.view.samples import Samples
 from ndbinfo_exporter.view.view_model import Unavailable, ViewModel, build, previous_of
 
@@ -51,18 +53,22 @@ def distribution_version(samples: Samples) -> tuple[float, ...] | None:
 
 
 class ViewSource:
-    """The view's data for one target."""
+    """The view's data for one target, read through ``reader`` (given a bare Scraper, a
+    reader of one connection of its own, closed with the source)."""
 
     def __init__(
         self,
-        scraper: Scraper,
+        reader: ViewReader | Scraper,
         target: TargetConfig,
         timeout: float,
         max_age: float,
         interval: float = VIEW_INTERVAL_SECONDS,
         clock: Callable[[], float] = time.time,
     ):
-        self._scraper = scraper
+        if isinstance(reader, Scraper):
+            reader = ViewReader(reader, max_connections=1, query_timeout=timeout)
+            weakref.finalize(self, reader.close)
+        self._reader = reader
         self._target = target
         self._timeout = timeout
         self._max_age = max_age
@@ -152,9 +158,9 @@ class ViewSource:
     async def _refreshed(self) -> None:
         """One refresh: the newest scrape result, the placement when the distribution was read
         again, and the model built once from both."""
-        result = self._scraper.last(self.target_name)
+        result = self._reader.last(self.target_name)
         if result is None or not self._fresh(result.finished_at):
-            scraped = await self._scraper.scrape(self._target, self._timeout, for_view=True)
+            scraped = await self._reader.scrape(self._target, self._timeout)
             result = scraped.kept()
         current = self._model
         if current is not None and result.finished_at < current.result.finished_at:
@@ -216,7 +222,7 @@ class ViewSource:
         node = _running_node(result)
         read_at = self.clock()
         try:  # folded as the rows come: about 100,000 at 48 data nodes, never held at once
-            return await self._scraper.fold(
+            return await self._reader.fold(
                 self._target,
                 placement_model.sql_for(node),
                 self._timeout,
@@ -254,7 +260,7 @@ class ViewSource:
         self, placement: Placement, table: placement_model.TablePlacement, target: str
     ) -> Body:
         try:
-            rows = await self._scraper.query(
+            rows = await self._reader.query(
                 self._target,
                 placement_model.detail_sql(placement.source_node, table.table_id),
                 self._timeout,

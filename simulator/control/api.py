@@ -47,27 +47,8 @@ class ClusterChoiceError(LookupError):
     """A `cluster` query parameter naming no cluster of this ndbsim."""
 
 
-def create_app(
-    cluster: Cluster,
-    meter: ReadMeter,
-    replica: Cluster | None = None,
-    replica_meter: ReadMeter | None = None,
-) -> FastAPI:
-    """The control API. With ndbsim --replica, `?cluster=replica` acts on the replica cluster
-    (default `source`); the link faults always act on the link, whichever cluster is named."""
-    app = FastAPI(title="ndbsim control", version="1")
-
-    def pick(name: str | None) -> Cluster:
-        if name in (None, "", "source"):
-            return cluster
-        if name != "replica":
-            raise ClusterChoiceError(f"cluster must be source or replica, got {name!r}")
-        if replica is None:
-            raise ClusterChoiceError("no replica cluster; start ndbsim with --replica")
-        return replica
-
-    def faults_of(name: str, chosen: str | None):
-        return cluster.faults if name in LINK_FAULTS else pick(chosen).faults
+def _answer_errors(app: FastAPI) -> None:
+    """Refusals as JSON ``{"detail": one line}`` with the status that says what went wrong."""
 
     @app.exception_handler(ClusterChoiceError)
     async def _bad_cluster(request: Request, exc: ClusterChoiceError) -> JSONResponse:
@@ -93,6 +74,31 @@ def create_app(
     async def _bad_node(request: Request, exc: NodeError) -> JSONResponse:
         status = 404 if str(exc).startswith("unknown node") else 409
         return JSONResponse(status_code=status, content={"detail": str(exc)})
+
+
+def create_app(
+    cluster: Cluster,
+    meter: ReadMeter,
+    replica: Cluster | None = None,
+    replica_meter: ReadMeter | None = None,
+) -> FastAPI:
+    """The control API. With ndbsim --replica, `?cluster=replica` acts on the replica cluster
+    (default `source`); the link faults always act on the link, whichever cluster is named."""
+    app = FastAPI(title="ndbsim control", version="1")
+
+    def pick(name: str | None) -> Cluster:
+        if name in (None, "", "source"):
+            return cluster
+        if name != "replica":
+            raise ClusterChoiceError(f"cluster must be source or replica, got {name!r}")
+        if replica is None:
+            raise ClusterChoiceError("no replica cluster; start ndbsim with --replica")
+        return replica
+
+    def faults_of(name: str, chosen: str | None):
+        return cluster.faults if name in LINK_FAULTS else pick(chosen).faults
+
+    _answer_errors(app)
 
     @app.get("/status")
     def status(cluster: str | None = None) -> dict[str, Any]:

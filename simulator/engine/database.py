@@ -15,8 +15,9 @@ import duckdb
 from ndbsim.engine import infoschema
 from ndbsim.engine.catalog import SCHEMA, Catalog, TableDef, load_json
 from ndbsim.engine.mysqltypes import parse_type
+from ndbsim.engine.schemas import DUCK_SCHEMAS, quote
 from ndbsim.engine.table_writes import TableWrites
-from ndbsim.engine.translate import Translator, quote
+from ndbsim.engine.translate import Translator, create_macros
 from ndbsim.engine.writers.inserts import CSV_ROWS, insert_columns
 
 log = logging.getLogger(__name__)
@@ -105,11 +106,12 @@ class Engine:
 
     def _create_schema(self) -> None:
         db = self.db
-        for schema in (SCHEMA, *infoschema.DUCK_SCHEMAS):
+        for schema in (SCHEMA, *DUCK_SCHEMAS):
             db.execute(f"CREATE SCHEMA IF NOT EXISTS {quote(schema)}")
         for obj in self.catalog.objects.values():
             if obj.kind != "view":
                 db.execute(f"CREATE TABLE {self.qualified(obj.name)} ({_column_ddl(obj)})")
+        create_macros(db)
         infoschema.create(self)
         self._fill_sql_node_lookups()
         self._create_views()

@@ -16,21 +16,12 @@ from typing import TYPE_CHECKING
 
 from ndbsim.engine.catalog import SCHEMA, Column, TableDef
 from ndbsim.engine.mysqltypes import CHARSET_MAXLEN, COLLATIONS, parse_type
-from ndbsim.engine.translate import create_macros, quote
+from ndbsim.engine.schemas import ALL, DATA, DATABASES, MYSQL, PERF, VISIBLE, quote
 from ndbsim.engine.writers.inserts import insert_columns
 
 if TYPE_CHECKING:
     from ndbsim.engine.database import Engine
     from ndbsim.versions import NdbVersion
-
-DATA = "i_s_data"
-ALL = "i_s_all"
-VISIBLE = "i_s_visible"
-PERF = "p_s"
-MYSQL = "mysql_db"
-DUCK_SCHEMAS = (DATA, ALL, VISIBLE, PERF, MYSQL)
-
-DATABASES = ("information_schema", "mysql", SCHEMA, "performance_schema")
 
 
 def _cols(spec: str) -> tuple[Column, ...]:
@@ -219,22 +210,6 @@ MYSQL_TABLES = {
     "time_zone_name": _table("time_zone_name", "Name CHAR(64)!; Time_zone_id INT UNSIGNED!"),
 }
 
-# information_schema / performance_schema tables filled at each read: DuckDB schema.table
-DYNAMIC = (
-    f"{DATA}.PROCESSLIST",
-    f"{DATA}.FILES",
-    f"{PERF}.ndb_sync_pending_objects",
-    f"{PERF}.ndb_sync_excluded_objects",
-    f"{DATA}.USER_PRIVILEGES",
-    *(f"{PERF}.{name}" for name in ("global_status", "session_status", "global_variables")),
-    f"{PERF}.session_variables",
-    f"{PERF}.threads",
-    f"{MYSQL}.user",
-    f"{PERF}.replication_connection_status",
-    f"{PERF}.replication_applier_status_by_worker",
-    f"{MYSQL}.ndb_apply_status",
-    f"{MYSQL}.ndb_binlog_index",
-)
 REPLICATION_JSON = Path(__file__).parents[1] / "data" / "mysqld" / "replication.json"
 
 
@@ -405,7 +380,6 @@ def create(engine: Engine) -> None:
                 f"{quote(c.name)} {parse_type(c.mysql_type).duckdb()}" for c in table.columns
             )
             db.execute(f"CREATE TABLE {quote(schema)}.{quote(name)} ({ddl})")
-    create_macros(db)
 
     mysql57 = hidden.version.is_7x
     tables, columns = [], []

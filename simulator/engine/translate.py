@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from ndbsim.engine import infoschema, schemas
 from ndbsim.engine.catalog import SCHEMA, Column, TableDef
 from ndbsim.engine.mysqltypes import parse_type
+from ndbsim.engine.schemas import quote as quote  # the statements quote through here
 from ndbsim.errors import SqlError
 from sqlglot import expressions as exp
 from sqlglot.dialects.dialect import Dialect
@@ -58,10 +60,6 @@ def create_macros(db: Any) -> None:
         db.execute(f"CREATE OR REPLACE MACRO {name}{body}")
 
 
-def quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 def parse(sql: str) -> list[exp.Expression]:
     """Parse MySQL text; syntax errors become MySQL error 1064."""
     try:
@@ -104,7 +102,7 @@ class Plan:
     duck_sql: str
     sources: list[Source] | None  # None: take names/types from DuckDB
     objects: frozenset[str]  # ndbinfo objects read (as written, e.g. "nodes", "ndb$pools")
-    perf_tables: frozenset[str]  # tables filled at each read (infoschema.DYNAMIC), "schema.name"
+    perf_tables: frozenset[str]  # tables filled at each read (schemas.DYNAMIC), "schema.name"
     volatile: bool = False  # depends on session values: do not cache
     # Rows after which the statement stops reading its one ndbinfo object (LIMIT on a plain
     # scan), None when it reads the whole object: see ``ends_early``.
@@ -136,8 +134,6 @@ class Translator:
     # --- queries --------------------------------------------------------------------------
 
     def compile(self, sql: str, tree: exp.Expression, session: Session) -> Plan:
-        from ndbsim.engine import infoschema
-
         tree = tree.copy()
         ctes = _cte_names(tree)
         objects: set[str] = set()
@@ -170,11 +166,11 @@ class Translator:
                     )
                 if obj is None:
                     raise SqlError(1109, f"Unknown table '{name.upper()}' in information_schema")
-                schema = infoschema.ALL if session.show_hidden else infoschema.VISIBLE
+                schema = schemas.ALL if session.show_hidden else schemas.VISIBLE
                 _retarget(table, schema, obj.name)
                 volatile = True  # depends on ndbinfo_show_hidden
-                if f"{infoschema.DATA}.{obj.name}" in infoschema.DYNAMIC:
-                    perf.add(f"{infoschema.DATA}.{obj.name}")
+                if f"{schemas.DATA}.{obj.name}" in schemas.DYNAMIC:
+                    perf.add(f"{schemas.DATA}.{obj.name}")
             elif db.lower() in ("performance_schema", "mysql"):
                 mysql = db.lower() == "mysql"
                 obj = infoschema.system_tables(db, self.catalog.version, self.replication).get(
@@ -182,8 +178,8 @@ class Translator:
                 )
                 if obj is None:
                     raise SqlError(1146, f"Table '{db}.{name}' doesn't exist")
-                schema = infoschema.MYSQL if mysql else infoschema.PERF
-                if f"{schema}.{obj.name}" in infoschema.DYNAMIC:
+                schema = schemas.MYSQL if mysql else schemas.PERF
+                if f"{schema}.{obj.name}" in schemas.DYNAMIC:
                     perf.add(f"{schema}.{obj.name}")
                 _retarget(table, schema, obj.name)
             else:
@@ -191,7 +187,7 @@ class Translator:
             resolved[id(table)] = obj
         for column in tree.find_all(exp.Column):
             if column.args.get("db") and column.text("db").lower() == "information_schema":
-                schema = infoschema.ALL if session.show_hidden else infoschema.VISIBLE
+                schema = schemas.ALL if session.show_hidden else schemas.VISIBLE
                 column.set("db", exp.to_identifier(schema, quoted=True))
 
         scan_limit = ends_early(tree) if objects else None
@@ -547,8 +543,6 @@ class TranslatedView:
 def _translated_view(sql: str) -> TranslatedView:
     """A view's MySQL SQL for DuckDB; the same for every engine, so translated once per
     process (in-process SQL nodes of the tests share it)."""
-    from ndbsim.engine import infoschema
-
     tree = parse(sql)[0]
     order = _group_key_positions(tree)
     ctes = _cte_names(tree)
@@ -557,12 +551,12 @@ def _translated_view(sql: str) -> TranslatedView:
             continue
         db = (table.db or SCHEMA).lower()
         if db == "information_schema":
-            _retarget(table, infoschema.ALL, table.name.upper())
+            _retarget(table, schemas.ALL, table.name.upper())
         else:
             _retarget(table, SCHEMA, table.name)
     for column in tree.find_all(exp.Column):
         if column.args.get("db") and column.text("db").lower() == "information_schema":
-            column.set("db", exp.to_identifier(infoschema.ALL, quoted=True))
+            column.set("db", exp.to_identifier(schemas.ALL, quoted=True))
     mysql_semantics(tree)
     return TranslatedView(tree.sql(dialect="duckdb"), order)
 

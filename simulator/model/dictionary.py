@@ -9,7 +9,7 @@ triggers and hash maps have their own (ids 1.. as ndbinfo shows them).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 # dict_obj_types
 SYSTEM_TABLE, USER_TABLE, UNIQUE_HASH_INDEX, ORDERED_INDEX = 1, 2, 3, 6
@@ -119,6 +119,28 @@ def partitions_for(balance: int, data_nodes: int, nodegroups: int, ldm: int) -> 
     }[balance]
 
 
+@dataclass(frozen=True)
+class Storage:
+    """How an object's fragments are laid out and kept."""
+
+    balance: int  # partition_balance
+    fully_replicated: bool = False
+    read_backup: bool = False
+    disk: bool = False
+    logged: bool = True
+
+
+@dataclass(frozen=True)
+class Shape:
+    """An object's rows: their size, their number (one copy), its columns, its workload."""
+
+    row_bytes: int
+    var_bytes: int
+    rows: int
+    columns: int
+    weight: float = 0.0
+
+
 def build_dictionary(
     tables: int,
     data_nodes: int,
@@ -130,133 +152,142 @@ def build_dictionary(
 ) -> Dictionary:
     """Build the dictionary. `modern` is NDB 8.0+ (read_backup on by default, more system
     tables); `data_bytes_budget` is the table data (one copy) to spread over the user tables."""
-    rnd = random.Random(seed)
-    d = Dictionary()
-    next_id = 0
-    trigger_id = 0
-    gci = 2
+    builder = _Builder(data_nodes, nodegroups, ldm, random.Random(seed))
+    builder.system_tables()
+    builder.mysql_tables(modern)
+    names = _user_table_names(tables)
+    weights = [1.0 / (i + 1) ** 0.8 for i in range(len(names))]
+    builder.rnd.shuffle(weights)
+    total_weight = sum(weights)
+    if any(_on_disk(i) for i in range(len(names))):
+        builder.disk_data_objects()
+    for i, (db, name) in enumerate(names):
+        builder.user_table(i, db, name, weights[i] / total_weight, modern, data_bytes_budget)
+    return builder.finished()
 
-    def new_id() -> int:
-        nonlocal next_id
-        next_id += 1
-        return next_id - 1
+
+def _user_table_names(tables: int) -> list[tuple[str, str]]:
+    """(database, table) of the user tables: the named ones first, then generated databases."""
+    names: list[tuple[str, str]] = [(db, n) for db, ns in _NAMED.items() for n in ns]
+    extra_dbs = max(1, tables // 250)
+    while len(names) < tables:
+        k = len(names)
+        names.append((f"app{k % extra_dbs + 1}", f"t{k:05d}"))
+    return names[:tables]
+
+
+def _on_disk(index: int) -> bool:
+    """Every tenth user table keeps its non-indexed columns on disk."""
+    return index % 10 == 7
+
+
+class _Builder:
+    """The dictionary as objects are added, in creation order: ids, trigger ids and the GCI
+    each object was created in."""
+
+    def __init__(self, data_nodes: int, nodegroups: int, ldm: int, rnd: random.Random):
+        self.data_nodes = data_nodes
+        self.nodegroups = nodegroups
+        self.ldm = ldm
+        self.rnd = rnd
+        self.d = Dictionary()
+        self.next_id = 0
+        self.trigger_id = 0
+        self.gci = 2
+
+    def new_id(self) -> int:
+        self.next_id += 1
+        return self.next_id - 1
 
     def add_dih(
-        obj_type, db, name, balance, fr, rb, disk, logged, row, var, rows, cols, weight
+        self, obj_type: int, db: str, name: str, storage: Storage, shape: Shape
     ) -> DihTable:
-        table_id = new_id()
+        table_id = self.new_id()
         t = DihTable(
             table_id,
             obj_type,
             db,
             name,
             table_id,
-            balance,
-            fr,
-            rb,
-            disk,
-            logged,
-            row,
-            var,
-            rows,
-            cols,
-            len(d.dih),
-            gci,
-            weight,
+            storage.balance,
+            storage.fully_replicated,
+            storage.read_backup,
+            storage.disk,
+            storage.logged,
+            shape.row_bytes,
+            shape.var_bytes,
+            shape.rows,
+            shape.columns,
+            len(self.d.dih),
+            self.gci,
+            shape.weight,
         )
-        parts = ldm if fr else partitions_for(balance, data_nodes, nodegroups, ldm)
+        if storage.fully_replicated:
+            parts = self.ldm
+        else:
+            parts = partitions_for(storage.balance, self.data_nodes, self.nodegroups, self.ldm)
         t.partitions = parts
-        t.fragments = parts * nodegroups if fr else parts
-        t.hashmap_id = d.hashmaps.setdefault(parts, len(d.hashmaps) + 1)
-        d.dih.append(t)
+        t.fragments = parts * self.nodegroups if storage.fully_replicated else parts
+        t.hashmap_id = self.d.hashmaps.setdefault(parts, len(self.d.hashmaps) + 1)
+        self.d.dih.append(t)
         return t
 
-    # system tables
-    for name, obj_type in (
-        ("sys/def/SYSTAB_0", SYSTEM_TABLE),
-        ("sys/def/NDB$EVENTS_0", SYSTEM_TABLE),
-    ):
-        db, _, tname = name.split("/")
-        t = add_dih(
-            obj_type,
-            db,
-            tname,
-            FOR_RA_BY_NODE,
-            False,
-            False,
-            False,
-            True,
-            64,
-            0,
-            4 if "SYSTAB" in tname else 40,
-            3,
-            0.0,
-        )
-        d.objects.append(DictObject(obj_type, t.table_id, 1, 0, 0, name))
-    mysql_tables = ["ndb_schema", "ndb_apply_status"]
-    if modern:
-        mysql_tables += ["ndb_schema_result", "ndb_sql_metadata"]
-    mysql_tables += ["ndb_index_stat_head", "ndb_index_stat_sample"]
-    for tname in mysql_tables:
-        t = add_dih(
-            USER_TABLE,
-            "mysql",
-            tname,
-            FOR_RP_BY_LDM,
-            False,
-            modern,
-            False,
-            True,
-            96,
-            64,
-            rnd.randint(5, 200),
-            8,
-            0.002,
-        )
-        d.objects.append(
-            DictObject(USER_TABLE, t.table_id, 1 << 24 | 1, 0, 0, f"mysql/def/{tname}")
-        )
-        if tname in ("ndb_schema", "ndb_sql_metadata"):
-            _add_blob(d, add_dih, t, 3 if tname == "ndb_schema" else 4)
+    def system_tables(self) -> None:
+        for name in ("sys/def/SYSTAB_0", "sys/def/NDB$EVENTS_0"):
+            db, _, tname = name.split("/")
+            rows = 4 if "SYSTAB" in tname else 40
+            t = self.add_dih(
+                SYSTEM_TABLE, db, tname, Storage(FOR_RA_BY_NODE), Shape(64, 0, rows, 3)
+            )
+            self.d.objects.append(DictObject(SYSTEM_TABLE, t.table_id, 1, 0, 0, name))
 
-    # user tables: named ones first, then generated databases
-    names: list[tuple[str, str]] = [(db, n) for db, ns in _NAMED.items() for n in ns]
-    extra_dbs = max(1, tables // 250)
-    while len(names) < tables:
-        k = len(names)
-        names.append((f"app{k % extra_dbs + 1}", f"t{k:05d}"))
-    names = names[:tables]
-    weights = [1.0 / (i + 1) ** 0.8 for i in range(len(names))]
-    rnd.shuffle(weights)
-    total_weight = sum(weights)
-    want_disk = any(i % 10 == 7 for i in range(len(names)))
-    if want_disk:
-        lg = new_id()
+    def mysql_tables(self, modern: bool) -> None:
+        """The SQL nodes' own NDB tables in the mysql database."""
+        mysql_tables = ["ndb_schema", "ndb_apply_status"]
+        if modern:
+            mysql_tables += ["ndb_schema_result", "ndb_sql_metadata"]
+        mysql_tables += ["ndb_index_stat_head", "ndb_index_stat_sample"]
+        storage = Storage(FOR_RP_BY_LDM, read_backup=modern)
+        for tname in mysql_tables:
+            shape = Shape(96, 64, self.rnd.randint(5, 200), 8, 0.002)
+            t = self.add_dih(USER_TABLE, "mysql", tname, storage, shape)
+            self.d.objects.append(
+                DictObject(USER_TABLE, t.table_id, 1 << 24 | 1, 0, 0, f"mysql/def/{tname}")
+            )
+            if tname in ("ndb_schema", "ndb_sql_metadata"):
+                self.blob(t, 3 if tname == "ndb_schema" else 4)
+
+    def disk_data_objects(self) -> None:
+        """The log file group with its undo file, the tablespace with its data file."""
+        d = self.d
+        lg = self.new_id()
         d.logfile_group_id = lg
         d.objects.append(DictObject(LOGFILE_GROUP, lg, 1, 0, 0, "lg_1"))
-        d.objects.append(DictObject(UNDOFILE, new_id(), 1, LOGFILE_GROUP, lg, "undo_1.log"))
-        ts = new_id()
+        d.objects.append(DictObject(UNDOFILE, self.new_id(), 1, LOGFILE_GROUP, lg, "undo_1.log"))
+        ts = self.new_id()
         d.tablespace_id = ts
         d.objects.append(DictObject(TABLESPACE, ts, 1, 0, 0, "ts_1"))
-        d.objects.append(DictObject(DATAFILE, new_id(), 1, TABLESPACE, ts, "ts_1_data_1.dat"))
+        d.objects.append(DictObject(DATAFILE, self.new_id(), 1, TABLESPACE, ts, "ts_1_data_1.dat"))
 
-    for i, (db, tname) in enumerate(names):
-        gci += rnd.randint(1, 40)
+    def user_table(
+        self, i: int, db: str, tname: str, share: float, modern: bool, data_bytes_budget: int
+    ) -> None:
+        """The ``i``th user table with its indexes and blob part table, ``share`` of the
+        workload and of the data."""
+        rnd = self.rnd
+        self.gci += rnd.randint(1, 40)
         fr = tname in _FULLY_REPLICATED
-        disk = i % 10 == 7
         balance = FOR_RA_BY_LDM if (fr or i % 9 == 4) else FOR_RP_BY_LDM
         read_backup = fr or (rnd.random() < (0.85 if modern else 0.2))
+        storage = Storage(balance, fr, read_backup, _on_disk(i))
         cols = rnd.randint(4, 24)
         row = rnd.choice((48, 64, 96, 128, 192, 256))
         var = rnd.choice((0, 0, 32, 80, 200))
-        share = weights[i] / total_weight
         rows = max(10, int(data_bytes_budget * share / (row + var + 24)))
         if fr:
             rows = min(rows, 5000)
-        t = add_dih(
-            USER_TABLE, db, tname, balance, fr, read_backup, disk, True, row, var, rows, cols, share
-        )
-        d.objects.append(
+        t = self.add_dih(USER_TABLE, db, tname, storage, Shape(row, var, rows, cols, share))
+        self.d.objects.append(
             DictObject(USER_TABLE, t.table_id, 1 << 24 | (1 + i % 3), 0, 0, f"{db}/def/{tname}")
         )
         index_names = ["PRIMARY"]
@@ -265,112 +296,69 @@ def build_dictionary(
         unique = rnd.random() < 0.3
         if unique:
             index_names.append(f"uk_{tname}_code")
+        index_storage = Storage(balance, fr, read_backup, logged=False)
         for index_name in index_names:
-            ix = add_dih(
-                ORDERED_INDEX,
-                "sys",
-                index_name,
-                balance,
-                fr,
-                read_backup,
-                False,
-                False,
-                16,
-                0,
-                rows,
-                1,
-                0.0,
+            ix = self.add_dih(
+                ORDERED_INDEX, "sys", index_name, index_storage, Shape(16, 0, rows, 1)
             )
-            ix.base_id = t.table_id
-            d.objects.append(
-                DictObject(
-                    ORDERED_INDEX,
-                    ix.table_id,
-                    1,
-                    USER_TABLE,
-                    t.table_id,
-                    f"sys/def/{t.table_id}/{index_name}",
-                )
-            )
-            trigger_id += 1
-            d.objects.append(
-                DictObject(
-                    INDEX_TRIGGER,
-                    trigger_id,
-                    1,
-                    ORDERED_INDEX,
-                    ix.table_id,
-                    f"NDB$INDEX_{ix.table_id}_CUSTOM",
-                )
-            )
+            self.index(ix, t, index_name, f"NDB$INDEX_{ix.table_id}_CUSTOM")
         if unique:
-            ui = add_dih(
+            shape = Shape(32, 0, rows, 2, share * 0.1)
+            ui = self.add_dih(
                 UNIQUE_HASH_INDEX,
                 "sys",
                 f"uk_{tname}_code$unique",
-                balance,
-                fr,
-                read_backup,
-                False,
-                True,
-                32,
-                0,
-                rows,
-                2,
-                share * 0.1,
+                replace(index_storage, logged=True),
+                shape,
             )
-            ui.base_id = t.table_id
-            d.objects.append(
-                DictObject(
-                    UNIQUE_HASH_INDEX,
-                    ui.table_id,
-                    1,
-                    USER_TABLE,
-                    t.table_id,
-                    f"sys/def/{t.table_id}/{ui.name}",
-                )
-            )
-            trigger_id += 1
-            d.objects.append(
-                DictObject(
-                    INDEX_TRIGGER,
-                    trigger_id,
-                    1,
-                    UNIQUE_HASH_INDEX,
-                    ui.table_id,
-                    f"NDB$INDEX_{ui.table_id}_UI",
-                )
-            )
+            self.index(ui, t, ui.name, f"NDB$INDEX_{ui.table_id}_UI")
         if var >= 200 or rnd.random() < 0.1:
-            _add_blob(d, add_dih, t, cols - 1)
+            self.blob(t, cols - 1)
 
-    for partitions, hashmap_id in d.hashmaps.items():
-        d.objects.append(
+    def index(self, ix: DihTable, table: DihTable, name: str, trigger: str) -> None:
+        """An index of ``table``, with the trigger that maintains it."""
+        ix.base_id = table.table_id
+        self.d.objects.append(
             DictObject(
-                HASH_MAP, hashmap_id, 1, 0, 0, f"DEFAULT-HASHMAP-{HASHMAP_BUCKETS}-{partitions}"
+                ix.type,
+                ix.table_id,
+                1,
+                USER_TABLE,
+                table.table_id,
+                f"sys/def/{table.table_id}/{name}",
             )
         )
-    d.objects.sort(key=lambda o: (o.type, o.id))
-    return d
+        self.trigger_id += 1
+        self.d.objects.append(
+            DictObject(INDEX_TRIGGER, self.trigger_id, 1, ix.type, ix.table_id, trigger)
+        )
 
+    def blob(self, base: DihTable, column: int) -> None:
+        """The blob part table of ``base``'s ``column``."""
+        name = f"NDB$BLOB_{base.table_id}_{column}"
+        storage = Storage(
+            base.partition_balance, base.fully_replicated, base.read_backup, base.disk
+        )
+        shape = Shape(2048, 0, max(1, base.rows // 4), 4, base.weight * 0.2)
+        b = self.add_dih(USER_TABLE, base.database, name, storage, shape)
+        b.base_id = base.table_id
+        self.d.objects.append(
+            DictObject(USER_TABLE, b.table_id, 1, 0, 0, f"{base.database}/def/{name}")
+        )
+        self.d.blobs.append((base.table_id, column, f"c{column}", name))
 
-def _add_blob(d: Dictionary, add_dih, base: DihTable, column: int) -> None:
-    name = f"NDB$BLOB_{base.table_id}_{column}"
-    b = add_dih(
-        USER_TABLE,
-        base.database,
-        name,
-        base.partition_balance,
-        base.fully_replicated,
-        base.read_backup,
-        base.disk,
-        True,
-        2048,
-        0,
-        max(1, base.rows // 4),
-        4,
-        base.weight * 0.2,
-    )
-    b.base_id = base.table_id
-    d.objects.append(DictObject(USER_TABLE, b.table_id, 1, 0, 0, f"{base.database}/def/{name}"))
-    d.blobs.append((base.table_id, column, f"c{column}", name))
+    def finished(self) -> Dictionary:
+        """The dictionary with its hash maps, its objects in (type, id) order."""
+        for partitions, hashmap_id in self.d.hashmaps.items():
+            self.d.objects.append(
+                DictObject(
+                    HASH_MAP,
+                    hashmap_id,
+                    1,
+                    0,
+                    0,
+                    f"DEFAULT-HASHMAP-{HASHMAP_BUCKETS}-{partitions}",
+                )
+            )
+        self.d.objects.sort(key=lambda o: (o.type, o.id))
+        return self.d

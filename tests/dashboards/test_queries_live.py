@@ -451,7 +451,7 @@ def _metric_names(prometheus: Prometheus, cluster: str) -> set[str]:
     return {series["metric"]["__name__"] for series in result}
 
 
-def _check_the_large_cluster(prometheus: Prometheus, large: NdbsimHandle) -> None:
+def _check_the_large_cluster(prometheus: Prometheus, large: Ndbsim) -> None:
     wait_until(
         lambda: _metric_names(prometheus, "healthy") <= _metric_names(prometheus, LARGE),
         SETTLE_TIMEOUT,

@@ -19,7 +19,7 @@ from scrape_data import Result, cluster, placement_rows, replica_rows
 
 
 class RecordedScraper:
-    """Stands in for ndbinfo_exporter.scrape.scraper.Scraper: same methods, answers from recorded data."""
+    """Stands in for ndbinfo_exporter.view.reader.ViewReader: same methods, answers from recorded data."""
 
     def __init__(self, result: Result, rows: list[dict], replicas: list[dict]):
         self.result = result
@@ -32,7 +32,7 @@ class RecordedScraper:
     def last(self, target_name: str) -> Result | None:
         return self._last
 
-    async def scrape(self, target, timeout: float, for_view: bool = False) -> Result:
+    async def scrape(self, target, timeout: float) -> Result:
         self.scrapes += 1
         await asyncio.sleep(0.01)  # let concurrent viewers pile up
         self._last = dataclasses.replace(self.result, finished_at=clock.now)

@@ -45,7 +45,7 @@ class GatedScraper:
     def last(self, target_name: str) -> Result | None:
         return self._last.get(target_name)
 
-    async def scrape(self, target, timeout: float, for_view: bool = False) -> Result:
+    async def scrape(self, target, timeout: float) -> Result:
         self.started[target.name] = self.started.get(target.name, 0) + 1
         await self.gate.wait()
         finished = self.clock.now if self.finished_at is None else self.finished_at

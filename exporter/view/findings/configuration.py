@@ -3,7 +3,7 @@ between the nodes of one cluster, as a rolling restart or upgrade left half done
 
 from __future__ import annotations
 
-from ndbinfo_exporter.collectors.base import leading_version
+from ndbinfo_exporter.values import leading_version
 from ndbinfo_exporter.view.findings.check import Check
 from ndbinfo_exporter.view.findings.inputs import Inputs
 from ndbinfo_exporter.view.findings.wording import joined, named_nodes

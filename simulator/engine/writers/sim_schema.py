@@ -12,108 +12,37 @@ if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster
 
 
+# sim.dih: a row per object with fragments (DihTable), the columns in this order.
+DIH_COLUMNS = (
+    ("table_id", "UBIGINT"),
+    ("type", "INTEGER"),
+    ("partitions", "INTEGER"),
+    ("fragments", "INTEGER"),
+    ("fr", "BOOLEAN"),
+    ("seq", "INTEGER"),
+    ("rows_", "UBIGINT"),
+    ("row_bytes", "INTEGER"),
+    ("var_bytes", "INTEGER"),
+    ("logged", "BOOLEAN"),
+    ("disk", "BOOLEAN"),
+    ("create_gci", "UBIGINT"),
+    ("lcp_rank", "DOUBLE"),
+    ("weight", "DOUBLE"),
+    ("read_backup", "BOOLEAN"),
+    ("partition_balance", "UBIGINT"),
+    ("hashmap_id", "INTEGER"),
+    ("table_version", "UBIGINT"),
+)
+
+
 def create(c: Cluster, db: Any) -> None:
     """The tables of schema `sim`: tables, fragments, replicas, node states."""
     db.execute("CREATE SCHEMA IF NOT EXISTS sim")
     for name in ("dih", "members", "frag", "replica", "node_state", "started"):
         db.execute(f"DROP TABLE IF EXISTS sim.{name}")
-    db.execute(
-        "CREATE TABLE sim.dih (table_id UBIGINT, type INTEGER, partitions INTEGER, "
-        "fragments INTEGER, fr BOOLEAN, seq INTEGER, rows_ UBIGINT, row_bytes INTEGER, "
-        "var_bytes INTEGER, logged BOOLEAN, disk BOOLEAN, create_gci UBIGINT, "
-        "lcp_rank DOUBLE, weight DOUBLE, read_backup BOOLEAN, partition_balance UBIGINT, "
-        "hashmap_id INTEGER, table_version UBIGINT)"
-    )
-    versions = {o.id: o.version for o in c.dictionary.objects if o.type <= 6}
-    dih = sorted(c.dictionary.dih, key=lambda t: t.table_id)
-    total = max(1, len(dih))
-    insert_values(
-        db,
-        "sim.dih",
-        [
-            "table_id",
-            "type",
-            "partitions",
-            "fragments",
-            "fr",
-            "seq",
-            "rows_",
-            "row_bytes",
-            "var_bytes",
-            "logged",
-            "disk",
-            "create_gci",
-            "lcp_rank",
-            "weight",
-            "read_backup",
-            "partition_balance",
-            "hashmap_id",
-            "table_version",
-        ],
-        [
-            (
-                t.table_id,
-                t.type,
-                t.partitions,
-                t.fragments,
-                t.fully_replicated,
-                t.seq,
-                t.rows,
-                t.row_bytes,
-                t.var_bytes,
-                t.logged,
-                t.disk,
-                t.create_gci,
-                i / total,
-                t.weight,
-                t.read_backup,
-                t.partition_balance,
-                t.hashmap_id,
-                versions.get(t.table_id, 1),
-            )
-            for i, t in enumerate(dih)
-        ],
-    )
-    db.execute("CREATE TABLE sim.members (ng INTEGER, pos INTEGER, node_id UBIGINT)")
-    insert_values(
-        db,
-        "sim.members",
-        ["ng", "pos", "node_id"],
-        [
-            (g, pos, n)
-            for g, members in c.topology.nodegroups.items()
-            for pos, n in enumerate(members)
-        ],
-    )
-    ng = len(c.topology.nodegroups)
-    r = c.spec.replicas
-    parts = int(c.config[c.topology.data_node_ids[0]]["NoOfFragmentLogParts"])
-    rnil_partition = c.version.is_7x
-    db.execute(f"""
-        CREATE TABLE sim.frag AS
-        SELECT d.table_id, f.fragment_id::UBIGINT AS fragment_id,
-               CASE WHEN d.fr THEN f.fragment_id // d.partitions
-                    ELSE f.fragment_id % {ng} END AS ng,
-               CASE WHEN d.fr THEN f.fragment_id % d.partitions
-                    ELSE f.fragment_id // {ng} END AS k,
-               CASE WHEN d.fr THEN f.fragment_id % d.partitions
-                    WHEN {rnil_partition} THEN {RNIL}
-                    ELSE f.fragment_id END::UBIGINT AS partition_id,
-               CASE WHEN d.fr THEN f.fragment_id // d.partitions ELSE 0 END::UBIGINT
-                    AS partition_order
-        FROM sim.dih d, generate_series(0, d.fragments - 1) AS f(fragment_id)
-    """)
-    db.execute(f"""
-        ALTER TABLE sim.frag ADD COLUMN log_part_id UBIGINT;
-        UPDATE sim.frag SET log_part_id = (
-            (SELECT seq FROM sim.dih d WHERE d.table_id = frag.table_id) + k // {r}) % {parts};
-    """)
-    db.execute(f"""
-        CREATE TABLE sim.replica AS
-        SELECT f.table_id, f.fragment_id, j.pos::INTEGER AS pos, m.node_id, f.log_part_id
-        FROM sim.frag f, generate_series(0, {r - 1}) AS j(pos)
-        JOIN sim.members m ON m.ng = f.ng AND m.pos = (f.k + j.pos) % {r}
-    """)
+    _create_dih(c, db)
+    _create_members(c, db)
+    _create_fragments(c, db)
     db.execute(
         "CREATE TABLE sim.node_state (node_id UBIGINT, alive BOOLEAN, crashes UBIGINT, "
         "stop_gci UBIGINT, start_gci UBIGINT, last_lcp UBIGINT, prev_lcp UBIGINT, "
@@ -172,3 +101,88 @@ def write_node_state(db: Any, values: list[tuple], started: list[tuple]) -> None
     )
     if started:
         insert_values(db, "sim.started", ["node_id"], started)
+
+
+def _create_dih(c: Cluster, db: Any) -> None:
+    columns = ", ".join(f"{name} {kind}" for name, kind in DIH_COLUMNS)
+    db.execute(f"CREATE TABLE sim.dih ({columns})")
+    versions = {o.id: o.version for o in c.dictionary.objects if o.type <= 6}
+    dih = sorted(c.dictionary.dih, key=lambda t: t.table_id)
+    total = max(1, len(dih))
+    insert_values(
+        db,
+        "sim.dih",
+        [name for name, _ in DIH_COLUMNS],
+        [
+            (
+                t.table_id,
+                t.type,
+                t.partitions,
+                t.fragments,
+                t.fully_replicated,
+                t.seq,
+                t.rows,
+                t.row_bytes,
+                t.var_bytes,
+                t.logged,
+                t.disk,
+                t.create_gci,
+                i / total,
+                t.weight,
+                t.read_backup,
+                t.partition_balance,
+                t.hashmap_id,
+                versions.get(t.table_id, 1),
+            )
+            for i, t in enumerate(dih)
+        ],
+    )
+
+
+def _create_members(c: Cluster, db: Any) -> None:
+    """The data nodes of each node group, by their position in it."""
+    db.execute("CREATE TABLE sim.members (ng INTEGER, pos INTEGER, node_id UBIGINT)")
+    insert_values(
+        db,
+        "sim.members",
+        ["ng", "pos", "node_id"],
+        [
+            (g, pos, n)
+            for g, members in c.topology.nodegroups.items()
+            for pos, n in enumerate(members)
+        ],
+    )
+
+
+def _create_fragments(c: Cluster, db: Any) -> None:
+    """Every fragment of every object, its node group, partition and log part; then its
+    replicas on the node group's members."""
+    ng = len(c.topology.nodegroups)
+    r = c.spec.replicas
+    parts = int(c.config[c.topology.data_node_ids[0]]["NoOfFragmentLogParts"])
+    rnil_partition = c.version.is_7x
+    db.execute(f"""
+        CREATE TABLE sim.frag AS
+        SELECT d.table_id, f.fragment_id::UBIGINT AS fragment_id,
+               CASE WHEN d.fr THEN f.fragment_id // d.partitions
+                    ELSE f.fragment_id % {ng} END AS ng,
+               CASE WHEN d.fr THEN f.fragment_id % d.partitions
+                    ELSE f.fragment_id // {ng} END AS k,
+               CASE WHEN d.fr THEN f.fragment_id % d.partitions
+                    WHEN {rnil_partition} THEN {RNIL}
+                    ELSE f.fragment_id END::UBIGINT AS partition_id,
+               CASE WHEN d.fr THEN f.fragment_id // d.partitions ELSE 0 END::UBIGINT
+                    AS partition_order
+        FROM sim.dih d, generate_series(0, d.fragments - 1) AS f(fragment_id)
+    """)
+    db.execute(f"""
+        ALTER TABLE sim.frag ADD COLUMN log_part_id UBIGINT;
+        UPDATE sim.frag SET log_part_id = (
+            (SELECT seq FROM sim.dih d WHERE d.table_id = frag.table_id) + k // {r}) % {parts};
+    """)
+    db.execute(f"""
+        CREATE TABLE sim.replica AS
+        SELECT f.table_id, f.fragment_id, j.pos::INTEGER AS pos, m.node_id, f.log_part_id
+        FROM sim.frag f, generate_series(0, {r - 1}) AS j(pos)
+        JOIN sim.members m ON m.ng = f.ng AND m.pos = (f.k + j.pos) % {r}
+    """)

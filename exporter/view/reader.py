@@ -1,0 +1,75 @@
+"""The view's reads of a SQL node: its scrapes, its statements and their folding, on
+connections of its own.
+
+The view's connections (one pool per target, opened when a viewer first looks) are apart from
+those of the scrapes Prometheus asks for, so that a viewer never takes a connection a scrape
+needs. The scrape core offers the view three things (docs/architecture.md): the latest full
+scrape of a target (``Scraper.last``), a scrape on the caller's own connections that joins one
+in flight (``Scraper.scrape(..., pools=)``), and the connection pools themselves
+(``scrape.pool.Pools``), on which the view runs its own statements.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Generator, Iterator
+from typing import TypeVar
+
+from ndbinfo_exporter.collectors.base import Row
+from ndbinfo_exporter.scrape.pool import ConnectionPool, Pools
+from ndbinfo_exporter.scrape.scraper import Scraper, ScrapeResult
+from ndbinfo_exporter.targets import TargetConfig
+
+T = TypeVar("T")
+
+
+class ViewReader:
+    """What the view reads, for every target it shows."""
+
+    def __init__(self, scraper: Scraper, max_connections: int, query_timeout: float):
+        self._scraper = scraper
+        self._pools = Pools(max_connections, query_timeout)
+        self._query_timeout = query_timeout
+
+    def last(self, target_name: str) -> ScrapeResult | None:
+        """The latest full scrape of the target, Prometheus' or the view's."""
+        return self._scraper.last(target_name)
+
+    async def scrape(self, target: TargetConfig, timeout: float) -> ScrapeResult:
+        """A full scrape for the view: one in flight for Prometheus is joined, otherwise the
+        view's own connections scrape."""
+        return await self._scraper.scrape(target, timeout, pools=self._pools)
+
+    def _pool(self, target: TargetConfig) -> ConnectionPool:
+        pool, _ = self._pools.get(target.name)
+        return pool
+
+    async def query(self, target: TargetConfig, sql: str, timeout: float) -> list[Row]:
+        """A statement of the view, its rows whole."""
+        return await self._pool(target).run(
+            target, lambda connection: connection.rows(sql), min(timeout, self._query_timeout)
+        )
+
+    async def fold(
+        self,
+        target: TargetConfig,
+        sql: str,
+        timeout: float,
+        reduce: Callable[[Iterator[Row]], T],
+    ) -> T:
+        """A statement whose rows ``reduce`` folds as they are read (on a pool thread): a
+        large answer is never held whole."""
+        return await self._pool(target).run(
+            target,
+            lambda connection: _folded(connection.each(sql), reduce),
+            min(timeout, self._query_timeout),
+        )
+
+    def close(self) -> None:
+        self._pools.close()
+
+
+def _folded(rows: Generator[Row, None, None], reduce: Callable[[Iterator[Row]], T]) -> T:
+    """``reduce`` over ``rows``, whose cursor is closed (its rest read) even when it fails."""
+    with contextlib.closing(rows):
+        return reduce(rows)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from dashboard_queries import (
+from grafana_foundation_sdk.models import units
+from ndb_dashboards import build
+
+from tests.dashboards.dashboard_queries import (
     TARGET_LABELS,
     exported_metrics,
     grouping_labels,
@@ -16,8 +19,6 @@ from dashboard_queries import (
     selectors,
     unfiltered_by_cluster,
 )
-from grafana_foundation_sdk.models import units
-from ndb_dashboards import build
 
 DASHBOARDS = load_dashboards()
 UIDS = {

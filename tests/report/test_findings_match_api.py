@@ -11,7 +11,8 @@ from ndbinfo_exporter.report import document, render
 from ndbinfo_exporter.report.options import parse_options
 from ndbinfo_exporter.report.reading import read, scraper_for
 from ndbinfo_exporter.targets import build
-from report_cli import of
+
+from tests.report.report_cli import of
 
 pytestmark = pytest.mark.integration
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 from ndbinfo_exporter.report import command, schema
-from report_cli import SCHEMA
+
+from tests.report.report_cli import SCHEMA
 
 SECRET = "flag-test-secret-91x"
 

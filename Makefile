@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 SYSTEM_STAMP := .ci/.system-packages-done
 DEMO_ARGS ?=
 
-.PHONY: demo test test-isolated lint fmt dashboards golden bench bench-ndbsim up down load image clean system-packages tools clients
+.PHONY: demo test test-fast test-isolated lint fmt dashboards golden bench bench-ndbsim up down load image clean system-packages tools clients
 
 # The exporter and, beside it, the distributions of ndbsim, the process harness, the load
 # generator and the dashboards.
@@ -42,6 +42,11 @@ test: $(STAMP) system-packages tools clients
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
+# The fast subset: the tests that start no process (a test that starts one without the
+# integration mark fails, tests/conftest.py), on one worker per core.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not integration" -n auto --dist loadfile
+
 # Every test module with integration tests run alone, then the suite in reverse module order:
 # a test that passes only after others fails here.
 test-isolated: $(STAMP) system-packages tools clients
@@ -68,10 +73,10 @@ chart: $(STAMP)
 # The sample report of docs/report.md (from ndbsim) and docs/report.schema.json.
 .PHONY: report-sample
 report-sample: $(STAMP)
-	$(BIN)/python tests/report/report_sample.py
+	$(BIN)/python -m tests.report.report_sample
 
 golden: $(STAMP)
-	$(BIN)/python -m pytest tests/exporter/test_golden.py --update-golden
+	$(BIN)/python -m pytest tests/collectors/test_golden.py --update-golden
 
 bench: $(STAMP)
 	$(BIN)/python bench/scrape.py

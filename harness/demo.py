@@ -165,7 +165,7 @@ def ndbsim_command() -> str:
 
 
 # Every `ndbsim fault` command (simulator/cli.py), with an example and what it shows.
-# tests/ui/test_view_demo.py checks that none is missing.
+# tests/view/test_view_demo.py checks that none is missing.
 FAULT_EXAMPLES: tuple[tuple[str, str], ...] = (
     ("stop-node 2", "data node 2 stops: NdbDataNodeDown, dead replicas"),
     ("start-node 2", "and starts again"),

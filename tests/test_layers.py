@@ -214,3 +214,18 @@ def test_no_import_cycle(package: str, folder: str) -> None:
                     seen.add(target)
                     stack.append((target, [*trail, target]))
     assert not cycles, cycles[:5]
+
+
+def test_tests_import_their_helpers_by_full_name() -> None:
+    """`tests` is a package: every folder of test code has its __init__.py, so that a helper is
+    imported as tests.<part>.<module>, and no test edits sys.path."""
+    folders = {path.parent for path in (ROOT / "tests").rglob("*.py")}
+    without_init = sorted(
+        str(folder.relative_to(ROOT)) for folder in folders if not (folder / "__init__.py").exists()
+    )
+    edits = sorted(
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "tests").rglob("*.py")
+        if "sys.path" in path.read_text(encoding="utf-8") and path.name != "test_layers.py"
+    )
+    assert (without_init, edits) == ([], [])

@@ -3,7 +3,7 @@
 The rule: a module whose name starts with ``_`` holds helpers that several collectors share
 (``_one_copy``, ``_logs``, ``_per_table``, ``_histograms``, ...) and is never taken for a
 collector; a collector module imports from ``base`` and those helpers, never from another
-collector (tests/exporter/test_registry.py checks it)."""
+collector (tests/collectors/test_registry.py checks it)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ which is most of the exporter's CPU time at a few thousand series (bench/scrape.
 families here are gauges and counters with valid legacy names, so they are written directly:
 the sample lines once, and the HELP/TYPE lines of the Prometheus text format and of
 OpenMetrics around them. Anything else is left to prometheus_client. The output is
-byte-for-byte the library's (tests/exporter/test_exposition.py checks it on every golden
+byte-for-byte the library's (tests/scrape/test_exposition.py checks it on every golden
 fixture), and content negotiation stays the library's (``choose_encoder``).
 """
 

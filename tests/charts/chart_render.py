@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from kube_schemas import KUBERNETES, KUBERNETES_VERSION, LOCATION
-from kube_schemas import build as build_schemas
+
+from tests.charts.kube_schemas import KUBERNETES, KUBERNETES_VERSION, LOCATION
+from tests.charts.kube_schemas import build as build_schemas
 
 ROOT = Path(__file__).resolve().parents[2]
 CHART = ROOT / "charts" / "ndbinfo-exporter"

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from chart_render import (
+from ndb_harness import running_exporter
+
+from tests.charts.chart_render import (
     CHART,
     EVERYTHING,
     EXAMPLES,
@@ -24,8 +26,7 @@ from chart_render import (
     template,
     tool,
 )
-from kube_schemas import OLDEST_KUBERNETES
-from ndb_harness import running_exporter
+from tests.charts.kube_schemas import OLDEST_KUBERNETES
 
 pytestmark = pytest.mark.integration  # helm and kubeconform from .tools/bin
 

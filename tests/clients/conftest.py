@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from clients_helpers import VERSIONS
 from ndb_harness import Ndbsim, running_ndbsim
+
+from tests.clients.clients_helpers import VERSIONS
 
 
 @pytest.fixture(scope="session", params=VERSIONS)

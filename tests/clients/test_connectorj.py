@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from clients_helpers import CHECKS, TOOLS, build, expect, run_checks
+
+from tests.clients.clients_helpers import CHECKS, TOOLS, build, expect, run_checks
 
 pytestmark = pytest.mark.integration
 

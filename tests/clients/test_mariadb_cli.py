@@ -7,7 +7,8 @@ import shutil
 import subprocess
 
 import pytest
-from clients_helpers import CHECKS, expect
+
+from tests.clients.clients_helpers import CHECKS, expect
 
 pytestmark = [
     pytest.mark.integration,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 
 import pytest
-from clients_helpers import CHECKS, ROOT, TOOLS, build, expect, run_checks
+
+from tests.clients.clients_helpers import CHECKS, ROOT, TOOLS, build, expect, run_checks
 
 pytestmark = pytest.mark.integration
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pymysql
 import pytest
-from clients_helpers import CHECKS, expect
+
+from tests.clients.clients_helpers import CHECKS, expect
 
 pytestmark = pytest.mark.integration
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dashboard_queries import GENERATED
 from ndb_dashboards import build
+
+from tests.dashboards.dashboard_queries import GENERATED
 
 HINT = "dashboards/generated/ is out of date: run `make dashboards` and commit the result"
 

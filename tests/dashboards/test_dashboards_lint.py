@@ -6,7 +6,11 @@ import re
 
 import pytest
 import yaml
-from dashboard_queries import (
+from grafana_foundation_sdk.models import units
+from ndb_dashboards import build
+from ndb_dashboards.common import of_sql_node
+
+from tests.dashboards.dashboard_queries import (
     ROOT,
     TARGET_LABELS,
     exported_metrics,
@@ -21,9 +25,6 @@ from dashboard_queries import (
     selectors,
     unfiltered_by_cluster,
 )
-from grafana_foundation_sdk.models import units
-from ndb_dashboards import build
-from ndb_dashboards.common import of_sql_node
 
 DASHBOARDS = load_dashboards()
 PROMETHEUS_CONFIG = ROOT / "provisioning" / "prometheus" / "prometheus.yml"

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from dashboard_queries import load_dashboards
 from grafana_foundation_sdk.cog.encoder import JSONEncoder
 from grafana_foundation_sdk.cog.plugins import register_default_plugins
 from grafana_foundation_sdk.models import bargauge, stat, statetimeline, table, timeseries
 from grafana_foundation_sdk.models import dashboard as model
 from grafana_foundation_sdk.models import prometheus as prom_model
+
+from tests.dashboards.dashboard_queries import load_dashboards
 
 OPTION_MODELS = {
     "timeseries": timeseries.Options,

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from dashboard_queries import load_dashboards, panels
 from ndb_dashboards.alerts import alert_expressions, constants, threshold
+
+from tests.dashboards.dashboard_queries import load_dashboards, panels
 
 ALERT_NAME = re.compile(r"\bNdb[A-Z][A-Za-z0-9]+\b")
 RULES = alert_expressions()

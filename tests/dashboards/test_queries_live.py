@@ -29,8 +29,14 @@ from dataclasses import dataclass
 
 import httpx
 import pytest
-from dashboard_queries import load_dashboards, panels, queries
-from live_stack import (
+from ndb_dashboards import build
+from ndb_dashboards.common import REPLICATION
+from ndb_dashboards.replication import UID as REPLICATION_UID
+from ndb_harness import MysqlAccount, Ndbsim, running_exporter, running_ndbsim
+from ndbinfo_exporter.collectors.registry import all_collectors
+
+from tests.dashboards.dashboard_queries import load_dashboards, panels, queries
+from tests.support.live_stack import (
     PROMETHEUS_BUILDS,
     Prometheus,
     PrometheusBuild,
@@ -38,11 +44,6 @@ from live_stack import (
     running_prometheus_builds,
     wait_until,
 )
-from ndb_dashboards import build
-from ndb_dashboards.common import REPLICATION
-from ndb_dashboards.replication import UID as REPLICATION_UID
-from ndb_harness import MysqlAccount, Ndbsim, running_exporter, running_ndbsim
-from ndbinfo_exporter.collectors.registry import all_collectors
 
 pytestmark = pytest.mark.integration
 

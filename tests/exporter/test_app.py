@@ -7,7 +7,6 @@ import socket
 
 import httpx
 import pytest
-from fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
 from ndb_harness import running_exporter
 from ndbinfo_exporter import logs
 from ndbinfo_exporter.app import create_app, scrape_timeout
@@ -16,7 +15,9 @@ from ndbinfo_exporter.scrape.scraper import Scraper
 from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import build
 from prometheus_client.parser import text_string_to_metric_families
-from test_scrape import PASSWORD, gauge_collector
+
+from tests.scrape.test_scrape import PASSWORD, gauge_collector
+from tests.support.fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
 
 
 @pytest.fixture

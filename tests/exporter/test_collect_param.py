@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
 from ndbinfo_exporter.app import create_app
 from ndbinfo_exporter.mycnf import ClientSection
 from ndbinfo_exporter.scrape.scraper import Scraper
 from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import build
 from prometheus_client.parser import text_string_to_metric_families
-from test_scrape import PASSWORD, gauge_collector
+
+from tests.scrape.test_scrape import PASSWORD, gauge_collector
+from tests.support.fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
 
 NODES = "SELECT node_id FROM ndbinfo.nodes"
 

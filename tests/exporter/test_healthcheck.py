@@ -7,7 +7,8 @@ import sys
 
 import pytest
 from ndb_harness import free_port, running_exporter
-from test_webconfig import WEB_PASSWORD, bcrypt_hash, make_cert
+
+from tests.config.test_webconfig import WEB_PASSWORD, bcrypt_hash, make_cert
 
 pytestmark = pytest.mark.integration
 CHECK = [sys.executable, "-m", "ndbinfo_exporter.healthcheck"]

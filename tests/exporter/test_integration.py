@@ -9,7 +9,8 @@ import pytest
 from ndb_harness import running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
 from prometheus_client.parser import text_string_to_metric_families
-from tcp_counter import CountingRelay
+
+from tests.support.tcp_counter import CountingRelay
 
 pytestmark = pytest.mark.integration
 

@@ -8,7 +8,8 @@ import httpx
 import pytest
 from ndb_harness import running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
-from test_integration import metrics, per_collector
+
+from tests.exporter.test_integration import metrics, per_collector
 
 pytestmark = pytest.mark.integration
 

@@ -7,9 +7,10 @@ import subprocess
 
 import httpx
 import pytest
-from live_stack import PrometheusBuild, every_prometheus_build
 from ndb_harness import running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
+
+from tests.support.live_stack import PrometheusBuild, every_prometheus_build
 
 pytestmark = pytest.mark.integration
 

@@ -1,5 +1,6 @@
 import pytest
-from private_mariadb import DATABASE, PASSWORD, USER, running_with_account
+
+from tests.support.private_mariadb import DATABASE, PASSWORD, USER, running_with_account
 
 
 @pytest.fixture(scope="session")

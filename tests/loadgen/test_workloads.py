@@ -13,7 +13,8 @@ from ndb_loadgen import runner, schema
 from ndb_loadgen.cli import _prepare
 from ndb_loadgen.target import ConnectionSpec
 from ndb_loadgen.workloads import BATCH_ROWS, WORKLOADS
-from private_mariadb import DATABASE, PASSWORD, USER
+
+from tests.support.private_mariadb import DATABASE, PASSWORD, USER
 
 pytestmark = pytest.mark.integration
 

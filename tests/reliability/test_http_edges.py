@@ -9,7 +9,8 @@ import pytest
 from ndbinfo_exporter import app as app_module
 from ndbinfo_exporter import logs
 from ndbinfo_exporter.app import accepts_gzip, scrape_timeout
-from test_app import client, node  # noqa: F401 (fixtures)
+
+from tests.exporter.test_app import client, node  # noqa: F401 (fixtures)
 
 
 async def test_head_on_metrics_and_healthz(client):  # noqa: F811

@@ -11,7 +11,8 @@ import httpx
 import pytest
 from ndb_harness import running_exporter
 from ndbinfo_exporter import httpserver
-from test_webconfig import make_cert
+
+from tests.config.test_webconfig import make_cert
 
 pytestmark = pytest.mark.integration
 

@@ -10,7 +10,8 @@ import httpx
 import pytest
 from ndb_harness import running_exporter, running_ndbsim
 from ndbinfo_exporter.targets import TargetConfig, Targets
-from tcp_counter import CountingRelay
+
+from tests.support.tcp_counter import CountingRelay
 
 PASSWORD = "pools-pw-9"
 MAX_CONNECTIONS = 2

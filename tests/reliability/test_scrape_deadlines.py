@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
 from ndbinfo_exporter.scrape import pool as pool_module
 from ndbinfo_exporter.targets import TargetConfig
-from test_scrape import PASSWORD, gauge_collector, make_scraper, samples
+
+from tests.scrape.test_scrape import PASSWORD, gauge_collector, make_scraper, samples
+from tests.support.fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
 
 SLOW = "SELECT node_id FROM ndbinfo.nodes /* slow */"
 

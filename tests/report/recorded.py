@@ -1,10 +1,7 @@
-"""Readings of recorded scrape results (tests/ui/scrape_data.py, the view's unit-test data),
+"""Readings of recorded scrape results (tests/view/scrape_data.py, the view's unit-test data),
 judged as ``check`` judges them: no process, no connection."""
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
 
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.report import limits, nagios
@@ -12,9 +9,7 @@ from ndbinfo_exporter.report.nagios import Verdict
 from ndbinfo_exporter.report.options import parse_options
 from ndbinfo_exporter.report.reading import Reading, modelled
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ui"))
-
-import scrape_data
+from tests.view import scrape_data
 
 __all__ = ["judged", "reading", "scrape_data"]
 

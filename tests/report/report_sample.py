@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import re
 import sys
-from pathlib import Path
 
 from ndb_harness import running_ndbsim
 from ndbinfo_exporter.report import schema
-from report_cli import ROOT, SCHEMA, of, run
+
+from tests.report.report_cli import ROOT, SCHEMA, of, run
 
 DOC = ROOT / "docs" / "report.md"
 BEGIN, END = "<!-- sample report: make report-sample -->", "<!-- end of sample report -->"
@@ -55,5 +55,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).parent))
     sys.exit(main())

@@ -9,7 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 from ndb_harness import Ndbsim, running_ndbsim
-from report_cli import json_report, of, problems, run
+
+from tests.report.report_cli import json_report, of, problems, run
 
 pytestmark = pytest.mark.integration
 

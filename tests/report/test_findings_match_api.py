@@ -9,8 +9,9 @@ import pytest
 from ndbinfo_exporter.report.reading import modelled
 from ndbinfo_exporter.view.findings.evaluation import CHECKS
 from ndbinfo_exporter.view.view_model import build
-from recorded import scrape_data
-from scrape_data import cluster
+
+from tests.view import scrape_data
+from tests.view.scrape_data import cluster
 
 
 @pytest.mark.parametrize(

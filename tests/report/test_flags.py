@@ -11,7 +11,8 @@ import jsonschema
 import pytest
 from ndbinfo_exporter import __version__
 from ndbinfo_exporter.report import command, schema
-from report_cli import SCHEMA
+
+from tests.report.report_cli import SCHEMA
 
 SECRET = "flag-test-secret-91x"
 

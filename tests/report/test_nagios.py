@@ -11,8 +11,9 @@ from ndbinfo_exporter.report import nagios
 from ndbinfo_exporter.report.options import FAMILIES
 from ndbinfo_exporter.view.findings.evaluation import CHECKS
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
-from recorded import judged, scrape_data
-from scrape_data import cluster, gauge
+
+from tests.report.recorded import judged, scrape_data
+from tests.view.scrape_data import cluster, gauge
 
 READ = ("status", "nodes", "processes", "membership", "memoryusage", "logspaces", "fragments")
 

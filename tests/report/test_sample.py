@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from report_sample import DOC, sample, with_sample
+
+from tests.report.report_sample import DOC, sample, with_sample
 
 pytestmark = pytest.mark.integration
 

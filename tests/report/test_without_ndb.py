@@ -3,10 +3,11 @@ is not visible; report says so first."""
 
 from __future__ import annotations
 
-import private_mariadb
 import pytest
-from private_mariadb import running_with_account
-from report_cli import connection, json_report, run
+
+from tests.report.report_cli import connection, json_report, run
+from tests.support import private_mariadb
+from tests.support.private_mariadb import running_with_account
 
 pytestmark = pytest.mark.integration
 

@@ -27,10 +27,16 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 
 import pytest
-from live_stack import Prometheus, running_prometheus_builds, wait_until, wait_until_quiet
 from ndb_harness import Exporter, Ndbsim, running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
-from rules_model import alert_rules
+
+from tests.rules.rules_model import alert_rules
+from tests.support.live_stack import (
+    Prometheus,
+    running_prometheus_builds,
+    wait_until,
+    wait_until_quiet,
+)
 
 CLUSTER = "e2e"
 SIM_ARGS = ("--data-nodes", "4")  # node groups 0 = {1, 2} and 1 = {3, 4}

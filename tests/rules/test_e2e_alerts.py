@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from e2e_alerts_stack import (
+
+from tests.rules.e2e_alerts_stack import (
     ALERTS,
     DRIFT,
     FAULT_SECONDS,
@@ -23,7 +24,7 @@ from e2e_alerts_stack import (
     healthy,
     stack,
 )
-from live_stack import PrometheusBuild, every_prometheus_build, wait_until
+from tests.support.live_stack import PrometheusBuild, every_prometheus_build, wait_until
 
 pytestmark = pytest.mark.integration
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from e2e_alerts_stack import (
+
+from tests.rules.e2e_alerts_stack import (
     CLUSTER,
     FAULT_SECONDS,
     OVERLOADED_LINK,
@@ -21,7 +22,7 @@ from e2e_alerts_stack import (
     healthy,
     stack,
 )
-from live_stack import wait_until
+from tests.support.live_stack import wait_until
 
 pytestmark = pytest.mark.integration
 

@@ -19,13 +19,19 @@ from collections.abc import Iterator
 import httpx
 import pymysql
 import pytest
-from live_stack import Prometheus, running_prometheus_builds, wait_until, wait_until_quiet
 from ndb_harness import HOST, Exporter, MysqlAccount, Ndbsim, running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.scrape.ndb_visibility import CAUSES, PRIVILEGE_MISSING
-from private_mariadb import MariaDB, running_with_account
 from prometheus_client.parser import text_string_to_metric_families
-from readme_grants import readme_grants
+
+from tests.support.live_stack import (
+    Prometheus,
+    running_prometheus_builds,
+    wait_until,
+    wait_until_quiet,
+)
+from tests.support.private_mariadb import MariaDB, running_with_account
+from tests.support.readme_grants import readme_grants
 
 pytestmark = pytest.mark.integration
 

@@ -17,10 +17,16 @@ from dataclasses import dataclass
 
 import httpx
 import pytest
-from live_stack import Prometheus, running_prometheus_builds, wait_until, wait_until_quiet
 from ndb_harness import Ndbsim, running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
-from rules_model import alert_rules, recording_rules
+
+from tests.rules.rules_model import alert_rules, recording_rules
+from tests.support.live_stack import (
+    Prometheus,
+    running_prometheus_builds,
+    wait_until,
+    wait_until_quiet,
+)
 
 pytestmark = pytest.mark.integration
 

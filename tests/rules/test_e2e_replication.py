@@ -18,9 +18,15 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 
 import pytest
-from live_stack import Prometheus, running_prometheus_builds, wait_until, wait_until_quiet
 from ndb_harness import Exporter, Ndbsim, running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
+
+from tests.support.live_stack import (
+    Prometheus,
+    running_prometheus_builds,
+    wait_until,
+    wait_until_quiet,
+)
 
 pytestmark = pytest.mark.integration
 

@@ -31,9 +31,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from live_stack import RULE_FILES, Prometheus, running_prometheus_builds, wait_until
 from ndb_harness import Ndbsim, running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
+
+from tests.support.live_stack import RULE_FILES, Prometheus, running_prometheus_builds, wait_until
 
 CLUSTER = "slow"
 # A scrape of ndbsim takes one to two seconds on a busy 2-core machine (ndbsim answers one

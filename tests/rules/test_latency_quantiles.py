@@ -7,8 +7,9 @@ from __future__ import annotations
 import math
 
 import pytest
-from live_stack import every_prometheus_build, prometheus_of_build, wait_until
 from ndb_harness import running_exporter, running_ndbsim
+
+from tests.support.live_stack import every_prometheus_build, prometheus_of_build, wait_until
 
 pytestmark = pytest.mark.integration
 

@@ -6,7 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
-from rules_model import (
+
+from tests.rules.rules_model import (
     PROMETHEUS_METRICS,
     RUNBOOK_URL,
     alert_names,

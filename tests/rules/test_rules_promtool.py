@@ -7,8 +7,8 @@ import re
 import subprocess
 
 import pytest
-from live_stack import PROMETHEUS_BUILDS, PrometheusBuild, every_prometheus_build
-from rules_model import (
+
+from tests.rules.rules_model import (
     ALERTMANAGER_FILE,
     ROOT,
     RULE_FILES,
@@ -19,6 +19,7 @@ from rules_model import (
     alert_rules,
     tool,
 )
+from tests.support.live_stack import PROMETHEUS_BUILDS, PrometheusBuild, every_prometheus_build
 
 pytestmark = pytest.mark.integration  # promtool
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from sqlnode_helpers import RunningSqlNode, start_sql_node
+
+from tests.simulator.sqlnode_helpers import RunningSqlNode, start_sql_node
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,8 @@ import shutil
 import subprocess
 
 import pytest
-from sqlnode_helpers import CAPTURES, PASSWORD, USER
+
+from tests.simulator.sqlnode_helpers import CAPTURES, PASSWORD, USER
 
 pytestmark = [
     pytest.mark.integration,  # real MySQL clients against ndbsim

@@ -10,7 +10,8 @@ from ndbsim.engine.database import Engine
 from ndbsim.model.cluster import STEADY_GROWTH, Cluster, ClusterSpec, NodeError
 from ndbsim.model.faults import FaultError, Faults
 from ndbsim.versions import parse_version
-from statement_reads import statement_reads
+
+from tests.simulator.statement_reads import statement_reads
 
 
 class Sim:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from ndbsim.model.faults import FaultError
 from ndbsim.model.latency import PGMAN_BOUNDS, TC_BOUNDS
-from test_faults import Sim
+
+from tests.simulator.test_faults import Sim
 
 LOCK_TABLES = ("cluster_transactions", "cluster_operations", "cluster_locks")
 
@@ -169,7 +170,8 @@ def test_bad_parameters_are_refused(sim, name, params, message):
 @pytest.mark.integration
 def test_cli_sets_the_latency_and_lock_faults():
     from ndb_harness import running_ndbsim
-    from test_cli import run
+
+    from tests.simulator.test_cli import run
 
     with running_ndbsim(speed=20) as sim:
         url = ["--control-url", sim.control_url]

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 import mysql.connector
 import pymysql
 import pytest
-from sqlnode_helpers import PASSWORD, USER, RunningSqlNode, start_sql_node
+
+from tests.simulator.sqlnode_helpers import PASSWORD, USER, RunningSqlNode, start_sql_node
 
 MONITOR = "'mon'@'%'"
 VIEW_1356 = (

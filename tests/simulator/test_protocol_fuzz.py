@@ -11,7 +11,8 @@ import struct
 import mysql.connector
 import pytest
 from ndb_harness import running_ndbsim
-from rawmysql import CAPS, RawConnection, error_of
+
+from tests.simulator.rawmysql import CAPS, RawConnection, error_of
 
 pytestmark = pytest.mark.integration
 

@@ -25,8 +25,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from rawmysql import RawConnection, error_of
-from sqlnode_helpers import PASSWORD, USER, start_sql_node
+
+from tests.simulator.rawmysql import RawConnection, error_of
+from tests.simulator.sqlnode_helpers import PASSWORD, USER, start_sql_node
 
 CORPUS = Path(__file__).parent / "corpus"
 VERSIONS = ("7.5.4", "8.4")

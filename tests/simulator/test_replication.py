@@ -11,8 +11,9 @@ import pytest
 from ndb_harness import running_ndbsim
 from ndbsim.errors import SQLSTATES
 from ndbsim.model.faults import FaultError, Faults
-from test_statements_fuzz import _FOREIGN as FOREIGN
-from test_statements_fuzz import mutations
+
+from tests.simulator.test_statements_fuzz import _FOREIGN as FOREIGN
+from tests.simulator.test_statements_fuzz import mutations
 
 pytestmark = pytest.mark.integration
 

@@ -8,7 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-from sqlnode_helpers import start_sql_node
+
+from tests.simulator.sqlnode_helpers import start_sql_node
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 DATA = Path(__file__).resolve().parents[2] / "simulator" / "data"

@@ -6,7 +6,8 @@ import json
 import re
 
 import pytest
-from sqlnode_helpers import CAPTURES
+
+from tests.simulator.sqlnode_helpers import CAPTURES
 
 pytestmark = pytest.mark.integration  # starts ndbsim
 

@@ -8,7 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 from ndbsim.engine import model_tables
-from sqlnode_helpers import RunningSqlNode, start_sql_node
+
+from tests.simulator.sqlnode_helpers import RunningSqlNode, start_sql_node
 
 
 class Clock:

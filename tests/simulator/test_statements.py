@@ -10,8 +10,9 @@ from collections.abc import Iterator
 
 import mysql.connector
 import pytest
-from live_stack import wait_until
-from sqlnode_helpers import PASSWORD, USER, RunningSqlNode, start_sql_node
+
+from tests.simulator.sqlnode_helpers import PASSWORD, USER, RunningSqlNode, start_sql_node
+from tests.support.live_stack import wait_until
 
 _mariadb_installed = pytest.mark.skipif(
     shutil.which("mariadb") is None, reason="mariadb client not installed (Debian mariadb-client)"

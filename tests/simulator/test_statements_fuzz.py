@@ -11,8 +11,9 @@ import re
 import mysql.connector
 import pytest
 from ndbsim.errors import SQLSTATES
-from sqlnode_helpers import CAPTURES, RunningSqlNode
-from test_statements import WHY
+
+from tests.simulator.sqlnode_helpers import CAPTURES, RunningSqlNode
+from tests.simulator.test_statements import WHY
 
 SEED = 16
 MUTATIONS_PER_STATEMENT = 6

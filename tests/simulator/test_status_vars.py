@@ -7,7 +7,8 @@ import time
 from pathlib import Path
 
 import pytest
-from sqlnode_helpers import start_sql_node
+
+from tests.simulator.sqlnode_helpers import start_sql_node
 
 pytestmark = pytest.mark.integration  # starts ndbsim
 

@@ -7,8 +7,9 @@ import time
 import urllib.request
 
 import pytest
-from compose_model import ROOT
 from ndb_harness import free_port
+
+from tests.stack.compose_model import ROOT
 
 pytestmark = pytest.mark.integration  # starts the alert sink
 

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from compose_model import (
+
+from tests.stack.compose_model import (
     ROOT,
     active_services,
     bind_mounts,
@@ -26,11 +27,11 @@ from compose_model import (
     option,
     published_ports,
 )
-from ndb_config import nodes, parse
-from prometheus_model import CONFIG as PROMETHEUS_CONFIG
-from prometheus_model import config as prometheus_config
-from prometheus_model import jobs as prometheus_jobs
-from prometheus_model import targets as scrape_targets
+from tests.stack.ndb_config import nodes, parse
+from tests.stack.prometheus_model import CONFIG as PROMETHEUS_CONFIG
+from tests.stack.prometheus_model import config as prometheus_config
+from tests.stack.prometheus_model import jobs as prometheus_jobs
+from tests.stack.prometheus_model import targets as scrape_targets
 
 COMPOSE = load()
 SERVICES = COMPOSE["services"]

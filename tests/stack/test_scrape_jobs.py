@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections import Counter
 
 from ndbinfo_exporter.collectors.registry import all_collectors
-from prometheus_model import config, jobs, targets
+
+from tests.stack.prometheus_model import config, jobs, targets
 
 SQL_NODE_COLLECTORS = {"status", "metadata_sync", "replica_status", "apply_status", "binlog"}
 

@@ -75,6 +75,10 @@ class TargetInfo:
 class Context:
     target: TargetInfo
     options: Mapping[str, Any] = field(default_factory=dict)
+    # What the collector keeps between the scrapes of one target (the scraper hands the same
+    # dict at every scrape): the last counts of counters that restart, to export them
+    # monotonic.
+    kept: dict[Any, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -115,7 +119,8 @@ class SlowChanging:
     phase or configuration generation, or the ready data nodes; "ddl": the SQL node's count
     and newest creation time of NDB tables, or its metadata change counters; "config": the
     configuration generation; "objects": the dictionary's objects and their versions, read
-    at the maximum age), when ``settled`` says the last rows describe a transition, or, for a
+    at the maximum age; "links": one data node's links to every other node, their state and
+    connect count), when ``settled`` says the last rows describe a transition, or, for a
     collector ``aged``, when its rows reach the maximum age (``--exporter.refresh-max-age``).
 
     A collector whose every change shows in its signals is not ``aged``: its rows are read
@@ -154,6 +159,15 @@ class Collector:
     # MySQL error numbers that mean what the statement reads does not exist yet on this SQL
     # node: the collector then exports no series instead of failing.
     absent_errors: frozenset[int] = frozenset()
+    # The same collector reading a newer ndbinfo object that holds what this one reads and
+    # more (transporter_details for transporters): run instead where the target has it.
+    newer: Collector | None = None
+
+    def for_target(self, target: TargetInfo) -> Collector:
+        """This collector, or its ``newer`` form where the target has what that one reads."""
+        if self.newer is not None and self.newer.available(target):
+            return self.newer.for_target(target)
+        return self
 
     def statement(self, target: TargetInfo) -> str:
         return self.sql(target) if callable(self.sql) else self.sql

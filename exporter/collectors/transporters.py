@@ -3,6 +3,19 @@
 The series grow with the data nodes, not with their square: links by state, and traffic,
 reconnects, overloads and slowdowns summed over the node's links. The transporter_links
 collector (off by default) has the same per link.
+
+Where ndbinfo has transporter_details (8.0.37+), one scan of it gives the same sums (its
+transporters of one pair of nodes taken together, as the transporters view does) and the send
+buffers of each data node, against the send buffer memory it may use (TRANSPORTER_BUFFERS in
+ndbinfo.resources); transporters is read only where transporter_details does not exist.
+
+A link's overload and slowdown counts start again from zero when it reconnects (the data node
+keeps them per connection). The statement returns the links that have any apart, with their
+connect count, and the collector keeps each one's last counts: a count that went back or a new
+connect count adds the counts of the link's last connection to the sums, and a link gone
+back to zero keeps them in, so that ``ndb_transporter_overloads_total`` and
+``ndb_transporter_slowdowns_total`` never decrease while the exporter runs (the overloads of a
+connection after the last scrape that saw it are lost).
 """
 
 from __future__ import annotations
@@ -13,7 +26,10 @@ from collections.abc import Iterable
 from ._transporter_states import STATES
 from .base import Collector, Context, Row, counter, gauge, ident, number, text
 
+NODE = ("node_id",)
 REPORTED = " Summed over the data node's transporters to every configured peer (node_id reports)."
+MONOTONIC = REPORTED + " Monotonic across reconnects: counts of earlier connections are kept."
+SUMMED = " Summed over the data node's links to every other node."
 
 LINKS = gauge(
     "ndb_transporter_links",
@@ -22,31 +38,115 @@ LINKS = gauge(
     ("node_id", "state"),
 )
 COLUMNS = (
-    ("bytes_sent", counter("ndb_transporter_sent_bytes_total", "Bytes sent to other nodes." + REPORTED, ("node_id",))),
-    ("bytes_received", counter("ndb_transporter_received_bytes_total", "Bytes received from other nodes." + REPORTED, ("node_id",))),
-    ("connect_count", counter("ndb_transporter_connects_total", "Times a transporter (re)connected." + REPORTED, ("node_id",))),
-    ("overload_count", counter("ndb_transporter_overloads_total", "Times a transporter entered overload (send buffer full)." + REPORTED, ("node_id",))),
-    ("slowdown_count", counter("ndb_transporter_slowdowns_total", "Times a transporter entered slowdown (scans slowed down)." + REPORTED, ("node_id",))),
-    ("overloaded", gauge("ndb_transporter_overloaded_links", "Transporters of the data node that are overloaded now.", ("node_id",))),
-    ("slowdown", gauge("ndb_transporter_slowdown_links", "Transporters of the data node that are in slowdown now.", ("node_id",))),
+    ("bytes_sent", counter("ndb_transporter_sent_bytes_total", "Bytes sent to other nodes." + REPORTED, NODE)),
+    ("bytes_received", counter("ndb_transporter_received_bytes_total", "Bytes received from other nodes." + REPORTED, NODE)),
+    ("connect_count", counter("ndb_transporter_connects_total", "Times a transporter (re)connected." + REPORTED, NODE)),
+    ("overload_count", counter("ndb_transporter_overloads_total", "Times a transporter entered overload (send buffer full)." + MONOTONIC, NODE)),
+    ("slowdown_count", counter("ndb_transporter_slowdowns_total", "Times a transporter entered slowdown (scans slowed down)." + MONOTONIC, NODE)),
+    ("overloaded", gauge("ndb_transporter_overloaded_links", "Transporters of the data node that are overloaded now.", NODE)),
+    ("slowdown", gauge("ndb_transporter_slowdown_links", "Transporters of the data node that are in slowdown now.", NODE)),
 )  # fmt: skip
+# Counts per connection of a link, kept monotonic by the collector.
+RESTARTING = ("overload_count", "slowdown_count")
 
-SUMS = ", ".join(f"SUM({column}) AS {column}" for column, _ in COLUMNS)
-SQL = (
-    f"SELECT node_id, status, COUNT(*) AS links, {SUMS}"
-    " FROM ndbinfo.transporters GROUP BY node_id, status"
+PAGE_BYTES = 32768
+SEND_BUFFERS = (
+    ("used_bytes", gauge("ndb_send_buffer_used_bytes", "Bytes waiting in the data node's send buffers." + SUMMED, NODE)),
+    ("allocated_bytes", gauge("ndb_send_buffer_allocated_bytes", "Send buffer memory allocated to the data node's links." + SUMMED, NODE)),
+    ("fullest_link_bytes", gauge("ndb_send_buffer_fullest_link_bytes", "Bytes waiting in the send buffer of the data node's fullest link.", NODE)),
+)  # fmt: skip
+LIMIT = gauge(
+    "ndb_send_buffer_limit_bytes",
+    "Send buffer memory the data node may use (TRANSPORTER_BUFFERS maximum; absent when the"
+    " pool has no fixed maximum).",
+    NODE,
 )
+
+
+def _link(prefix: str = "") -> str:
+    """0 for the links without overloads or slowdowns, the remote node for the others."""
+    return (
+        f"CASE WHEN {prefix}overload_count > 0 OR {prefix}slowdown_count > 0"
+        f" THEN {prefix}remote_node_id ELSE 0 END"
+    )
+
+
+def _sums(prefix: str = "") -> str:
+    return ", ".join(f"SUM({prefix}{column}) AS {column}" for column, _ in COLUMNS)
+
+
+SQL = (
+    f"SELECT node_id, status, {_link()} AS link, COUNT(*) AS links, {_sums()}"
+    f" FROM ndbinfo.transporters GROUP BY node_id, status, {_link()}"
+)
+
+# A pair of nodes may have several transporters (multi-transporter links in a node group):
+# taken together as the transporters view does (traffic summed, the highest connect count;
+# overloads and slowdowns are counted per remote node, the same on each of its transporters).
+PAIRS = (
+    "SELECT node_id, remote_node_id, MAX(status) AS status, SUM(bytes_sent) AS bytes_sent,"
+    " SUM(bytes_received) AS bytes_received, MAX(connect_count) AS connect_count,"
+    " MAX(overloaded) AS overloaded, MAX(overload_count) AS overload_count,"
+    " MAX(slowdown) AS slowdown, MAX(slowdown_count) AS slowdown_count,"
+    " SUM(sendbuffer_used_bytes) AS used_bytes, SUM(sendbuffer_alloc_bytes) AS allocated_bytes,"
+    " MAX(sendbuffer_used_bytes) AS fullest_link_bytes"
+    " FROM ndbinfo.transporter_details GROUP BY node_id, remote_node_id"
+)
+DETAILS_SQL = (
+    f"SELECT p.node_id, p.status, {_link('p.')} AS link, COUNT(*) AS links, {_sums('p.')},"
+    " SUM(p.used_bytes) AS used_bytes, SUM(p.allocated_bytes) AS allocated_bytes,"
+    " MAX(p.fullest_link_bytes) AS fullest_link_bytes, MAX(r.`max`) AS limit_pages"
+    f" FROM ({PAIRS}) p LEFT JOIN ndbinfo.resources r"
+    " ON r.node_id = p.node_id AND r.resource_name = 'TRANSPORTER_BUFFERS'"
+    f" GROUP BY p.node_id, p.status, {_link('p.')}"
+)
+
+
+def monotonic(kept: dict, rows: Iterable[Row]) -> dict[str, dict[str, float]]:
+    """Data node -> restarting column -> its count over every connection seen of its links.
+
+    ``kept`` holds, per link (node, remote node): its connect count, the counts of its
+    current connection and those of its earlier ones. A link absent from ``rows`` has no
+    overload or slowdown in its connection, so its last counts stay in the sums until it shows
+    again; a partial set of rows changes nothing for the links it lacks."""
+    for row in rows:
+        link = ident(row["link"])
+        if link == "0":
+            continue
+        key = (ident(row["node_id"]), link)
+        connects = number(row["connect_count"])
+        now = {column: number(row[column]) or 0.0 for column in RESTARTING}
+        last = kept.get(key)
+        if last is None:
+            kept[key] = (connects, now, dict.fromkeys(RESTARTING, 0.0))
+            continue
+        last_connects, last_counts, earlier = last
+        if connects != last_connects or any(now[c] < last_counts[c] for c in RESTARTING):
+            earlier = {c: earlier[c] + last_counts[c] for c in RESTARTING}
+        kept[key] = (connects, now, earlier)
+    totals: dict[str, dict[str, float]] = defaultdict(lambda: dict.fromkeys(RESTARTING, 0.0))
+    for (node, _), (_, counts, earlier) in kept.items():
+        for column in RESTARTING:
+            totals[node][column] += counts[column] + earlier[column]
+    return totals
+
+
+def _per_node(rows: list[Row], columns: tuple[str, ...]) -> dict[str, dict[str, float]]:
+    sums: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for row in rows:
+        node = ident(row["node_id"])
+        for column in columns:
+            sums[node][column] += number(row[column]) or 0.0
+    return sums
 
 
 def collect(rows: list[Row], ctx: Context) -> Iterable:
     links: dict[str, dict[str, float]] = defaultdict(dict)
-    sums: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for row in rows:
-        node = ident(row["node_id"])
-        state = text(row["status"])
+        node, state = ident(row["node_id"]), text(row["status"])
         links[node][state] = links[node].get(state, 0.0) + (number(row["links"]) or 0.0)
-        for column, _ in COLUMNS:
-            sums[node][column] += number(row[column]) or 0.0
+    sums = _per_node(rows, tuple(column for column, _ in COLUMNS))
+    restarting = monotonic(ctx.kept, rows)
     nodes = sorted(links, key=int)
     family = LINKS.family()
     for node in nodes:
@@ -57,19 +157,71 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
     for column, spec in COLUMNS:
         family = spec.family()
         for node in nodes:
-            family.add_metric([node], sums[node][column])
+            kept = restarting[node][column] if column in RESTARTING else None
+            family.add_metric([node], sums[node][column] if kept is None else kept)
         yield family
 
 
+def collect_details(rows: list[Row], ctx: Context) -> Iterable:
+    yield from collect(rows, ctx)
+    sums = _per_node(rows, ("used_bytes", "allocated_bytes"))
+    fullest: dict[str, float] = defaultdict(float)
+    limits: dict[str, float] = {}
+    for row in rows:
+        node = ident(row["node_id"])
+        fullest[node] = max(fullest[node], number(row["fullest_link_bytes"]) or 0.0)
+        pages = number(row["limit_pages"])
+        if pages:
+            limits[node] = pages * PAGE_BYTES
+    nodes = sorted(fullest, key=int)
+    for column, spec in SEND_BUFFERS:
+        family = spec.family()
+        for node in nodes:
+            family.add_metric(
+                [node], fullest[node] if column == "fullest_link_bytes" else sums[node][column]
+            )
+        yield family
+    family = LIMIT.family()
+    for node in nodes:
+        if node in limits:
+            family.add_metric([node], limits[node])
+    yield family
+
+
+TRANSPORTER_COLUMNS = ("node_id", "remote_node_id", "status", *(c for c, _ in COLUMNS))
+HELP = (
+    "Transporters of each data node by state, with traffic, reconnects, overloads and"
+    " slowdowns summed over its links (overloads and slowdowns monotonic across reconnects),"
+    " and from NDB 8.0.37 its send buffers against the memory it may use; ndbinfo.transporters,"
+    " or transporter_details and resources where it exists, summed in SQL. On by default:"
+    " series linear in the data nodes; per-link detail is the transporter_links collector."
+)
+METRICS = (LINKS, *(spec for _, spec in COLUMNS), *(spec for _, spec in SEND_BUFFERS), LIMIT)
+
 COLLECTOR = Collector(
     name="transporters",
-    help="Transporters of each data node by state, with traffic, reconnects, overloads and"
-    " slowdowns summed over its links (ndbinfo.transporters, summed in SQL). On by default:"
-    " series linear in the data nodes; per-link detail is the transporter_links collector.",
+    help=HELP,
     default_enabled=True,
-    reads={"transporters": ("node_id", "status", *(column for column, _ in COLUMNS))},
+    reads={"transporters": TRANSPORTER_COLUMNS},
     min_version=(7, 5, 0),
     sql=SQL,
     collect=collect,
-    metrics=(LINKS, *(spec for _, spec in COLUMNS)),
+    metrics=METRICS,
+    newer=Collector(
+        name="transporters",
+        help=HELP,
+        default_enabled=True,
+        reads={
+            "transporter_details": (
+                *TRANSPORTER_COLUMNS,
+                "sendbuffer_used_bytes",
+                "sendbuffer_alloc_bytes",
+            ),
+            "resources": ("node_id", "resource_name", "max"),
+        },
+        min_version=(8, 0, 37),
+        sql=DETAILS_SQL,
+        collect=collect_details,
+        metrics=METRICS,
+    ),
 )

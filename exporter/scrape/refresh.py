@@ -8,7 +8,10 @@ reads the signals of those changes (``SIGNAL_SQL``: ndbinfo.nodes, a few status 
 the SQL node's own count of NDB tables, a row per data node); at the maximum age a second one
 reads the "objects" signal (``OBJECTS_SQL``: a fingerprint of every dictionary object's id,
 version and state, one row from a scan of dict_obj_info), the safety net for a change that
-the cheap signals missed.
+the cheap signals missed. For the collectors of connected processes and their certificates,
+a third one reads the "links" signal (``LINKS_SQL``: the first answering data node's links to
+every other node, with their state and connect count, a scan that ends after one data node's
+rows): a management or API node connecting, going away or reconnecting moves it.
 
 A collector declared ``SlowChanging`` is read again when a signal it follows differs from the
 one seen at its last read, or when its last rows describe a transition (at the next scrapes,
@@ -29,6 +32,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
+from mysql.connector import errors
 from ndbinfo_exporter.collectors.base import Collector, Row, number, text
 from ndbinfo_exporter.scrape.pool import PooledConnection
 
@@ -64,6 +68,15 @@ OBJECTS_SQL = (
     " FROM ndbinfo.dict_obj_info"
 )
 OBJECTS = "objects"
+
+# One data node's links to every other node: a plain LIMIT ends the ndbinfo scan once the
+# first data node (in node order) has sent its rows, at most one per other node id (255), so
+# the data nodes produce a few batches instead of a row per pair of nodes.
+LINKS_SQL = (
+    "SELECT node_id, remote_node_id, connection_status, connect_count"
+    " FROM ndbinfo.ndb$transporters LIMIT 255"
+)
+LINKS = "links"
 # A transition (settled() false) is read again at this many following scrapes, then after
 # TRANSITION_BACKOFF seconds, twice that, and so on up to the maximum age.
 TRANSITION_SCRAPES = 3
@@ -118,9 +131,10 @@ def parse_signals(
     objects: list[Row] | None = None,
     sent: float = 0.0,
     answered: float = 0.0,
+    links: list[Row] | None = None,
 ) -> Signals:
-    """The signals in the rows of SIGNAL_SQL (and OBJECTS_SQL), sent and answered at these
-    monotonic times."""
+    """The signals in the rows of SIGNAL_SQL (and OBJECTS_SQL, LINKS_SQL), sent and answered
+    at these monotonic times."""
     values: dict[str, list] = {"nodes": [], "config": [], "ddl": []}
     uptimes: dict[str, tuple[float, float, float]] = {}
     for row in rows:
@@ -138,20 +152,42 @@ def parse_signals(
     parsed = {name: tuple(sorted(found)) for name, found in values.items()}
     if objects is not None:
         parsed[OBJECTS] = tuple(tuple(text(v) for v in row.values()) for row in objects)
+    if links is not None:
+        parsed[LINKS] = tuple(sorted(tuple(text(v) for v in row.values()) for row in links))
     return Signals(parsed, uptimes=uptimes)
 
 
-def signals_job(with_objects: bool) -> Callable[[PooledConnection], Signals]:
-    """A pool job reading the signals, and the objects signal when ``with_objects``. A
-    statement the SQL node refuses (no data node, no privilege) raises, and the caller takes
-    the signals as UNKNOWN, so that the collectors run as they would without them."""
+def follows_links(collectors: Iterable[Collector]) -> bool:
+    """Whether one of ``collectors`` follows the links signal (then the scrape reads it)."""
+    return any(c.slow is not None and LINKS in c.slow.signals for c in collectors)
+
+
+def _links(connection: PooledConnection) -> list[Row] | None:
+    """The rows of LINKS_SQL; None when the SQL node refuses the statement (the links signal
+    is then unknown and its followers are read at every scrape)."""
+    try:
+        return connection.rows(LINKS_SQL)
+    except errors.DatabaseError as exc:
+        if exc.errno is None or exc.errno >= CLIENT_ERRORS:
+            raise
+        return None
+
+
+def signals_job(
+    with_objects: bool, with_links: bool = False
+) -> Callable[[PooledConnection], Signals]:
+    """A pool job reading the signals, the objects signal when ``with_objects`` and the links
+    signal when ``with_links``. A statement the SQL node refuses (no data node, no privilege)
+    raises, and the caller takes the signals as UNKNOWN, so that the collectors run as they
+    would without them."""
 
     def job(connection: PooledConnection) -> Signals:
         sent = time.monotonic()
         rows = connection.rows(SIGNAL_SQL)
         answered = time.monotonic()
         objects = connection.rows(OBJECTS_SQL) if with_objects else None
-        return parse_signals(rows, objects, sent, answered)
+        links = _links(connection) if with_links else None
+        return parse_signals(rows, objects, sent, answered, links)
 
     return job
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from ndbinfo_exporter.collectors import transporters
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.testing import running_exporter
 from ndbsim.testing import running_ndbsim
@@ -13,7 +14,7 @@ from test_integration import metrics, per_collector
 
 pytestmark = pytest.mark.integration
 
-NEW_IN_8 = {"send_buffers", "disk_data", "certificates", "inventory", "metadata_sync"}
+NEW_IN_8 = {"disk_data", "certificates", "inventory", "metadata_sync"}
 
 
 def scrape(version: str, data_nodes: int, collectors: set[str]) -> dict:
@@ -54,7 +55,10 @@ def resource_series(data_nodes: int) -> dict[str, int]:
     families = {
         c.name: [spec.name for spec in c.metrics] for c in all_collectors() if c.name in NEW_IN_8
     }
-    parsed = scrape("8.4", data_nodes, NEW_IN_8)
+    families["send_buffers"] = [
+        spec.name for spec in transporters.COLLECTOR.metrics if spec.name.startswith("ndb_send")
+    ]
+    parsed = scrape("8.4", data_nodes, NEW_IN_8 | {"transporters"})
     return {
         name: sum(len(parsed.get(family, {})) for family in names)
         for name, names in families.items()

@@ -96,7 +96,7 @@ SEND_BUFFERS_FULL = Check(
     ),
     evaluate=Fullest(
         send_buffer_ratios,
-        collector="send_buffers",
+        collector="transporters",
         label="node {node}",
         ok="The fullest data node holds {worst} of its send buffer memory.",
         problem=(

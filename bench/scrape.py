@@ -54,6 +54,7 @@ from ndbsim.testing import running_ndbsim
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
 MAX_CONNECTIONS = 3  # the exporter's default --exporter.max-connections
+WARM_UP_TIMEOUT = 120  # seconds for the first scrape, which reads every collector
 HISTOGRAM_PERIOD = 10  # cluster seconds between ndbsim's writes of its time-track tables
 SERVER_CPU, CLIENT_CPU = 0, 1
 
@@ -90,7 +91,13 @@ def cpu_seconds(pid: int) -> float:
 @contextmanager
 def exporter_process(sim):
     """The exporter in front of ``sim``, pinned to the client CPU; yields (process, url)."""
-    args = [f"--mysqld.address={sim.host}:{sim.port}", f"--mysqld.username={sim.user}"]
+    # The first read of a large cluster's distribution may take longer than the default
+    # query timeout (10 s) on a busy machine; a steady scrape takes far less.
+    args = [
+        f"--mysqld.address={sim.host}:{sim.port}",
+        f"--mysqld.username={sim.user}",
+        f"--exporter.query-timeout={WARM_UP_TIMEOUT}",
+    ]
     with running_exporter(args, {"NDB_EXPORTER_PASSWORD": sim.password}) as exporter:
         pin(exporter.process.pid, CLIENT_CPU)
         yield exporter.process, f"http://{exporter.address}/metrics"
@@ -107,9 +114,12 @@ PROMETHEUS_HEADERS = {
 CLIENT = httpx.Client(timeout=60, headers=PROMETHEUS_HEADERS)
 
 
-def scrape(url: str) -> tuple[float, str]:
+def scrape(url: str, timeout: float | None = None) -> tuple[float, str]:
+    """One scrape; ``timeout``: the scrape timeout Prometheus would send (the exporter's
+    default, 10 s, without it)."""
+    headers = {"X-Prometheus-Scrape-Timeout-Seconds": str(timeout)} if timeout else None
     started = time.perf_counter()
-    response = CLIENT.get(url)
+    response = CLIENT.get(url, headers=headers)
     response.raise_for_status()
     return time.perf_counter() - started, response.text
 
@@ -120,7 +130,7 @@ def complete_scrape(url: str, attempts: int = 5) -> str:
     and is read again at the next scrape."""
     failing: list[str] = []
     for _ in range(attempts):
-        text = scrape(url)[1]
+        text = scrape(url, WARM_UP_TIMEOUT)[1]
         success = {
             sample.labels["collector"]: sample.value
             for family in text_string_to_metric_families(text)

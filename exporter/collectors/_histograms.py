@@ -13,11 +13,11 @@ from the buckets (``histogram_quantile``), which do not use ``_sum``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from prometheus_client.core import HistogramMetricFamily
 
-from .base import Row, number
+from .base import Row, SlowChanging, number
 
 
 def histogram(
@@ -59,3 +59,17 @@ def add_histograms(
             continue
         buckets, total = histogram(counts, stride, first, last)
         family.add_metric([*labels, operation], buckets, total)
+
+
+def idle_until_counted(columns: Iterable[str]) -> SlowChanging:
+    """Histograms change with every operation once there are any: read at every scrape. Until
+    a count appears (no disk data page read on any data node, no transaction since the nodes
+    started), the rows change only when a data node starts or a table is created, or are read
+    again at the maximum age: a cluster without disk data does not scan its page cache's
+    ranges at every scrape."""
+    counted = tuple(columns)
+
+    def idle(rows: list[Row]) -> bool:
+        return not any(number(row[column]) for row in rows for column in counted)
+
+    return SlowChanging(frozenset({"nodes", "ddl"}), idle=idle)

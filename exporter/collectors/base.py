@@ -132,6 +132,12 @@ class SlowChanging:
     # then they are re-read every scrape until it is over.
     settled: Callable[[list[Row]], bool] | None = None
     aged: bool = True
+    # Seconds: the maximum age of rows whose change is a matter of days (a certificate's
+    # expiry), when longer than --exporter.refresh-max-age.
+    max_age: float = 0.0
+    # For rows that count activity: True when the last ones counted nothing yet. Rows that
+    # are not idle change all the time and are read at every scrape.
+    idle: Callable[[list[Row]], bool] | None = None
 
 
 @dataclass(frozen=True)

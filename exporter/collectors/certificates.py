@@ -6,8 +6,9 @@ early, never late.
 
 Every data node reports the certificate of every node connected to it. A node loads its
 certificate when it starts, so a renewed one shows once the node restarted (the node and
-links signals); the rows are also read again at the maximum age, which bounds how late a
-certificate replaced another way is seen (expiry is a matter of days)."""
+links signals); the rows are also read again after an hour (or the exporter's maximum age
+when longer), which bounds how late a certificate replaced another way is seen: expiry is a
+matter of days."""
 
 from __future__ import annotations
 
@@ -62,12 +63,12 @@ COLLECTOR = Collector(
     name="certificates",
     help="Expiry of each node's TLS certificate as a Unix timestamp, with its name and serial"
     " (ndbinfo.certificates, NDB 8.3+). On by default: one row per node of the cluster, read"
-    " again when a node restarts or reconnects and at the maximum age.",
+    " again when a node restarts or reconnects, and after an hour.",
     default_enabled=True,
     reads={"certificates": ("Node_id", "Name", "Expires", "Serial")},
     min_version=(8, 3, 0),
     sql=SQL,
     collect=collect,
     metrics=(EXPIRY, INFO),
-    slow=SlowChanging(frozenset({"nodes", "links"})),
+    slow=SlowChanging(frozenset({"nodes", "links"}), max_age=3600.0),
 )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import groupby
 
-from ._histograms import add_histograms
+from ._histograms import add_histograms, idle_until_counted
 from .base import Collector, Context, Row, ident, number
 from .base import histogram as histogram_spec
 
@@ -60,4 +60,5 @@ COLLECTOR = Collector(
     sql=SQL,
     collect=collect,
     metrics=(TIME,),
+    slow=idle_until_counted(OPERATIONS.values()),
 )

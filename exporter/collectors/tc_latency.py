@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import groupby
 
-from ._histograms import add_histograms
+from ._histograms import add_histograms, idle_until_counted
 from .base import Collector, Context, Option, Row, boolean, counter, ident, number
 from .base import histogram as histogram_spec
 
@@ -111,4 +111,5 @@ COLLECTOR = Collector(
         ),
     ),
     metrics=(TIME, ERRORS_TOTAL),
+    slow=idle_until_counted((*OPERATIONS.values(), *ERRORS.values())),
 )

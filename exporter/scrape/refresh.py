@@ -15,7 +15,10 @@ rows): a management or API node connecting, going away or reconnecting moves it.
 
 A collector declared ``SlowChanging`` is read again when a signal it follows differs from the
 one seen at its last read, or when its last rows describe a transition (at the next scrapes,
-then less often while it lasts); an ``aged`` one also when its rows reach the maximum age. At most one read is made for age alone per scrape (the
+then less often while it lasts); an ``aged`` one also when its rows reach the maximum age.
+One whose rows count activity (the latency histograms) is read at every scrape unless its
+last rows were ``idle`` (nothing counted yet: no disk data page read, no transaction since the
+data nodes started); then it follows its signals and the maximum age like the others. At most one read is made for age alone per scrape (the
 objects signal included), the oldest first, so that the safety reads are spread over
 scrapes instead of falling on one. Between reads the scrape serves the last families.
 Signals the SQL node answers with an error count as changed, so a failure never hides state;
@@ -81,6 +84,7 @@ LINKS = "links"
 # TRANSITION_BACKOFF seconds, twice that, and so on up to the maximum age.
 TRANSITION_SCRAPES = 3
 TRANSITION_BACKOFF = 15.0
+EVERY_SCRAPE = "every scrape"
 
 
 @dataclass(frozen=True)
@@ -199,6 +203,7 @@ class _Read:
     wall: float  # time.time(), exported
     settled: bool
     unsettled: int = 0  # reads in a row that found a transition
+    idle: bool = True  # False: the rows change all the time, read at every scrape
 
 
 @dataclass
@@ -261,7 +266,7 @@ class Refresher:
             if reason == "maximum age":
                 aged.append((state.reads[collector.name].at, collector))
                 continue
-            if reason and collector.slow is not None:
+            if reason and reason != EVERY_SCRAPE:
                 self._log(target, collector, reason)
             if reason:
                 due.append(collector)
@@ -283,9 +288,11 @@ class Refresher:
         slow = collector.slow
         last = state.reads.get(collector.name)
         if slow is None or self.max_age <= 0:
-            return "every scrape"
+            return EVERY_SCRAPE
         if last is None:
             return "no rows yet"
+        if not last.idle:
+            return EVERY_SCRAPE
         # A signal comes first: a node stopping or restarting during a transition (primaries
         # being handed back) must not wait for the transition's backoff.
         changed = "" if signals.late else self._changed(slow.signals, last, signals)
@@ -293,7 +300,7 @@ class Refresher:
             return changed
         if not last.settled:
             return "in transition" if self._transition_due(last) else ""
-        return "maximum age" if slow.aged and self._old(last) else ""
+        return "maximum age" if slow.aged and self._old(last, slow.max_age) else ""
 
     @staticmethod
     def _changed(followed: Iterable[str], last: _Read, signals: Signals) -> str:
@@ -317,8 +324,8 @@ class Refresher:
         wait = TRANSITION_BACKOFF * 2 ** (last.unsettled - TRANSITION_SCRAPES - 1)
         return self.clock() - last.at >= min(wait, self.max_age)
 
-    def _old(self, last: _Read) -> bool:
-        return self.clock() - last.at >= self.max_age
+    def _old(self, last: _Read, own_max_age: float) -> bool:
+        return self.clock() - last.at >= max(self.max_age, own_max_age)
 
     def record_read(
         self, target: str, collector: Collector, signals: Signals, rows: list[Row]
@@ -333,8 +340,9 @@ class Refresher:
             signals = previous.signals
         settled = collector.slow.settled is None or collector.slow.settled(rows)
         unsettled = 0 if settled else (previous.unsettled if previous else 0) + 1
+        idle = collector.slow.idle is None or collector.slow.idle(rows)
         state.reads[collector.name] = _Read(
-            signals, self.clock(), self.wall_clock(), settled, unsettled
+            signals, self.clock(), self.wall_clock(), settled, unsettled, idle
         )
 
     def has_read(self, target: str, collector: Collector) -> bool:

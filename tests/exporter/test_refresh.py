@@ -5,11 +5,20 @@ collectors that are not aged); a scrape serves the last families."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
+from collector_fixtures import FIXTURES
 from fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
 from mysql.connector import errors
-from ndbinfo_exporter.collectors import certificates, config, inventory, processes
+from ndbinfo_exporter.collectors import (
+    certificates,
+    config,
+    inventory,
+    pgman_latency,
+    processes,
+    tc_latency,
+)
 from ndbinfo_exporter.collectors.base import SlowChanging
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.scrape.refresh import (
@@ -216,6 +225,10 @@ def test_the_slowly_changing_collectors_declare_it():
         "config",
         "table_detail",
         "inventory",
+        "processes",
+        "certificates",
+        "tc_latency",
+        "pgman_latency",
     }
     assert not {"nodes", "status", "transporters", "memoryusage"} & slow
 
@@ -545,15 +558,22 @@ def test_processes_and_certificates_follow_restarts_connections_and_configuratio
     assert is_due(refresh, certificates.COLLECTOR, after) == certificates_due
 
 
-def test_certificates_are_read_at_the_maximum_age_processes_only_on_a_signal():
+def test_certificates_are_read_again_after_an_hour_processes_only_on_a_signal():
+    """An expiry is days away: without a signal, certificates are read again after an hour
+    (or the exporter's maximum age when longer); processes only on a signal."""
     clock = Clock()
+    both = [processes.COLLECTOR, certificates.COLLECTOR]
     refresh = refresher(clock, max_age=60)
-    for collector in (processes.COLLECTOR, certificates.COLLECTOR):
+    for collector in both:
         refresh.record_read("t", collector, signals_of(), [])
-    clock.now += 600
-    assert refresh.due("t", [processes.COLLECTOR, certificates.COLLECTOR], signals_of(), False) == [
-        certificates.COLLECTOR
-    ]
+    clock.now += 3599
+    assert refresh.due("t", both, signals_of(), False) == []
+    clock.now += 1
+    assert refresh.due("t", both, signals_of(), False) == [certificates.COLLECTOR]
+    longer = refresher(clock, max_age=7200)
+    longer.record_read("t", certificates.COLLECTOR, signals_of(), [])
+    clock.now += 3600
+    assert not is_due(longer, certificates.COLLECTOR, signals_of())
 
 
 def test_the_links_signal_unread_reads_its_followers_at_every_scrape():
@@ -659,3 +679,36 @@ async def test_a_restart_a_new_configuration_and_a_renewed_certificate_reach_the
             assert node.queries.count(config.SQL) == 4
         finally:
             scraper.close()
+
+
+def recorded_rows(collector: str, case: str = "ndbsim-8.4-healthy") -> list[dict]:
+    return json.loads((FIXTURES / collector / f"{case}.json").read_text())["rows"]
+
+
+@pytest.mark.parametrize(
+    ("histograms", "counts"),
+    [
+        (pgman_latency.COLLECTOR, ("page_reads", "page_writes", "log_waits")),
+        (tc_latency.COLLECTOR, ("transactions", "key_ops", "scans")),
+    ],
+)
+def test_latency_histograms_are_read_at_every_scrape_once_they_count(histograms, counts):
+    """Counting histograms change with every operation: read at every scrape. Before the first
+    count (no disk data page read, no transaction since the data nodes started) they follow
+    the node and DDL signals and the maximum age."""
+    clock = Clock()
+    refresh = refresher(clock)
+    signals = parse_signals(signal_rows())
+    busy = recorded_rows(histograms.name)
+    assert any(row[column] for row in busy for column in counts)
+    refresh.record_read("t", histograms, signals, busy)
+    assert is_due(refresh, histograms, signals)
+    keys = ("node_id", "comm_node_id", "upper_bound")
+    idle = [{k: v if k in keys else 0 for k, v in row.items()} for row in busy]
+    refresh.record_read("t", histograms, signals, idle)
+    assert not is_due(refresh, histograms, signals)
+    assert is_due(
+        refresh, histograms, parse_signals(signal_rows(tables=("41", "2026-11-23 10:00:00")))
+    )
+    clock.now += 120
+    assert is_due(refresh, histograms, signals)

@@ -13,7 +13,7 @@ from the buckets (``histogram_quantile``), which do not use ``_sum``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from prometheus_client.core import HistogramMetricFamily
 

@@ -9,13 +9,11 @@ transporters of one pair of nodes taken together, as the transporters view does)
 buffers of each data node, against the send buffer memory it may use (TRANSPORTER_BUFFERS in
 ndbinfo.resources); transporters is read only where transporter_details does not exist.
 
-A link's overload and slowdown counts start again from zero when it reconnects (the data node
-keeps them per connection). The statement returns the links that have any apart, with their
-connect count, and the collector keeps each one's last counts: a count that went back or a new
-connect count adds the counts of the link's last connection to the sums, and a link gone
-back to zero keeps them in, so that ``ndb_transporter_overloads_total`` and
-``ndb_transporter_slowdowns_total`` never decrease while the exporter runs (the overloads of a
-connection after the last scrape that saw it are lost).
+A link's overload and slowdown counts start again from zero when it reconnects. The statement
+returns the links that have any apart, with their connect count, so that
+``ndb_transporter_overloads_total`` and ``ndb_transporter_slowdowns_total`` are kept monotonic
+across reconnects (``_transporter_states.monotonic``); a link gone back to zero keeps its last
+counts in the sums.
 """
 
 from __future__ import annotations
@@ -23,7 +21,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from ._transporter_states import STATES
+from ._transporter_states import RESTARTING, STATES, monotonic
 from .base import Collector, Context, Row, counter, gauge, ident, number, text
 
 NODE = ("node_id",)
@@ -46,8 +44,6 @@ COLUMNS = (
     ("overloaded", gauge("ndb_transporter_overloaded_links", "Transporters of the data node that are overloaded now.", NODE)),
     ("slowdown", gauge("ndb_transporter_slowdown_links", "Transporters of the data node that are in slowdown now.", NODE)),
 )  # fmt: skip
-# Counts per connection of a link, kept monotonic by the collector.
-RESTARTING = ("overload_count", "slowdown_count")
 
 PAGE_BYTES = 32768
 SEND_BUFFERS = (
@@ -102,35 +98,6 @@ DETAILS_SQL = (
 )
 
 
-def monotonic(kept: dict, rows: Iterable[Row]) -> dict[str, dict[str, float]]:
-    """Data node -> restarting column -> its count over every connection seen of its links.
-
-    ``kept`` holds, per link (node, remote node): its connect count, the counts of its
-    current connection and those of its earlier ones. A link absent from ``rows`` has no
-    overload or slowdown in its connection, so its last counts stay in the sums until it shows
-    again; a partial set of rows changes nothing for the links it lacks."""
-    for row in rows:
-        link = ident(row["link"])
-        if link == "0":
-            continue
-        key = (ident(row["node_id"]), link)
-        connects = number(row["connect_count"])
-        now = {column: number(row[column]) or 0.0 for column in RESTARTING}
-        last = kept.get(key)
-        if last is None:
-            kept[key] = (connects, now, dict.fromkeys(RESTARTING, 0.0))
-            continue
-        last_connects, last_counts, earlier = last
-        if connects != last_connects or any(now[c] < last_counts[c] for c in RESTARTING):
-            earlier = {c: earlier[c] + last_counts[c] for c in RESTARTING}
-        kept[key] = (connects, now, earlier)
-    totals: dict[str, dict[str, float]] = defaultdict(lambda: dict.fromkeys(RESTARTING, 0.0))
-    for (node, _), (_, counts, earlier) in kept.items():
-        for column in RESTARTING:
-            totals[node][column] += counts[column] + earlier[column]
-    return totals
-
-
 def _per_node(rows: list[Row], columns: tuple[str, ...]) -> dict[str, dict[str, float]]:
     sums: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for row in rows:
@@ -146,7 +113,10 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
         node, state = ident(row["node_id"]), text(row["status"])
         links[node][state] = links[node].get(state, 0.0) + (number(row["links"]) or 0.0)
     sums = _per_node(rows, tuple(column for column, _ in COLUMNS))
-    restarting = monotonic(ctx.kept, rows)
+    restarting: dict[str, dict[str, float]] = defaultdict(lambda: dict.fromkeys(RESTARTING, 0.0))
+    for (node, _), counts in monotonic(ctx.kept, rows, "link").items():
+        for column in RESTARTING:
+            restarting[node][column] += counts[column]
     nodes = sorted(links, key=int)
     family = LINKS.family()
     for node in nodes:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from collector_fixtures import FIXTURES, context
-from ndbinfo_exporter.collectors import transporters
+from ndbinfo_exporter.collectors import transporter_links, transporters
 from ndbinfo_exporter.collectors.base import Context
 
 RECORDED = json.loads((FIXTURES / "transporters" / "ndbsim-8.4-healthy.json").read_text())
@@ -83,3 +83,27 @@ def test_a_partial_set_of_rows_lowers_nothing():
     node_1 = [row for row in rows_with_link(None, 0, 0) if row["node_id"] == 1][:1]
     assert counts(node_1, ctx) == {"overload_count": 4, "slowdown_count": 2}
     assert counts(rows_with_link(1, 4, 2), ctx) == {"overload_count": 4, "slowdown_count": 2}
+
+
+def test_a_reconnect_is_not_a_decrease_of_a_link_either():
+    recorded = json.loads((FIXTURES / "transporter_links" / "ndbsim-8.4-healthy.json").read_text())
+    ctx = context(recorded, transporter_links.COLLECTOR)
+
+    def overloads(connects: int, count: int) -> float:
+        rows = [
+            {**row, "connect_count": connects, "overload_count": count}
+            if (row["node_id"], row["remote_node_id"]) == (1, 2)
+            else row
+            for row in recorded["rows"]
+        ]
+        for family in transporter_links.COLLECTOR.collect(rows, ctx):
+            if family.name == "ndb_transporter_link_overloads":
+                (value,) = [
+                    s.value
+                    for s in family.samples
+                    if (s.labels["node_id"], s.labels["remote_node_id"]) == ("1", "2")
+                ]
+                return value
+        raise AssertionError("no overloads")
+
+    assert [overloads(1, 4), overloads(2, 1), overloads(2, 3), overloads(3, 0)] == [4, 5, 7, 7]

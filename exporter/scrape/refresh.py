@@ -9,7 +9,7 @@ the SQL node's own count of NDB tables, a row per data node); at the maximum age
 reads the "objects" signal (``OBJECTS_SQL``: a fingerprint of every dictionary object's id,
 version and state, one row from a scan of dict_obj_info), the safety net for a change that
 the cheap signals missed. For the collectors of connected processes and their certificates,
-a third one reads the "links" signal (``LINKS_SQL``: the first answering data node's links to
+a third one reads the "links" signal (``links_sql``: the first answering data node's links to
 every other node, with their state and connect count, a scan that ends after one data node's
 rows): a management or API node connecting, going away or reconnecting moves it.
 
@@ -73,13 +73,22 @@ OBJECTS_SQL = (
 OBJECTS = "objects"
 
 # One data node's links to every other node: a plain LIMIT ends the ndbinfo scan once the
-# first data node (in node order) has sent its rows, at most one per other node id (255), so
-# the data nodes produce a few batches instead of a row per pair of nodes.
-LINKS_SQL = (
-    "SELECT node_id, remote_node_id, connection_status, connect_count"
-    " FROM ndbinfo.ndb$transporters LIMIT 255"
-)
+# first data node (in node order) has sent its rows, so the data nodes produce a few batches
+# instead of a row per pair of nodes. The first read asks for the most a node can report (a
+# row per other node id); the next ones for as many as the first node reported, and one more
+# to see a node added to the configuration.
+LINKS_LIMIT = 255
 LINKS = "links"
+
+
+def links_sql(limit: int = LINKS_LIMIT) -> str:
+    return (
+        "SELECT node_id, remote_node_id, connection_status, connect_count"
+        f" FROM ndbinfo.ndb$transporters LIMIT {limit}"
+    )
+
+
+LINKS_SQL = links_sql()
 # A transition (settled() false) is read again at this many following scrapes, then after
 # TRANSITION_BACKOFF seconds, twice that, and so on up to the maximum age.
 TRANSITION_SCRAPES = 3
@@ -157,7 +166,14 @@ def parse_signals(
     if objects is not None:
         parsed[OBJECTS] = tuple(tuple(text(v) for v in row.values()) for row in objects)
     if links is not None:
-        parsed[LINKS] = tuple(sorted(tuple(text(v) for v in row.values()) for row in links))
+        first = text(links[0]["node_id"]) if links else ""
+        parsed[LINKS] = tuple(
+            sorted(
+                tuple(text(v) for v in row.values())
+                for row in links
+                if text(row["node_id"]) == first
+            )
+        )
     return Signals(parsed, uptimes=uptimes)
 
 
@@ -166,11 +182,11 @@ def follows_links(collectors: Iterable[Collector]) -> bool:
     return any(c.slow is not None and LINKS in c.slow.signals for c in collectors)
 
 
-def _links(connection: PooledConnection) -> list[Row] | None:
+def _links(connection: PooledConnection, limit: int) -> list[Row] | None:
     """The rows of LINKS_SQL; None when the SQL node refuses the statement (the links signal
     is then unknown and its followers are read at every scrape)."""
     try:
-        return connection.rows(LINKS_SQL)
+        return connection.rows(links_sql(limit))
     except errors.DatabaseError as exc:
         if exc.errno is None or exc.errno >= CLIENT_ERRORS:
             raise
@@ -178,10 +194,10 @@ def _links(connection: PooledConnection) -> list[Row] | None:
 
 
 def signals_job(
-    with_objects: bool, with_links: bool = False
+    with_objects: bool, links_limit: int | None = None
 ) -> Callable[[PooledConnection], Signals]:
     """A pool job reading the signals, the objects signal when ``with_objects`` and the links
-    signal when ``with_links``. A statement the SQL node refuses (no data node, no privilege)
+    signal, from as many rows as ``links_limit``, when given. A statement the SQL node refuses (no data node, no privilege)
     raises, and the caller takes the signals as UNKNOWN, so that the collectors run as they
     would without them."""
 
@@ -190,7 +206,7 @@ def signals_job(
         rows = connection.rows(SIGNAL_SQL)
         answered = time.monotonic()
         objects = connection.rows(OBJECTS_SQL) if with_objects else None
-        links = _links(connection) if with_links else None
+        links = None if links_limit is None else _links(connection, links_limit)
         return parse_signals(rows, objects, sent, answered, links)
 
     return job
@@ -211,6 +227,7 @@ class _Target:
     reads: dict[str, _Read] = field(default_factory=dict)
     objects: tuple | None = None  # the last objects signal read
     objects_at: float | None = None  # monotonic
+    links_limit: int = LINKS_LIMIT  # rows of LINKS_SQL to read
 
 
 @dataclass
@@ -239,12 +256,18 @@ class Refresher:
         state = self._target(target)
         return state.objects_at is None or self.clock() - state.objects_at >= self.max_age
 
+    def links_limit(self, target: str, collectors: Iterable[Collector]) -> int | None:
+        """The rows of LINKS_SQL this scrape reads, None when no collector follows it."""
+        return self._target(target).links_limit if follows_links(collectors) else None
+
     def observe(self, target: str, signals: Signals) -> Signals:
         """The signals of this scrape, with the objects signal last read when this scrape
         did not read it."""
         state = self._target(target)
         if signals.values is None:
             return signals
+        if LINKS in signals.values:
+            state.links_limit = min(LINKS_LIMIT, len(signals.values[LINKS]) + 1)
         if OBJECTS in signals.values:
             state.objects, state.objects_at = signals.values[OBJECTS], self.clock()
             return signals

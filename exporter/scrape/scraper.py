@@ -22,7 +22,6 @@ from ndbinfo_exporter.scrape.refresh import (
     UNKNOWN,
     Refresher,
     Signals,
-    follows_links,
     signals_after,
     signals_job,
 )
@@ -407,7 +406,9 @@ class Scraper:
         with_objects = self._refresher.objects_due(target.name, slow)
         try:
             signals = await pool.run(
-                target, signals_job(with_objects, follows_links(slow)), timeout
+                target,
+                signals_job(with_objects, self._refresher.links_limit(target.name, slow)),
+                timeout,
             )
         except Exception as exc:
             log.debug("change signals not read", extra={"fields": {"err": _one_line_error(exc)}})

@@ -23,6 +23,7 @@ from ndbinfo_exporter.collectors.base import SlowChanging
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.scrape.refresh import (
     LATE,
+    LINKS_LIMIT,
     OBJECTS_SQL,
     SIGNAL_SQL,
     UNKNOWN,
@@ -712,3 +713,18 @@ def test_latency_histograms_are_read_at_every_scrape_once_they_count(histograms,
     )
     clock.now += 120
     assert is_due(refresh, histograms, signals)
+
+
+def test_the_links_signal_reads_one_data_node_s_links_and_one_more_row():
+    """The first read asks for the most a node can report; the next ones for the rows of the
+    first reporting node and one more, so that a node added to the configuration shows. Rows
+    of a second reporting node are no part of the signal."""
+    refresh = refresher(Clock())
+    assert refresh.links_limit("t", [inventory.COLLECTOR]) is None
+    assert refresh.links_limit("t", [processes.COLLECTOR]) == LINKS_LIMIT
+    first = refresh.observe("t", signals_of())
+    assert refresh.links_limit("t", [certificates.COLLECTOR]) == len(links()) + 1
+    next_node = {"node_id": 2, "remote_node_id": 1, "connection_status": 0, "connect_count": 1}
+    assert signals_of(links_rows=[*links(), next_node]).get("links") == first.get("links")
+    added = {"node_id": 1, "remote_node_id": 52, "connection_status": 2, "connect_count": 0}
+    assert signals_of(links_rows=[*links(), added]).get("links") != first.get("links")

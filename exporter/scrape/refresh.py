@@ -18,11 +18,12 @@ one seen at its last read, or when its last rows describe a transition (at the n
 then less often while it lasts); an ``aged`` one also when its rows reach the maximum age.
 One whose rows count activity (the latency histograms) is read at every scrape unless its
 last rows were ``idle`` (nothing counted yet: no disk data page read, no transaction since the
-data nodes started); then it follows its signals and the maximum age like the others. At most one read is made for age alone per scrape (the
-objects signal included), the oldest first, so that the safety reads are spread over
-scrapes instead of falling on one. Between reads the scrape serves the last families.
-Signals the SQL node answers with an error count as changed, so a failure never hides state;
-signals that do not arrive in time (a slow SQL node) leave the last rows served.
+data nodes started); then it follows its signals and the maximum age like the others. At
+most one read is made for age alone per scrape (the objects signal included), the oldest
+first, so that the safety reads are spread over scrapes instead of falling on one. Between
+reads the scrape serves the last families. Signals the SQL node answers with an error count
+as changed, so a failure never hides state; signals that do not arrive in time (a slow SQL
+node) leave the last rows served.
 
 The Refresher is used from the event loop only: the signals are read on a pool thread, then
 the scraper decides here which collectors are due and hands only those to the pool.
@@ -183,8 +184,8 @@ def follows_links(collectors: Iterable[Collector]) -> bool:
 
 
 def _links(connection: PooledConnection, limit: int) -> list[Row] | None:
-    """The rows of LINKS_SQL; None when the SQL node refuses the statement (the links signal
-    is then unknown and its followers are read at every scrape)."""
+    """The first ``limit`` rows of ndb$transporters; None when the SQL node refuses the
+    statement (the links signal is then unknown and its followers are read at every scrape)."""
     try:
         return connection.rows(links_sql(limit))
     except errors.DatabaseError as exc:
@@ -197,9 +198,9 @@ def signals_job(
     with_objects: bool, links_limit: int | None = None
 ) -> Callable[[PooledConnection], Signals]:
     """A pool job reading the signals, the objects signal when ``with_objects`` and the links
-    signal, from as many rows as ``links_limit``, when given. A statement the SQL node refuses (no data node, no privilege)
-    raises, and the caller takes the signals as UNKNOWN, so that the collectors run as they
-    would without them."""
+    signal, from as many rows as ``links_limit``, when given. A statement the SQL node
+    refuses (no data node, no privilege) raises, and the caller takes the signals as UNKNOWN,
+    so that the collectors run as they would without them."""
 
     def job(connection: PooledConnection) -> Signals:
         sent = time.monotonic()

@@ -6,8 +6,9 @@ collector (off by default) has the same per link.
 
 Where ndbinfo has transporter_details (8.0.37+), one scan of it gives the same sums (its
 transporters of one pair of nodes taken together, as the transporters view does) and the send
-buffers of each data node, against the send buffer memory it may use (TRANSPORTER_BUFFERS in
-ndbinfo.resources); transporters is read only where transporter_details does not exist.
+buffers of each data node (the memory it may use for them is the resources collector's
+``ndb_send_buffer_limit_bytes``); transporters is read only where transporter_details does not
+exist.
 
 A link's overload and slowdown counts start again from zero when it reconnects. The statement
 returns the links that have any apart, with their connect count, so that
@@ -45,18 +46,11 @@ COLUMNS = (
     ("slowdown", gauge("ndb_transporter_slowdown_links", "Transporters of the data node that are in slowdown now.", NODE)),
 )  # fmt: skip
 
-PAGE_BYTES = 32768
 SEND_BUFFERS = (
     ("used_bytes", gauge("ndb_send_buffer_used_bytes", "Bytes waiting in the data node's send buffers." + SUMMED, NODE)),
     ("allocated_bytes", gauge("ndb_send_buffer_allocated_bytes", "Send buffer memory allocated to the data node's links." + SUMMED, NODE)),
     ("fullest_link_bytes", gauge("ndb_send_buffer_fullest_link_bytes", "Bytes waiting in the send buffer of the data node's fullest link.", NODE)),
 )  # fmt: skip
-LIMIT = gauge(
-    "ndb_send_buffer_limit_bytes",
-    "Send buffer memory the data node may use (TRANSPORTER_BUFFERS maximum; absent when the"
-    " pool has no fixed maximum).",
-    NODE,
-)
 
 
 def _link(prefix: str = "") -> str:
@@ -89,12 +83,10 @@ PAIRS = (
     " FROM ndbinfo.transporter_details GROUP BY node_id, remote_node_id"
 )
 DETAILS_SQL = (
-    f"SELECT p.node_id, p.status, {_link('p.')} AS link, COUNT(*) AS links, {_sums('p.')},"
-    " SUM(p.used_bytes) AS used_bytes, SUM(p.allocated_bytes) AS allocated_bytes,"
-    " MAX(p.fullest_link_bytes) AS fullest_link_bytes, MAX(r.`max`) AS limit_pages"
-    f" FROM ({PAIRS}) p LEFT JOIN ndbinfo.resources r"
-    " ON r.node_id = p.node_id AND r.resource_name = 'TRANSPORTER_BUFFERS'"
-    f" GROUP BY p.node_id, p.status, {_link('p.')}"
+    f"SELECT node_id, status, {_link()} AS link, COUNT(*) AS links, {_sums()},"
+    " SUM(used_bytes) AS used_bytes, SUM(allocated_bytes) AS allocated_bytes,"
+    " MAX(fullest_link_bytes) AS fullest_link_bytes"
+    f" FROM ({PAIRS}) pairs GROUP BY node_id, status, {_link()}"
 )
 
 
@@ -136,13 +128,9 @@ def collect_details(rows: list[Row], ctx: Context) -> Iterable:
     yield from collect(rows, ctx)
     sums = _per_node(rows, ("used_bytes", "allocated_bytes"))
     fullest: dict[str, float] = defaultdict(float)
-    limits: dict[str, float] = {}
     for row in rows:
         node = ident(row["node_id"])
         fullest[node] = max(fullest[node], number(row["fullest_link_bytes"]) or 0.0)
-        pages = number(row["limit_pages"])
-        if pages:
-            limits[node] = pages * PAGE_BYTES
     nodes = sorted(fullest, key=int)
     for column, spec in SEND_BUFFERS:
         family = spec.family()
@@ -151,22 +139,17 @@ def collect_details(rows: list[Row], ctx: Context) -> Iterable:
                 [node], fullest[node] if column == "fullest_link_bytes" else sums[node][column]
             )
         yield family
-    family = LIMIT.family()
-    for node in nodes:
-        if node in limits:
-            family.add_metric([node], limits[node])
-    yield family
 
 
 TRANSPORTER_COLUMNS = ("node_id", "remote_node_id", "status", *(c for c, _ in COLUMNS))
 HELP = (
     "Transporters of each data node by state, with traffic, reconnects, overloads and"
     " slowdowns summed over its links (overloads and slowdowns monotonic across reconnects),"
-    " and from NDB 8.0.37 its send buffers against the memory it may use; ndbinfo.transporters,"
-    " or transporter_details and resources where it exists, summed in SQL. On by default:"
+    " and from NDB 8.0.37 its send buffers; ndbinfo.transporters, or transporter_details where"
+    " it exists, summed in SQL. On by default:"
     " series linear in the data nodes; per-link detail is the transporter_links collector."
 )
-METRICS = (LINKS, *(spec for _, spec in COLUMNS), *(spec for _, spec in SEND_BUFFERS), LIMIT)
+METRICS = (LINKS, *(spec for _, spec in COLUMNS), *(spec for _, spec in SEND_BUFFERS))
 
 COLLECTOR = Collector(
     name="transporters",
@@ -187,7 +170,6 @@ COLLECTOR = Collector(
                 "sendbuffer_used_bytes",
                 "sendbuffer_alloc_bytes",
             ),
-            "resources": ("node_id", "resource_name", "max"),
         },
         min_version=(8, 0, 37),
         sql=DETAILS_SQL,

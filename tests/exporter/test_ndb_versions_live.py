@@ -67,9 +67,9 @@ def resource_series(data_nodes: int) -> dict[str, int]:
 
 def test_resource_series_are_linear_in_data_nodes():
     two, six = resource_series(2), resource_series(6)
-    # per data node: 4 send buffer series, 6 inventory series; 2 certificate series per node
+    # per data node: 3 send buffer series, 6 inventory series; 2 certificate series per node
     # of the cluster (data nodes, one management node, two SQL nodes)
-    assert six["send_buffers"] - two["send_buffers"] == 4 * 4
+    assert six["send_buffers"] - two["send_buffers"] == 4 * 3
     assert six["inventory"] - two["inventory"] == 4 * 6
     assert six["certificates"] - two["certificates"] == 4 * 2
     # per file and per object type: the same for any number of data nodes

@@ -51,7 +51,7 @@ def counts(rows: list[dict], ctx: Context) -> dict[str, float]:
 def test_recorded_rows_read_transporter_details_once():
     ctx = context(RECORDED, transporters.COLLECTOR)
     assert transporters.COLLECTOR.for_target(ctx.target) is transporters.COLLECTOR.newer
-    assert set(RECORDED["target"]["objects"]) == {"transporter_details", "resources"}
+    assert RECORDED["target"]["objects"] == ["transporter_details"]
 
 
 def test_a_reconnect_is_not_a_counter_decrease():

@@ -77,15 +77,17 @@ OBJECTS = "objects"
 # first data node (in node order) has sent its rows, so the data nodes produce a few batches
 # instead of a row per pair of nodes. The first read asks for the most a node can report (a
 # row per other node id); the next ones for as many as the first node reported, and one more
-# to see a node added to the configuration.
+# to see a node added to the configuration. Where transporter_details exists (8.0.37+), which
+# the transporters collector reads, it is the table read, ndb$transporters never.
 LINKS_LIMIT = 255
 LINKS = "links"
 
 
-def links_sql(limit: int = LINKS_LIMIT) -> str:
+def links_sql(limit: int = LINKS_LIMIT, details: bool = False) -> str:
+    table = "ndb$transporter_details" if details else "ndb$transporters"
     return (
         "SELECT node_id, remote_node_id, connection_status, connect_count"
-        f" FROM ndbinfo.ndb$transporters LIMIT {limit}"
+        f" FROM ndbinfo.{table} LIMIT {limit}"
     )
 
 
@@ -187,7 +189,8 @@ def _links(connection: PooledConnection, limit: int) -> list[Row] | None:
     """The first ``limit`` rows of ndb$transporters; None when the SQL node refuses the
     statement (the links signal is then unknown and its followers are read at every scrape)."""
     try:
-        return connection.rows(links_sql(limit))
+        details = "transporter_details" in connection.info.objects
+        return connection.rows(links_sql(limit, details))
     except errors.DatabaseError as exc:
         if exc.errno is None or exc.errno >= CLIENT_ERRORS:
             raise

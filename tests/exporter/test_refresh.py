@@ -24,11 +24,13 @@ from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.scrape.refresh import (
     LATE,
     LINKS_LIMIT,
+    LINKS_SQL,
     OBJECTS_SQL,
     SIGNAL_SQL,
     UNKNOWN,
     Refresher,
     follows_links,
+    links_sql,
     parse_signals,
     signals_after,
 )
@@ -722,6 +724,7 @@ def test_the_links_signal_reads_one_data_node_s_links_and_one_more_row():
     refresh = refresher(Clock())
     assert refresh.links_limit("t", [inventory.COLLECTOR]) is None
     assert refresh.links_limit("t", [processes.COLLECTOR]) == LINKS_LIMIT
+    assert "ndb$transporter_details" in links_sql(LINKS_LIMIT, details=True) != LINKS_SQL
     first = refresh.observe("t", signals_of())
     assert refresh.links_limit("t", [certificates.COLLECTOR]) == len(links()) + 1
     next_node = {"node_id": 2, "remote_node_id": 1, "connection_status": 0, "connect_count": 1}

@@ -53,21 +53,14 @@ SEND_BUFFERS = (
 )  # fmt: skip
 
 
-def _link(prefix: str = "") -> str:
-    """0 for the links without overloads or slowdowns, the remote node for the others."""
-    return (
-        f"CASE WHEN {prefix}overload_count > 0 OR {prefix}slowdown_count > 0"
-        f" THEN {prefix}remote_node_id ELSE 0 END"
-    )
-
-
-def _sums(prefix: str = "") -> str:
-    return ", ".join(f"SUM({prefix}{column}) AS {column}" for column, _ in COLUMNS)
+# 0 for the links without overloads or slowdowns, the remote node for the others.
+LINK = "CASE WHEN overload_count > 0 OR slowdown_count > 0 THEN remote_node_id ELSE 0 END"
+SUMS = ", ".join(f"SUM({column}) AS {column}" for column, _ in COLUMNS)
 
 
 SQL = (
-    f"SELECT node_id, status, {_link()} AS link, COUNT(*) AS links, {_sums()}"
-    f" FROM ndbinfo.transporters GROUP BY node_id, status, {_link()}"
+    f"SELECT node_id, status, {LINK} AS link, COUNT(*) AS links, {SUMS}"
+    f" FROM ndbinfo.transporters GROUP BY node_id, status, {LINK}"
 )
 
 # A pair of nodes may have several transporters (multi-transporter links in a node group):
@@ -83,10 +76,10 @@ PAIRS = (
     " FROM ndbinfo.transporter_details GROUP BY node_id, remote_node_id"
 )
 DETAILS_SQL = (
-    f"SELECT node_id, status, {_link()} AS link, COUNT(*) AS links, {_sums()},"
+    f"SELECT node_id, status, {LINK} AS link, COUNT(*) AS links, {SUMS},"
     " SUM(used_bytes) AS used_bytes, SUM(allocated_bytes) AS allocated_bytes,"
     " MAX(fullest_link_bytes) AS fullest_link_bytes"
-    f" FROM ({PAIRS}) pairs GROUP BY node_id, status, {_link()}"
+    f" FROM ({PAIRS}) pairs GROUP BY node_id, status, {LINK}"
 )
 
 

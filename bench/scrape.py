@@ -428,6 +428,7 @@ def side_by_side(
         )
         print(f"{name:32s}{cells}")
     for label, value in (
+        ("median steady scrape (rows)", lambda run: f"{statistics.median(run.per_scrape):16.0f}"),
         ("largest steady scrape (rows)", lambda run: f"{max(run.per_scrape):16d}"),
         ("median steady scrape (ms)", lambda run: f"{statistics.median(run.seconds) * 1000:16.1f}"),
     ):

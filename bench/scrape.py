@@ -4,6 +4,7 @@ ndbinfo rows it makes the data nodes read.
     python bench/scrape.py [--scrapes 40] [--data-nodes 8] [--tables 2000] [--ndb-version 8.4]
     python bench/scrape.py --series
     python bench/scrape.py --rows [--interval 15] [--window 330] [--data-nodes 8] [--tables 2000]
+    python bench/scrape.py --side-by-side 8,48 [--interval 15] [--window 330] [--tables 2000]
 
 The first form starts ndbsim and the exporter (as a real process; ndbsim on one CPU, the
 exporter and the floor on the other, as if the cluster ran elsewhere), times N steady scrapes
@@ -21,7 +22,9 @@ the series count per collector for 2, 8, 16 and 48 data nodes with 200 tables, o
 has written its latency histograms (the steady state, not the first scrape). The third
 reads ndbsim's cost meter (GET /stats): the ndbinfo base-table rows of the first scrape, and
 the average per ndbinfo table and the largest scrape over a window longer than the maximum
-age (a scrape every 15 s for 330 s by default).
+age (a scrape every 15 s for 330 s by default). The fourth does what the third does at each
+number of data nodes in turn, in one run, and sets the steady rows by table, the largest
+steady scrape and the median steady scrape time side by side.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from queue import Queue
 
@@ -49,6 +53,7 @@ from ndbinfo_exporter.scrape.sql_node import detect
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
 MAX_CONNECTIONS = 3  # the exporter's default --exporter.max-connections
+WARM_UP_TIMEOUT = 120  # seconds for the first scrape, which reads every collector
 HISTOGRAM_PERIOD = 10  # cluster seconds between ndbsim's writes of its time-track tables
 SERVER_CPU, CLIENT_CPU = 0, 1
 
@@ -85,7 +90,13 @@ def cpu_seconds(pid: int) -> float:
 @contextmanager
 def exporter_process(sim):
     """The exporter in front of ``sim``, pinned to the client CPU; yields (process, url)."""
-    args = [f"--mysqld.address={sim.host}:{sim.port}", f"--mysqld.username={sim.user}"]
+    # The first read of a large cluster's distribution may take longer than the default
+    # query timeout (10 s) on a busy machine; a steady scrape takes far less.
+    args = [
+        f"--mysqld.address={sim.host}:{sim.port}",
+        f"--mysqld.username={sim.user}",
+        f"--exporter.query-timeout={WARM_UP_TIMEOUT}",
+    ]
     with running_exporter(args, {"NDB_EXPORTER_PASSWORD": sim.password}) as exporter:
         pin(exporter.process.pid, CLIENT_CPU)
         yield exporter.process, f"http://{exporter.address}/metrics"
@@ -102,9 +113,12 @@ PROMETHEUS_HEADERS = {
 CLIENT = httpx.Client(timeout=60, headers=PROMETHEUS_HEADERS)
 
 
-def scrape(url: str) -> tuple[float, str]:
+def scrape(url: str, timeout: float | None = None) -> tuple[float, str]:
+    """One scrape; ``timeout``: the scrape timeout Prometheus would send (the exporter's
+    default, 10 s, without it)."""
+    headers = {"X-Prometheus-Scrape-Timeout-Seconds": str(timeout)} if timeout else None
     started = time.perf_counter()
-    response = CLIENT.get(url)
+    response = CLIENT.get(url, headers=headers)
     response.raise_for_status()
     return time.perf_counter() - started, response.text
 
@@ -113,17 +127,19 @@ def complete_scrape(url: str, attempts: int = 5) -> str:
     """The exposition of the first scrape in which every collector succeeded: the first read
     of a large cluster's distribution state may outlast the scrape timeout on a busy machine,
     and is read again at the next scrape."""
+    failing: list[str] = []
     for _ in range(attempts):
-        text = scrape(url)[1]
-        success = [
-            sample.value
+        text = scrape(url, WARM_UP_TIMEOUT)[1]
+        success = {
+            sample.labels["collector"]: sample.value
             for family in text_string_to_metric_families(text)
             if family.name == "ndb_exporter_collector_success"
             for sample in family.samples
-        ]
-        if success and all(value == 1 for value in success):
+        }
+        failing = sorted(name for name, value in success.items() if value != 1)
+        if success and not failing:
             return text
-    raise RuntimeError(f"a collector kept failing in {attempts} scrapes")
+    raise RuntimeError(f"collectors kept failing in {attempts} scrapes: {', '.join(failing)}")
 
 
 def series_by_collector(exposition: str) -> dict[str, int]:
@@ -144,6 +160,7 @@ def statements(connection, enabled_only: bool) -> list[tuple[Collector, str, tup
     for collector in all_collectors():
         if (enabled_only and not collector.default_enabled) or not collector.available(info):
             continue
+        collector = collector.for_target(info)
         context = Context(target=info, options={o.name: o.default for o in collector.options})
         params = collector.params(context) if collector.params else None
         chosen.append((collector, collector.statement(info), params))
@@ -320,40 +337,105 @@ def series_table(version: str) -> None:
     print(f"series(48) / series(8): {total[48] / total[8]:.2f}")
 
 
+@dataclass
+class SteadyRun:
+    """ndbsim's cost meter and the scrape times of one run: the first scrape, then one every
+    ``interval`` seconds for ``window`` seconds."""
+
+    first: dict[str, int]  # ndbinfo table -> rows of the first scrape
+    average: dict[str, float]  # ndbinfo table -> rows per steady scrape
+    per_scrape: list[int]  # rows of each steady scrape
+    seconds: list[float]  # time of each steady scrape
+
+    @property
+    def total(self) -> float:
+        return sum(self.average.values())
+
+
+def steady_run(sim, url: str, interval: float, window: float) -> SteadyRun:
+    """The first scrape reads every collector (on a busy machine it is repeated until every
+    collector succeeded, and counts as one); the steady scrapes that follow span ``window``,
+    longer than the exporter's maximum age so that the safety reads are counted."""
+    start = sim.stats()["ndbinfo_rows_read_by_table"]
+    complete_scrape(url)
+    first = before = sim.stats()["ndbinfo_rows_read_by_table"]
+    per_scrape, seconds = [], []
+    began = time.monotonic()
+    for tick in range(1, int(window / interval) + 1):
+        time.sleep(max(0.0, began + tick * interval - time.monotonic()))
+        seconds.append(scrape(url)[0])
+        after = sim.stats()["ndbinfo_rows_read_by_table"]
+        per_scrape.append(sum(after.values()) - sum(before.values()))
+        before = after
+    scrapes = len(per_scrape)
+    return SteadyRun(
+        first={name: first[name] - start.get(name, 0) for name in first},
+        average={name: (before[name] - first.get(name, 0)) / scrapes for name in before},
+        per_scrape=per_scrape,
+        seconds=seconds,
+    )
+
+
 def rows_read(interval: float, window: float, data_nodes: int, tables: int, version: str) -> None:
-    """ndbinfo base-table rows per scrape from ndbsim's cost meter: the first scrape reads
-    every collector (on a busy machine it is repeated until every collector succeeded, and
-    counts as one), then one scrape every ``interval`` seconds for ``window`` seconds, longer
-    than the exporter's maximum age so that the safety reads are counted: the average and the
-    largest scrape."""
+    """ndbinfo base-table rows per scrape from ndbsim's cost meter: the first scrape, then the
+    average per ndbinfo table and the largest scrape over the window."""
     with (
         running_ndbsim(ndb_version=version, data_nodes=data_nodes, tables=tables) as sim,
         exporter_process(sim) as (_, url),
     ):
-        start = sim.stats()["ndbinfo_rows_read_by_table"]
-        complete_scrape(url)
-        first = before = sim.stats()["ndbinfo_rows_read_by_table"]
-        per_scrape = []
-        began = time.monotonic()
-        for tick in range(1, int(window / interval) + 1):
-            time.sleep(max(0.0, began + tick * interval - time.monotonic()))
-            scrape(url)
-            after = sim.stats()["ndbinfo_rows_read_by_table"]
-            per_scrape.append(sum(after.values()) - sum(before.values()))
-            before = after
-        last = before
-    scrapes = len(per_scrape)
-    first_rows = {name: first[name] - start.get(name, 0) for name in first}
-    steady = {name: (last[name] - first.get(name, 0)) / scrapes for name in last}
+        run = steady_run(sim, url, interval, window)
+    scrapes = len(run.per_scrape)
     print(
         f"ndbinfo rows read (ndbsim {version}: {data_nodes} data nodes, {tables} tables;"
         f" {scrapes} scrapes every {interval:g} s after the first)"
     )
     print(f"{'ndbinfo table':32s} {'first scrape':>12s} {'average':>12s}")
-    for name in sorted(last, key=lambda n: -first_rows.get(n, 0)):
-        print(f"{name:32s} {first_rows.get(name, 0):12d} {steady[name]:12.0f}")
-    print(f"{'total':32s} {sum(first_rows.values()):12d} {sum(steady.values()):12.0f}")
-    print(f"largest scrape after the first: {max(per_scrape)} rows; per scrape: {per_scrape}")
+    for name in sorted(run.average, key=lambda n: -run.first.get(n, 0)):
+        print(f"{name:32s} {run.first.get(name, 0):12d} {run.average[name]:12.0f}")
+    print(f"{'total':32s} {sum(run.first.values()):12d} {run.total:12.0f}")
+    print(
+        f"largest scrape after the first: {max(run.per_scrape)} rows; per scrape: {run.per_scrape}"
+    )
+
+
+def side_by_side(
+    interval: float, window: float, sizes: list[int], tables: int, version: str
+) -> None:
+    """Steady rows by ndbinfo table and the steady scrape time at each number of data nodes,
+    one size after the other in one run (ndbsim on one CPU, the exporter on the other)."""
+    runs: dict[int, SteadyRun] = {}
+    for data_nodes in sizes:
+        with (
+            running_ndbsim(ndb_version=version, data_nodes=data_nodes, tables=tables) as sim,
+            exporter_process(sim) as (_, url),
+        ):
+            pin(sim.process.pid, SERVER_CPU)
+            runs[data_nodes] = steady_run(sim, url, interval, window)
+    scrapes = len(runs[sizes[0]].per_scrape)
+    print(
+        f"steady scrapes side by side (ndbsim {version}, {tables} tables; {scrapes} scrapes"
+        f" every {interval:g} s over {window:g} s after the first)"
+    )
+    header = "".join(f" {f'{n} data nodes':>16s}" for n in sizes)
+    print(f"{'ndbinfo rows a steady scrape':32s}{header}")
+    names = sorted({n for run in runs.values() for n in run.average if run.average[n]})
+    names.sort(key=lambda n: -runs[sizes[-1]].average.get(n, 0))
+    for name in [*names, "total"]:
+        cells = "".join(
+            f" {(run.total if name == 'total' else run.average.get(name, 0)):16.0f}"
+            for run in runs.values()
+        )
+        print(f"{name:32s}{cells}")
+    for label, value in (
+        ("median steady scrape (rows)", lambda run: f"{statistics.median(run.per_scrape):16.0f}"),
+        ("largest steady scrape (rows)", lambda run: f"{max(run.per_scrape):16d}"),
+        ("median steady scrape (ms)", lambda run: f"{statistics.median(run.seconds) * 1000:16.1f}"),
+    ):
+        print(f"{label:32s}" + "".join(f" {value(run)}" for run in runs.values()))
+    medians = [statistics.median(runs[n].seconds) for n in sizes]
+    print(f"median scrape {sizes[-1]} / {sizes[0]} data nodes: {medians[-1] / medians[0]:.2f}x")
+    for n in sizes:
+        print(f"rows per scrape at {n} data nodes: {runs[n].per_scrape}")
 
 
 def main() -> None:
@@ -381,9 +463,17 @@ def main() -> None:
     parser.add_argument(
         "--rows", action="store_true", help="ndbinfo rows read per scrape (ndbsim's cost meter)"
     )
+    parser.add_argument(
+        "--side-by-side",
+        metavar="SIZES",
+        help="steady rows by table and scrape time at these data node counts, e.g. 8,48",
+    )
     args = parser.parse_args()
     if args.series:
         series_table(args.ndb_version)
+    elif args.side_by_side:
+        sizes = [int(n) for n in args.side_by_side.split(",")]
+        side_by_side(args.interval, args.window, sizes, args.tables, args.ndb_version)
     elif args.rows:
         rows_read(args.interval, args.window, args.data_nodes, args.tables, args.ndb_version)
     else:

@@ -88,6 +88,12 @@ def collector_section(collector: Collector) -> list[str]:
         lines.append(f"- reads: {'; '.join(sources)}")
     else:
         lines.append("- reads: `SHOW GLOBAL STATUS`")
+    if collector.newer is not None:
+        newer = collector.newer
+        objects = "; ".join(
+            f"`ndbinfo.{obj}` ({', '.join(cols)})" for obj, cols in newer.reads.items()
+        )
+        lines.append(f"- reads instead from NDB {version_text(newer.min_version)}: {objects}")
     for option in collector.options:
         lines.append(
             f"- option `--collector.{collector.name}.{option.name}`: {option.help}"
@@ -129,6 +135,9 @@ def collectors_table() -> str:
     for collector in all_collectors():
         objects = [*collector.reads, *collector.server_reads]
         reads = ", ".join(f"`{obj}`" for obj in objects) or "`SHOW GLOBAL STATUS`"
+        if collector.newer is not None:
+            instead = ", ".join(f"`{obj}`" for obj in collector.newer.reads)
+            reads += f" ({version_text(collector.newer.min_version)}+: {instead})"
         lines.append(
             f"| `{collector.name}` | {'on' if collector.default_enabled else 'off'} | {reads}"
             f" | {version_text(collector.min_version)}+ | {cell(first_sentence(collector.help))} |"

@@ -122,7 +122,8 @@ class Settings(BaseSettings):
             "--exporter.refresh-max-age",
             "SECONDS",
             "longest time the dictionary fingerprint and the rows of the small slowly changing"
-            " collectors (table_distribution, config, inventory, table_detail) are served"
+            " collectors (table_distribution, config, inventory, table_detail; certificates"
+            " at least an hour) are served"
             " without a change signal; 0 reads every slowly changing collector at every scrape",
         ),
     ] = Field(default=120.0, ge=0)

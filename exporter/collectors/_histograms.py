@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 
 from prometheus_client.core import HistogramMetricFamily
 
-from .base import Row, number
+from .base import Row, SlowChanging, number, text
 
 
 def histogram(
@@ -59,3 +59,46 @@ def add_histograms(
             continue
         buckets, total = histogram(counts, stride, first, last)
         family.add_metric([*labels, operation], buckets, total)
+
+
+def idle_until_counted(columns: Iterable[str]) -> SlowChanging:
+    """Histograms change with every operation once there are any: read at every scrape. Until
+    a count appears (no disk data page read on any data node, no transaction since the nodes
+    started), the rows change only when a data node starts or a table is created, or are read
+    again at the maximum age: a cluster without disk data does not scan its page cache's
+    ranges at every scrape."""
+    counted = tuple(columns)
+
+    def idle(rows: list[Row]) -> bool:
+        return not any(
+            number(count)
+            for row in rows
+            for column in counted
+            for count in text(row[column]).split(",")
+        )
+
+    return SlowChanging(frozenset({"nodes", "ddl"}), idle=idle)
+
+
+def concatenated(ranges_sql: str, keys: tuple[str, ...], columns: tuple[str, ...]) -> str:
+    """One row per group of ``keys`` from ``ranges_sql`` (a row per group and range): the
+    ranges' upper bounds and each count column as comma-separated lists in the order of the
+    bounds (GROUP_CONCAT; a NULL count is an empty item), so that the SQL node sends a row per
+    data node instead of one per range. 32 ranges of 20 digits stay well within MySQL's
+    group_concat_max_len (1,024 by default)."""
+    lists = ", ".join(
+        f"GROUP_CONCAT(COALESCE(CAST({column} AS CHAR), '') ORDER BY upper_bound) AS {column}"
+        for column in ("upper_bound", *columns)
+    )
+    grouped = ", ".join(keys)
+    return f"SELECT {grouped}, {lists} FROM ({ranges_sql}) ranges GROUP BY {grouped}"
+
+
+def split_ranges(row: Row, columns: tuple[str, ...]) -> list[dict]:
+    """A row of ``concatenated`` -> a row per range: its upper bound and counts (None for an
+    empty item)."""
+    lists = {column: text(row[column]).split(",") for column in ("upper_bound", *columns)}
+    return [
+        {column: values[rank] or None for column, values in lists.items()}
+        for rank in range(len(lists["upper_bound"]))
+    ]

@@ -64,6 +64,10 @@ class TargetInfo:
 class Context:
     target: TargetInfo
     options: Mapping[str, Any] = field(default_factory=dict)
+    # What the collector keeps between the scrapes of one target (the scraper hands the same
+    # dict at every scrape): the last counts of counters that restart, to export them
+    # monotonic.
+    kept: dict[Any, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -104,7 +108,8 @@ class SlowChanging:
     phase or configuration generation, or the ready data nodes; "ddl": the SQL node's count
     and newest creation time of NDB tables, or its metadata change counters; "config": the
     configuration generation; "objects": the dictionary's objects and their versions, read
-    at the maximum age), when ``settled`` says the last rows describe a transition, or, for a
+    at the maximum age; "links": one data node's links to every other node, their state and
+    connect count), when ``settled`` says the last rows describe a transition, or, for a
     collector ``aged``, when its rows reach the maximum age (``--exporter.refresh-max-age``).
 
     A collector whose every change shows in its signals is not ``aged``: its rows are read
@@ -116,6 +121,12 @@ class SlowChanging:
     # then they are re-read every scrape until it is over.
     settled: Callable[[list[Row]], bool] | None = None
     aged: bool = True
+    # Seconds: the maximum age of rows whose change is a matter of days (a certificate's
+    # expiry), when longer than --exporter.refresh-max-age.
+    max_age: float = 0.0
+    # For rows that count activity: True when the last ones counted nothing yet. Rows that
+    # are not idle change all the time and are read at every scrape.
+    idle: Callable[[list[Row]], bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -143,6 +154,15 @@ class Collector:
     # MySQL error numbers that mean what the statement reads does not exist yet on this SQL
     # node: the collector then exports no series instead of failing.
     absent_errors: frozenset[int] = frozenset()
+    # The same collector reading a newer ndbinfo object that holds what this one reads and
+    # more (transporter_details for transporters): run instead where the target has it.
+    newer: Collector | None = None
+
+    def for_target(self, target: TargetInfo) -> Collector:
+        """This collector, or its ``newer`` form where the target has what that one reads."""
+        if self.newer is not None and self.newer.available(target):
+            return self.newer.for_target(target)
+        return self
 
     def statement(self, target: TargetInfo) -> str:
         return self.sql(target) if callable(self.sql) else self.sql

@@ -2,14 +2,20 @@
 
 The view gives the expiry as a date (FROM_UNIXTIME(expires, '%d-%b-%Y') in the SQL node's
 time zone); the exported timestamp is the start of that day in UTC, so it is at most a day
-early, never late."""
+early, never late.
+
+Every data node reports the certificate of every node connected to it. A node loads its
+certificate when it starts, so a renewed one shows once the node restarted (the node and
+links signals); the rows are also read again after an hour (or the exporter's maximum age
+when longer), which bounds how late a certificate replaced another way is seen: expiry is a
+matter of days."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
-from .base import Collector, Context, Row, gauge, ident, number, text
+from .base import Collector, Context, Row, SlowChanging, gauge, ident, number, text
 
 EXPIRY = gauge(
     "ndb_tls_certificate_expiry_timestamp_seconds",
@@ -56,11 +62,13 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
 COLLECTOR = Collector(
     name="certificates",
     help="Expiry of each node's TLS certificate as a Unix timestamp, with its name and serial"
-    " (ndbinfo.certificates, NDB 8.3+). On by default: one row per node of the cluster.",
+    " (ndbinfo.certificates, NDB 8.3+). On by default: one row per node of the cluster, read"
+    " again when a node restarts or reconnects, and after an hour.",
     default_enabled=True,
     reads={"certificates": ("Node_id", "Name", "Expires", "Serial")},
     min_version=(8, 3, 0),
     sql=SQL,
     collect=collect,
     metrics=(EXPIRY, INFO),
+    slow=SlowChanging(frozenset({"nodes", "links"}), max_age=3600.0),
 )

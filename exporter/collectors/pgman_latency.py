@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import groupby
 
-from ._histograms import add_histograms
+from ._histograms import add_histograms, concatenated, idle_until_counted, split_ranges
 from .base import Collector, Context, Row, ident, number
 from .base import histogram as histogram_spec
 
@@ -16,12 +16,14 @@ from .base import histogram as histogram_spec
 STRIDE, FIRST, LAST = 3, 4, 16
 OPERATIONS = {"page_read": "page_reads", "page_write": "page_writes", "log_wait": "log_waits"}
 
-SQL = (
+COUNTS = tuple(OPERATIONS.values())
+RANGES = (
     "SELECT node_id, upper_bound, SUM(page_reads) AS page_reads,"
     " SUM(page_writes) AS page_writes, SUM(log_waits) AS log_waits"
-    " FROM ndbinfo.pgman_time_track_stats"
-    " GROUP BY node_id, upper_bound ORDER BY node_id, upper_bound"
+    " FROM ndbinfo.pgman_time_track_stats GROUP BY node_id, upper_bound"
 )
+# A row per data node: the 20 ranges' counts as lists.
+SQL = concatenated(RANGES, ("node_id",), COUNTS)
 
 TIME = histogram_spec(
     "ndb_pgman_operation_duration_seconds",
@@ -35,8 +37,9 @@ TIME = histogram_spec(
 def collect(rows: list[Row], ctx: Context) -> Iterable:
     family = TIME.family()
     ordered = sorted(rows, key=lambda r: number(r["node_id"]))
-    for node, ranges in groupby(ordered, key=lambda r: ident(r["node_id"])):
-        add_histograms(family, [node], list(ranges), OPERATIONS, STRIDE, FIRST, LAST)
+    for node, grouped in groupby(ordered, key=lambda r: ident(r["node_id"])):
+        ranges = [item for row in grouped for item in split_ranges(row, COUNTS)]
+        add_histograms(family, [node], ranges, OPERATIONS, STRIDE, FIRST, LAST)
     yield family
 
 
@@ -60,4 +63,5 @@ COLLECTOR = Collector(
     sql=SQL,
     collect=collect,
     metrics=(TIME,),
+    slow=idle_until_counted(COUNTS),
 )

@@ -1,10 +1,16 @@
-"""Every configured node, up or down: config_nodes LEFT JOIN processes (NDB 7.5.7+)."""
+"""Every configured node, up or down: config_nodes LEFT JOIN processes (NDB 7.5.7+).
+
+Every data node reports every configured node and every process connected to it, a row per
+pair of nodes; they change only when a node connects, goes away or restarts, or with the
+configuration: the collector follows the node, links and configuration signals. Each such
+change moves one of them (a restarted process reconnects its links), so the rows are not
+read again for age alone."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import Collector, Context, Row, gauge, ident, number, text
+from .base import Collector, Context, Row, SlowChanging, gauge, ident, number, text
 
 CONFIGURED = gauge(
     "ndb_node_configured",
@@ -59,7 +65,8 @@ COLLECTOR = Collector(
     name="processes",
     help="Every configured node (data, management, API) and whether a process is connected in"
     " its slot (config_nodes LEFT JOIN processes; NDB 7.5.7+). On by default: one row per"
-    " configured node.",
+    " configured node, read again only when a node connects, goes away or restarts, or the"
+    " configuration changes.",
     default_enabled=True,
     reads={
         "config_nodes": ("node_id", "node_type", "node_hostname"),
@@ -69,4 +76,5 @@ COLLECTOR = Collector(
     sql=SQL,
     collect=collect,
     metrics=(CONFIGURED, CONNECTED, INFO),
+    slow=SlowChanging(frozenset({"nodes", "links", "config"}), aged=False),
 )

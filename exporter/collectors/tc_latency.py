@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import groupby
 
-from ._histograms import add_histograms
+from ._histograms import add_histograms, concatenated, idle_until_counted, split_ranges
 from .base import Collector, Context, Option, Row, boolean, counter, ident, number
 from .base import histogram as histogram_spec
 
@@ -16,7 +16,8 @@ STRIDE, FIRST, LAST = 3, 0, 24
 OPERATIONS = {"transaction": "transactions", "key": "key_ops", "scan": "scans"}
 ERRORS = {"transaction": "transaction_errors", "key": "key_op_errors", "scan": "scan_errors"}
 
-SQL = (
+COUNTS = (*OPERATIONS.values(), *ERRORS.values())
+RANGES = (
     "SELECT node_id, CASE WHEN %s = 1 THEN comm_node_id ELSE 0 END AS comm_node_id,"
     " upper_bound, SUM(transactions) AS transactions,"
     " SUM(read_key_ops + write_key_ops + index_key_ops) AS key_ops, SUM(scans) AS scans,"
@@ -24,8 +25,9 @@ SQL = (
     " SUM(scan_errors) AS scan_errors"
     " FROM ndbinfo.tc_time_track_stats"
     " GROUP BY node_id, CASE WHEN %s = 1 THEN comm_node_id ELSE 0 END, upper_bound"
-    " ORDER BY node_id, comm_node_id, upper_bound"
 )
+# A row per data node (and client node): the 32 ranges' counts as lists.
+SQL = concatenated(RANGES, ("node_id", "comm_node_id"), COUNTS)
 
 
 def _labels(per_api: bool) -> tuple[str, ...]:
@@ -65,7 +67,7 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
         return (number(row["node_id"]), number(row["comm_node_id"]))
 
     for group, items in groupby(sorted(rows, key=order), key):
-        ranges = list(items)
+        ranges = [item for row in items for item in split_ranges(row, COUNTS)]
         add_histograms(time, list(group), ranges, OPERATIONS, STRIDE, FIRST, LAST)
         for operation, column in ERRORS.items():
             counts = [number(r[column]) for r in ranges]
@@ -111,4 +113,5 @@ COLLECTOR = Collector(
         ),
     ),
     metrics=(TIME, ERRORS_TOTAL),
+    slow=idle_until_counted(COUNTS),
 )

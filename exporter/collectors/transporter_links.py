@@ -1,11 +1,13 @@
 """Every link between a data node and another node from ndbinfo.transporters (off by default:
-series grow with the square of the cluster; the transporters collector sums them per data node)."""
+series grow with the square of the cluster; the transporters collector sums them per data node).
+Overloads and slowdowns are kept monotonic across reconnects, as the transporters collector
+keeps them."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ._transporter_states import STATES
+from ._transporter_states import STATES, monotonic
 from .base import (
     Collector,
     Context,
@@ -21,6 +23,7 @@ from .base import (
 
 LABELS = ("node_id", "remote_node_id")
 REPORTED = " Reported by running data nodes (node_id) for each configured peer (remote_node_id)."
+MONOTONIC = REPORTED + " Monotonic across reconnects: counts of earlier connections are kept."
 
 STATE = gauge(
     "ndb_transporter_link_state",
@@ -31,8 +34,8 @@ COLUMNS = (
     ("bytes_sent", counter("ndb_transporter_link_sent_bytes_total", "Bytes sent over the transporter." + REPORTED, LABELS)),
     ("bytes_received", counter("ndb_transporter_link_received_bytes_total", "Bytes received over the transporter." + REPORTED, LABELS)),
     ("connect_count", counter("ndb_transporter_link_connects_total", "Times the transporter (re)connected." + REPORTED, LABELS)),
-    ("overload_count", counter("ndb_transporter_link_overloads_total", "Times the transporter entered overload (send buffer full)." + REPORTED, LABELS)),
-    ("slowdown_count", counter("ndb_transporter_link_slowdowns_total", "Times the transporter entered slowdown (scans slowed down)." + REPORTED, LABELS)),
+    ("overload_count", counter("ndb_transporter_link_overloads_total", "Times the transporter entered overload (send buffer full)." + MONOTONIC, LABELS)),
+    ("slowdown_count", counter("ndb_transporter_link_slowdowns_total", "Times the transporter entered slowdown (scans slowed down)." + MONOTONIC, LABELS)),
     ("overloaded", gauge("ndb_transporter_link_overloaded", "1 while the transporter is overloaded." + REPORTED, LABELS)),
     ("slowdown", gauge("ndb_transporter_link_slowdown", "1 while the transporter is in slowdown." + REPORTED, LABELS)),
 )  # fmt: skip
@@ -46,11 +49,13 @@ SQL = (
 def collect(rows: list[Row], ctx: Context) -> Iterable:
     state = STATE.family()
     families = {column: spec.family() for column, spec in COLUMNS}
+    restarting = monotonic(ctx.kept, rows, "remote_node_id")
     for row in sorted(rows, key=lambda r: (number(r["node_id"]), number(r["remote_node_id"]))):
         labels = [ident(row["node_id"]), ident(row["remote_node_id"])]
         add_states(state, labels, text(row["status"]), STATES)
+        kept = restarting.get((labels[0], labels[1]), {})
         for column, family in families.items():
-            add_value(family, labels, number(row[column]))
+            add_value(family, labels, kept.get(column, number(row[column])))
     yield state
     yield from families.values()
 

@@ -8,15 +8,22 @@ reads the signals of those changes (``SIGNAL_SQL``: ndbinfo.nodes, a few status 
 the SQL node's own count of NDB tables, a row per data node); at the maximum age a second one
 reads the "objects" signal (``OBJECTS_SQL``: a fingerprint of every dictionary object's id,
 version and state, one row from a scan of dict_obj_info), the safety net for a change that
-the cheap signals missed.
+the cheap signals missed. For the collectors of connected processes and their certificates,
+a third one reads the "links" signal (``links_sql``: the first answering data node's links to
+every other node, with their state and connect count, a scan that ends after one data node's
+rows): a management or API node connecting, going away or reconnecting moves it.
 
 A collector declared ``SlowChanging`` is read again when a signal it follows differs from the
 one seen at its last read, or when its last rows describe a transition (at the next scrapes,
-then less often while it lasts); an ``aged`` one also when its rows reach the maximum age. At most one read is made for age alone per scrape (the
-objects signal included), the oldest first, so that the safety reads are spread over
-scrapes instead of falling on one. Between reads the scrape serves the last families.
-Signals the SQL node answers with an error count as changed, so a failure never hides state;
-signals that do not arrive in time (a slow SQL node) leave the last rows served.
+then less often while it lasts); an ``aged`` one also when its rows reach the maximum age.
+One whose rows count activity (the latency histograms) is read at every scrape unless its
+last rows were ``idle`` (nothing counted yet: no disk data page read, no transaction since the
+data nodes started); then it follows its signals and the maximum age like the others. At
+most one read is made for age alone per scrape (the objects signal included), the oldest
+first, so that the safety reads are spread over scrapes instead of falling on one. Between
+reads the scrape serves the last families. Signals the SQL node answers with an error count
+as changed, so a failure never hides state; signals that do not arrive in time (a slow SQL
+node) leave the last rows served.
 
 The Refresher is used from the event loop only: the signals are read on a pool thread, then
 the scraper decides here which collectors are due and hands only those to the pool.
@@ -29,6 +36,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
+from mysql.connector import errors
 from ndbinfo_exporter.collectors.base import Collector, Row, number, text
 from ndbinfo_exporter.scrape.pool import PooledConnection
 
@@ -64,10 +72,31 @@ OBJECTS_SQL = (
     " FROM ndbinfo.dict_obj_info"
 )
 OBJECTS = "objects"
+
+# One data node's links to every other node: a plain LIMIT ends the ndbinfo scan once the
+# first data node (in node order) has sent its rows, so the data nodes produce a few batches
+# instead of a row per pair of nodes. The first read asks for the most a node can report (a
+# row per other node id); the next ones for as many as the first node reported, and one more
+# to see a node added to the configuration. Where transporter_details exists (8.0.37+), which
+# the transporters collector reads, it is the table read, ndb$transporters never.
+LINKS_LIMIT = 255
+LINKS = "links"
+
+
+def links_sql(limit: int = LINKS_LIMIT, details: bool = False) -> str:
+    table = "ndb$transporter_details" if details else "ndb$transporters"
+    return (
+        "SELECT node_id, remote_node_id, connection_status, connect_count"
+        f" FROM ndbinfo.{table} LIMIT {limit}"
+    )
+
+
+LINKS_SQL = links_sql()
 # A transition (settled() false) is read again at this many following scrapes, then after
 # TRANSITION_BACKOFF seconds, twice that, and so on up to the maximum age.
 TRANSITION_SCRAPES = 3
 TRANSITION_BACKOFF = 15.0
+EVERY_SCRAPE = "every scrape"
 
 
 @dataclass(frozen=True)
@@ -118,9 +147,10 @@ def parse_signals(
     objects: list[Row] | None = None,
     sent: float = 0.0,
     answered: float = 0.0,
+    links: list[Row] | None = None,
 ) -> Signals:
-    """The signals in the rows of SIGNAL_SQL (and OBJECTS_SQL), sent and answered at these
-    monotonic times."""
+    """The signals in the rows of SIGNAL_SQL (and OBJECTS_SQL, LINKS_SQL), sent and answered
+    at these monotonic times."""
     values: dict[str, list] = {"nodes": [], "config": [], "ddl": []}
     uptimes: dict[str, tuple[float, float, float]] = {}
     for row in rows:
@@ -138,20 +168,50 @@ def parse_signals(
     parsed = {name: tuple(sorted(found)) for name, found in values.items()}
     if objects is not None:
         parsed[OBJECTS] = tuple(tuple(text(v) for v in row.values()) for row in objects)
+    if links is not None:
+        first = text(links[0]["node_id"]) if links else ""
+        parsed[LINKS] = tuple(
+            sorted(
+                tuple(text(v) for v in row.values())
+                for row in links
+                if text(row["node_id"]) == first
+            )
+        )
     return Signals(parsed, uptimes=uptimes)
 
 
-def signals_job(with_objects: bool) -> Callable[[PooledConnection], Signals]:
-    """A pool job reading the signals, and the objects signal when ``with_objects``. A
-    statement the SQL node refuses (no data node, no privilege) raises, and the caller takes
-    the signals as UNKNOWN, so that the collectors run as they would without them."""
+def follows_links(collectors: Iterable[Collector]) -> bool:
+    """Whether one of ``collectors`` follows the links signal (then the scrape reads it)."""
+    return any(c.slow is not None and LINKS in c.slow.signals for c in collectors)
+
+
+def _links(connection: PooledConnection, limit: int) -> list[Row] | None:
+    """The first ``limit`` rows of ndb$transporters; None when the SQL node refuses the
+    statement (the links signal is then unknown and its followers are read at every scrape)."""
+    try:
+        details = "transporter_details" in connection.info.objects
+        return connection.rows(links_sql(limit, details))
+    except errors.DatabaseError as exc:
+        if exc.errno is None or exc.errno >= CLIENT_ERRORS:
+            raise
+        return None
+
+
+def signals_job(
+    with_objects: bool, links_limit: int | None = None
+) -> Callable[[PooledConnection], Signals]:
+    """A pool job reading the signals, the objects signal when ``with_objects`` and the links
+    signal, from as many rows as ``links_limit``, when given. A statement the SQL node
+    refuses (no data node, no privilege) raises, and the caller takes the signals as UNKNOWN,
+    so that the collectors run as they would without them."""
 
     def job(connection: PooledConnection) -> Signals:
         sent = time.monotonic()
         rows = connection.rows(SIGNAL_SQL)
         answered = time.monotonic()
         objects = connection.rows(OBJECTS_SQL) if with_objects else None
-        return parse_signals(rows, objects, sent, answered)
+        links = None if links_limit is None else _links(connection, links_limit)
+        return parse_signals(rows, objects, sent, answered, links)
 
     return job
 
@@ -163,6 +223,7 @@ class _Read:
     wall: float  # time.time(), exported
     settled: bool
     unsettled: int = 0  # reads in a row that found a transition
+    idle: bool = True  # False: the rows change all the time, read at every scrape
 
 
 @dataclass
@@ -170,6 +231,7 @@ class _Target:
     reads: dict[str, _Read] = field(default_factory=dict)
     objects: tuple | None = None  # the last objects signal read
     objects_at: float | None = None  # monotonic
+    links_limit: int = LINKS_LIMIT  # rows of LINKS_SQL to read
 
 
 @dataclass
@@ -198,12 +260,18 @@ class Refresher:
         state = self._target(target)
         return state.objects_at is None or self.clock() - state.objects_at >= self.max_age
 
+    def links_limit(self, target: str, collectors: Iterable[Collector]) -> int | None:
+        """The rows of LINKS_SQL this scrape reads, None when no collector follows it."""
+        return self._target(target).links_limit if follows_links(collectors) else None
+
     def observe(self, target: str, signals: Signals) -> Signals:
         """The signals of this scrape, with the objects signal last read when this scrape
         did not read it."""
         state = self._target(target)
         if signals.values is None:
             return signals
+        if LINKS in signals.values:
+            state.links_limit = min(LINKS_LIMIT, len(signals.values[LINKS]) + 1)
         if OBJECTS in signals.values:
             state.objects, state.objects_at = signals.values[OBJECTS], self.clock()
             return signals
@@ -225,7 +293,7 @@ class Refresher:
             if reason == "maximum age":
                 aged.append((state.reads[collector.name].at, collector))
                 continue
-            if reason and collector.slow is not None:
+            if reason and reason != EVERY_SCRAPE:
                 self._log(target, collector, reason)
             if reason:
                 due.append(collector)
@@ -247,9 +315,11 @@ class Refresher:
         slow = collector.slow
         last = state.reads.get(collector.name)
         if slow is None or self.max_age <= 0:
-            return "every scrape"
+            return EVERY_SCRAPE
         if last is None:
             return "no rows yet"
+        if not last.idle:
+            return EVERY_SCRAPE
         # A signal comes first: a node stopping or restarting during a transition (primaries
         # being handed back) must not wait for the transition's backoff.
         changed = "" if signals.late else self._changed(slow.signals, last, signals)
@@ -257,7 +327,7 @@ class Refresher:
             return changed
         if not last.settled:
             return "in transition" if self._transition_due(last) else ""
-        return "maximum age" if slow.aged and self._old(last) else ""
+        return "maximum age" if slow.aged and self._old(last, slow.max_age) else ""
 
     @staticmethod
     def _changed(followed: Iterable[str], last: _Read, signals: Signals) -> str:
@@ -281,8 +351,8 @@ class Refresher:
         wait = TRANSITION_BACKOFF * 2 ** (last.unsettled - TRANSITION_SCRAPES - 1)
         return self.clock() - last.at >= min(wait, self.max_age)
 
-    def _old(self, last: _Read) -> bool:
-        return self.clock() - last.at >= self.max_age
+    def _old(self, last: _Read, own_max_age: float) -> bool:
+        return self.clock() - last.at >= max(self.max_age, own_max_age)
 
     def record_read(
         self, target: str, collector: Collector, signals: Signals, rows: list[Row]
@@ -297,8 +367,9 @@ class Refresher:
             signals = previous.signals
         settled = collector.slow.settled is None or collector.slow.settled(rows)
         unsettled = 0 if settled else (previous.unsettled if previous else 0) + 1
+        idle = collector.slow.idle is None or collector.slow.idle(rows)
         state.reads[collector.name] = _Read(
-            signals, self.clock(), self.wall_clock(), settled, unsettled
+            signals, self.clock(), self.wall_clock(), settled, unsettled, idle
         )
 
     def has_read(self, target: str, collector: Collector) -> bool:

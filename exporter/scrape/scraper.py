@@ -176,6 +176,7 @@ class Scraper:
         self._last: dict[str, ScrapeResult] = {}
         self._rendered: dict[tuple[str, str], _Rendered] = {}
         self._rows_skipped: dict[tuple[str, str], int] = {}
+        self._kept: dict[tuple[str, str], dict] = {}  # Context.kept per target and collector
         self._visibility = VisibilityLog()
         self._privileges = PrivilegeLog()
 
@@ -191,7 +192,7 @@ class Scraper:
         self._refresher.forget(name)
         self._visibility.forget(name)
         self._privileges.forget(name)
-        for cache in (self._rendered, self._rows_skipped):
+        for cache in (self._rendered, self._rows_skipped, self._kept):
             for key in [key for key in cache if key[0] == name]:
                 del cache[key]
 
@@ -277,7 +278,7 @@ class Scraper:
         self._visibility.observe(target.name, info.ndb_visibility)
 
         selected = [c for c in self.collectors if only is None or c.name in only]
-        runnable = [c for c in selected if c.available(info)]
+        runnable = [c.for_target(info) for c in selected if c.available(info)]
         skipped = [c for c in selected if not c.available(info)]
         every = [c for c in runnable if c.slow is None]
         slow = [c for c in runnable if c.slow is not None]
@@ -350,7 +351,11 @@ class Scraper:
         return [family] if family.samples else []
 
     def _job(self, target: TargetConfig, collector: Collector, info: TargetInfo):
-        context = Context(target=info, options=self._options.get(collector.name, {}))
+        context = Context(
+            target=info,
+            options=self._options.get(collector.name, {}),
+            kept=self._kept.setdefault((target.name, collector.name), {}),
+        )
         return _fetch_and_render(
             collector, context, self._rendered.get((target.name, collector.name))
         )
@@ -369,7 +374,11 @@ class Scraper:
             return UNKNOWN, False
         with_objects = self._refresher.objects_due(target.name, slow)
         try:
-            signals = await pool.run(target, signals_job(with_objects), timeout)
+            signals = await pool.run(
+                target,
+                signals_job(with_objects, self._refresher.links_limit(target.name, slow)),
+                timeout,
+            )
         except Exception as exc:
             log.debug("change signals not read", extra={"fields": {"err": _one_line_error(exc)}})
             return signals_after(exc), False

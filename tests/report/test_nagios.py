@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.report import nagios
 from ndbinfo_exporter.report.options import FAMILIES
 from ndbinfo_exporter.view.findings.evaluation import CHECKS
@@ -37,6 +38,8 @@ def links(result, connects: dict[int, float]):
 def test_every_check_declares_a_family_and_what_it_reads():
     assert {c.family for c in CHECKS} == set(FAMILIES)
     assert all(c.reads for c in CHECKS)
+    collectors = {c.name for c in all_collectors()}
+    assert {name for c in CHECKS for name in c.reads} <= collectors
     storage = nagios.select(("storage",)).checks
     assert {c.family for c in storage} == {"storage"} and len(storage) > 1
 

@@ -77,7 +77,6 @@ COLLECTORS_A = (
     "tc_latency",
     "transactions",
     "locks",
-    "send_buffers",
     "disk_data",
     "certificates",
     "backup",

@@ -5,24 +5,37 @@ collectors that are not aged); a scrape serves the last families."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from mysql.connector import errors
-from ndbinfo_exporter.collectors import inventory
+from ndbinfo_exporter.collectors import (
+    certificates,
+    config,
+    inventory,
+    pgman_latency,
+    processes,
+    tc_latency,
+)
 from ndbinfo_exporter.collectors.base import SlowChanging
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.scrape.refresh import (
     LATE,
+    LINKS_LIMIT,
+    LINKS_SQL,
     OBJECTS_SQL,
     SIGNAL_SQL,
     UNKNOWN,
     Refresher,
+    follows_links,
+    links_sql,
     parse_signals,
     signals_after,
 )
 from ndbinfo_exporter.targets import TargetConfig
 
 from tests.scrape.test_scrape import PASSWORD, by_collector, gauge_collector, make_scraper, samples
+from tests.support.collector_fixtures import FIXTURES
 from tests.support.fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
 
 
@@ -216,6 +229,10 @@ def test_the_slowly_changing_collectors_declare_it():
         "config",
         "table_detail",
         "inventory",
+        "processes",
+        "certificates",
+        "tc_latency",
+        "pgman_latency",
     }
     assert not {"nodes", "status", "transporters", "memoryusage"} & slow
 
@@ -491,3 +508,227 @@ def test_a_signal_during_a_transition_reads_at_once():
     assert not is_due(refresh, slow, signals)
     stopped = parse_signals(signal_rows(nodes=(("1", "STARTED 0 1"),), ready="1"))
     assert is_due(refresh, slow, stopped)
+
+
+def links(api="0", api_connects="1", mgm="0") -> list[dict]:
+    """Rows of LINKS_SQL: data node 1's links to data node 2, management node 49 and SQL node
+    51 (connection_status 0 CONNECTED, 2 DISCONNECTED)."""
+    return [
+        {"node_id": 1, "remote_node_id": 2, "connection_status": 0, "connect_count": 1},
+        {"node_id": 1, "remote_node_id": 49, "connection_status": mgm, "connect_count": 1},
+        {
+            "node_id": 1,
+            "remote_node_id": 51,
+            "connection_status": api,
+            "connect_count": api_connects,
+        },
+    ]
+
+
+def signals_of(uptimes=None, links_rows=None, **changed):
+    rows = signal_rows(**changed)
+    for row in rows:
+        if row["kind"] == "node":
+            row["uptime"] = (uptimes or {}).get(row["name"], 500)
+    return parse_signals(rows, None, 1000.0, 1000.0, links() if links_rows is None else links_rows)
+
+
+@pytest.mark.parametrize(
+    ("change", "processes_due", "certificates_due"),
+    [
+        ({"nodes": (("1", "STARTED 0 1"),), "ready": "1"}, True, True),  # data node 2 stopped
+        ({"uptimes": {"2": 3}}, True, True),  # data node 2 restarted between two scrapes
+        ({"generation": "2"}, True, False),  # configuration reloaded
+        ({"links_rows": links(api="2")}, True, True),  # the SQL node went away
+        ({"links_rows": links(mgm="2")}, True, True),  # the management node went away
+        ({"links_rows": links(api_connects="2")}, True, True),  # the SQL node reconnected
+        ({"tables": ("41", "2026-11-23 10:00:00")}, False, False),  # a table created
+    ],
+)
+def test_processes_and_certificates_follow_restarts_connections_and_configuration(
+    change, processes_due, certificates_due
+):
+    """Processes and certificates change only when a node connects, goes away or restarts
+    (a certificate is taken into use when its node starts) or, for processes, with the
+    configuration: the signals that move then read them again."""
+    clock = Clock()
+    refresh = refresher(clock)
+    before = signals_of()
+    for collector in (processes.COLLECTOR, certificates.COLLECTOR):
+        refresh.record_read("t", collector, before, [])
+        assert not is_due(refresh, collector, signals_of())
+    after = signals_of(**change)
+    assert is_due(refresh, processes.COLLECTOR, after) == processes_due
+    assert is_due(refresh, certificates.COLLECTOR, after) == certificates_due
+
+
+def test_certificates_are_read_again_after_an_hour_processes_only_on_a_signal():
+    """An expiry is days away: without a signal, certificates are read again after an hour
+    (or the exporter's maximum age when longer); processes only on a signal."""
+    clock = Clock()
+    both = [processes.COLLECTOR, certificates.COLLECTOR]
+    refresh = refresher(clock, max_age=60)
+    for collector in both:
+        refresh.record_read("t", collector, signals_of(), [])
+    clock.now += 3599
+    assert refresh.due("t", both, signals_of(), False) == []
+    clock.now += 1
+    assert refresh.due("t", both, signals_of(), False) == [certificates.COLLECTOR]
+    longer = refresher(clock, max_age=7200)
+    longer.record_read("t", certificates.COLLECTOR, signals_of(), [])
+    clock.now += 3600
+    assert not is_due(longer, certificates.COLLECTOR, signals_of())
+
+
+def test_the_links_signal_unread_reads_its_followers_at_every_scrape():
+    """An SQL node that refuses LINKS_SQL leaves the links signal unknown: its followers are
+    read as they would be without signals."""
+    clock = Clock()
+    refresh = refresher(clock)
+    refresh.record_read("t", processes.COLLECTOR, signals_of(), [])
+    unread = parse_signals(signal_rows())
+    assert is_due(refresh, processes.COLLECTOR, unread)
+    assert follows_links([processes.COLLECTOR]) and not follows_links([inventory.COLLECTOR])
+
+
+CONFIGURED = ["node_id", "node_type", "node_hostname", "node_version", "process_name"]
+CERTIFICATES = ["Node_id", "Name", "Expires", "Serial"]
+CONFIG = ["node_id", "param_name", "param_type", "param_default", "config_value"]
+
+
+def cluster_answers(node_2_up=True, serial="5F01", memory="1073741824") -> dict[str, Answer]:
+    version = "8.4.3" if node_2_up else None
+    return {
+        processes.SQL: Answer(
+            CONFIGURED,
+            [
+                (1, "NDB", "host1", "8.4.3", "ndbmtd"),
+                (2, "NDB", "host2", version, "ndbmtd" if node_2_up else None),
+            ],
+        ),
+        certificates.SQL: Answer(
+            CERTIFICATES,
+            [(1, "NDB Node 1", "01-Jan-2027", "5E01"), (2, "NDB Node 2", "01-Jan-2027", serial)],
+        ),
+        config.SQL: Answer(
+            CONFIG,
+            [(n, "DataMemory", "unsigned", "100663296", memory) for n in (1, 2)],
+        ),
+    }
+
+
+def signal_answer(uptimes: dict[str, int], generation: str = "1") -> Answer:
+    rows = signal_rows(
+        nodes=tuple((node, f"STARTED 0 {generation}") for node in uptimes),
+        ready=str(len(uptimes)),
+        generation=generation,
+    )
+    return Answer(
+        ["kind", "name", "value", "uptime"],
+        [(r["kind"], r["name"], r["value"], uptimes.get(r["name"])) for r in rows],
+    )
+
+
+async def test_a_restart_a_new_configuration_and_a_renewed_certificate_reach_the_metrics():
+    """Each reaches the metrics at the first scrape after its signal moved; before the signal,
+    the last rows are served."""
+    fake = FakeSqlNode(
+        password=PASSWORD,
+        objects=(
+            "nodes",
+            "config_nodes",
+            "processes",
+            "certificates",
+            "config_values",
+            "config_params",
+        ),
+        answers={**cluster_answers(), SIGNAL_SQL: signal_answer({"1": 500, "2": 500})},
+    )
+    scraper = make_scraper([processes.COLLECTOR, certificates.COLLECTOR, config.COLLECTOR])
+    connected = "ndb_node_connected"
+    serial = "ndb_tls_certificate_info"
+    with RunningFakeSqlNode(fake) as node:
+        target = TargetConfig(host="127.0.0.1", port=node.port, user="exporter", password=PASSWORD)
+
+        async def scrape() -> dict:
+            result = await scraper.scrape(target, timeout=5)
+            return {
+                "connected": {dict(k)["node_id"]: v for k, v in samples(result, connected).items()},
+                "serials": {dict(k)["serial"] for k in samples(result, serial)},
+                "memory": set(samples(result, "ndb_config_value").values()),
+            }
+
+        try:
+            assert (await scrape())["connected"] == {"1": 1.0, "2": 1.0}
+            # data node 2 stops: served until the signal says so, then read
+            node.answers.update(cluster_answers(node_2_up=False))
+            assert (await scrape())["connected"]["2"] == 1.0
+            node.answers[SIGNAL_SQL] = signal_answer({"1": 515})
+            assert (await scrape())["connected"]["2"] == 0.0
+            # it starts again with a renewed certificate
+            node.answers.update(cluster_answers(serial="6A02"))
+            node.answers[SIGNAL_SQL] = signal_answer({"1": 530, "2": 4})
+            started = await scrape()
+            assert started["connected"]["2"] == 1.0
+            assert started["serials"] == {"5E01", "6A02"}
+            # a new configuration: served until the generation moves, then read
+            node.answers.update(cluster_answers(serial="6A02", memory="2147483648"))
+            assert (await scrape())["memory"] == {1073741824.0}
+            node.answers[SIGNAL_SQL] = signal_answer({"1": 560, "2": 34}, generation="2")
+            assert (await scrape())["memory"] == {2147483648.0}
+            # read at the first scrape and at each of the three signals (a node's row carries
+            # its configuration generation), never at the scrapes before a signal
+            assert node.queries.count(processes.SQL) == 4
+            assert node.queries.count(certificates.SQL) == 4
+            assert node.queries.count(config.SQL) == 4
+        finally:
+            scraper.close()
+
+
+def recorded_rows(collector: str, case: str = "ndbsim-8.4-healthy") -> list[dict]:
+    return json.loads((FIXTURES / collector / f"{case}.json").read_text())["rows"]
+
+
+@pytest.mark.parametrize(
+    ("histograms", "counts"),
+    [
+        (pgman_latency.COLLECTOR, ("page_reads", "page_writes", "log_waits")),
+        (tc_latency.COLLECTOR, ("transactions", "key_ops", "scans")),
+    ],
+)
+def test_latency_histograms_are_read_at_every_scrape_once_they_count(histograms, counts):
+    """Counting histograms change with every operation: read at every scrape. Before the first
+    count (no disk data page read, no transaction since the data nodes started) they follow
+    the node and DDL signals and the maximum age."""
+    clock = Clock()
+    refresh = refresher(clock)
+    signals = parse_signals(signal_rows())
+    busy = recorded_rows(histograms.name)
+    assert any(row[column] for row in busy for column in counts)
+    refresh.record_read("t", histograms, signals, busy)
+    assert is_due(refresh, histograms, signals)
+    keys = ("node_id", "comm_node_id", "upper_bound")
+    idle = [{k: v if k in keys else 0 for k, v in row.items()} for row in busy]
+    refresh.record_read("t", histograms, signals, idle)
+    assert not is_due(refresh, histograms, signals)
+    assert is_due(
+        refresh, histograms, parse_signals(signal_rows(tables=("41", "2026-11-23 10:00:00")))
+    )
+    clock.now += 120
+    assert is_due(refresh, histograms, signals)
+
+
+def test_the_links_signal_reads_one_data_node_s_links_and_one_more_row():
+    """The first read asks for the most a node can report; the next ones for the rows of the
+    first reporting node and one more, so that a node added to the configuration shows. Rows
+    of a second reporting node are no part of the signal."""
+    refresh = refresher(Clock())
+    assert refresh.links_limit("t", [inventory.COLLECTOR]) is None
+    assert refresh.links_limit("t", [processes.COLLECTOR]) == LINKS_LIMIT
+    assert "ndb$transporter_details" in links_sql(LINKS_LIMIT, details=True) != LINKS_SQL
+    first = refresh.observe("t", signals_of())
+    assert refresh.links_limit("t", [certificates.COLLECTOR]) == len(links()) + 1
+    next_node = {"node_id": 2, "remote_node_id": 1, "connection_status": 0, "connect_count": 1}
+    assert signals_of(links_rows=[*links(), next_node]).get("links") == first.get("links")
+    added = {"node_id": 1, "remote_node_id": 52, "connection_status": 2, "connect_count": 0}
+    assert signals_of(links_rows=[*links(), added]).get("links") != first.get("links")

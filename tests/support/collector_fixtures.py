@@ -40,7 +40,8 @@ def context(fixture: dict, collector: Collector) -> Context:
 
 
 def families(collector: Collector, fixture: dict) -> list:
-    return list(collector.collect(fixture["rows"], context(fixture, collector)))
+    found = context(fixture, collector)
+    return list(collector.for_target(found.target).collect(fixture["rows"], found))
 
 
 class _Fixed:

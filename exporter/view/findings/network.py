@@ -99,10 +99,10 @@ SEND_BUFFERS_FULL = Check(
         "link), add send threads, or raise TotalSendBufferMemory / SendBufferMemory."
     ),
     family="network",
-    reads=("send_buffers",),
+    reads=("transporters", "resources"),
     evaluate=Fullest(
         send_buffer_ratios,
-        collector="send_buffers",
+        collector="transporters",
         label="node {node}",
         ok="The fullest data node holds {worst} of its send buffer memory.",
         problem=(

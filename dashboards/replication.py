@@ -210,9 +210,12 @@ def _injector_panels() -> tuple[PanelSpec, ...]:
             "when the injector keeps up.",
             "none",
             q(committed_gci(), "{{cluster}} committed"),
+            # every SQL node buffers epochs (schema distribution), binlog servers alone go on
+            q(_per(INJECTOR, gcis["buffered"]), f"{WHERE} buffered"),
             *(
                 _replicated(_per(INJECTOR, metric), f"{WHERE} {step}")
                 for step, metric in gcis.items()
+                if step != "buffered"
             ),
             width=8,
         ),

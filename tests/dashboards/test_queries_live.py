@@ -437,7 +437,7 @@ def test_panels_stay_legible_at_48_data_nodes_and_show_a_stopped_node(stack, tmp
             running_ndbsim(*LARGE_CLUSTER, password=PASSWORD, seed=3, startup_timeout=180)
         )
         exporter = running.enter_context(
-            running_exporter(large.port, large.user, large.password, tmp_path, *LARGE_FLAGS)
+            running_exporter(LARGE_FLAGS, mysqld=large.account(), log_dir=tmp_path)
         )
         running.enter_context(_following(exporter.address))
         _check_the_large_cluster(prometheus, large)

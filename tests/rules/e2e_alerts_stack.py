@@ -88,13 +88,13 @@ COLLECTORS_A = (
 )
 COLLECTORS_B = ("status", "lcp", "config", "counters")
 
-# Alerts that stay true for their window (15 minutes, an hour) after a data node restarted,
-# peers reconnected (each restart of a data or SQL node is a reconnect of the data nodes'
-# links to it), a backup failed or an arbitration was lost: the tests that make these happen
-# leave them true on a cluster healthy again.
-RESTART_ALERTS = {
-    "NdbDataNodeRestarted",
-    "NdbDataNodeRestartLoop",
+# Alerts that stay true for their window (15 minutes, an hour) after a data node restarted.
+RESTART_ALERTS = {"NdbDataNodeRestarted", "NdbDataNodeRestartLoop"}
+# And those that remember, for their window, peers that reconnected (each restart of a data
+# or SQL node is a reconnect of the data nodes' links to it), a backup that failed or an
+# arbitration lost: the tests that make these happen leave them true on a cluster healthy
+# again.
+LINGERING_ALERTS = RESTART_ALERTS | {
     "NdbTransporterFlapping",
     "NdbBackupFailed",
     "NdbArbitrationLost",
@@ -179,12 +179,12 @@ class Stack:
         }
 
     def wait_healthy_a(self) -> None:
-        """No alert true for A but those that remember a restart (RESTART_ALERTS)."""
+        """No alert true for A but those that remember a restart (LINGERING_ALERTS)."""
         wait_until_quiet(
             lambda: {
-                k: v - RESTART_ALERTS
+                k: v - LINGERING_ALERTS
                 for k, v in self.true_alerts(self.exporter_a).items()
-                if v - RESTART_ALERTS
+                if v - LINGERING_ALERTS
             },
             RECOVERY_SECONDS,
             "SQL node A to be healthy",

@@ -20,7 +20,7 @@ from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import ProbeRefused, TargetConfig, Targets
 from ndbinfo_exporter.view import routes as view
 from ndbinfo_exporter.view.reader import ViewReader
-from ndbinfo_exporter.webconfig import WebConfig
+from ndbinfo_exporter.webconfig import BasicAuth, WebConfig
 from prometheus_client import CollectorRegistry, GCCollector, PlatformCollector, ProcessCollector
 from prometheus_client.core import Metric
 from prometheus_client.exposition import choose_encoder
@@ -149,20 +149,7 @@ def create_app(
     app.add_middleware(NegotiatedGZip, compresslevel=1)
 
     if web is not None and web.basic_auth is not None:
-        auth = web.basic_auth
-
-        @app.middleware("http")
-        async def basic_auth(request: Request, call_next):
-            if request.url.path == LIVENESS_PATH:
-                return await call_next(request)
-            client = request.client.host if request.client else ""
-            if not await auth.verify(request.headers.get("authorization"), client):
-                return PlainTextResponse(
-                    "Unauthorized\n",
-                    status_code=401,
-                    headers={"WWW-Authenticate": 'Basic realm="ndbinfo-exporter"'},
-                )
-            return await call_next(request)
+        _require_basic_auth(app, web.basic_auth)
 
     async def serve(
         target: TargetConfig,
@@ -223,6 +210,24 @@ def create_app(
 
     app.include_router(view.make_router(app, settings, reader, targets))
     return app
+
+
+def _require_basic_auth(app: FastAPI, auth: BasicAuth) -> None:
+    """Every path asks for the web config's basic auth, but liveness (the image's health
+    check has no password)."""
+
+    @app.middleware("http")
+    async def basic_auth(request: Request, call_next):
+        if request.url.path == LIVENESS_PATH:
+            return await call_next(request)
+        client = request.client.host if request.client else ""
+        if not await auth.verify(request.headers.get("authorization"), client):
+            return PlainTextResponse(
+                "Unauthorized\n",
+                status_code=401,
+                headers={"WWW-Authenticate": 'Basic realm="ndbinfo-exporter"'},
+            )
+        return await call_next(request)
 
 
 def add_head_routes(app: FastAPI, paths: Sequence[str]) -> None:

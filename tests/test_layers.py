@@ -229,3 +229,19 @@ def test_tests_import_their_helpers_by_full_name() -> None:
         if "sys.path" in path.read_text(encoding="utf-8") and path.name != "test_layers.py"
     )
     assert (without_init, edits) == ([], [])
+
+
+MAX_FUNCTION_LINES = 100
+
+
+def test_no_function_is_longer_than_a_reader_follows() -> None:
+    """No function of the exporter, ndbsim or the harness runs over 100 lines."""
+    long = []
+    for folder in ("exporter", "simulator", "harness"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    lines = node.end_lineno - node.lineno + 1
+                    if lines > MAX_FUNCTION_LINES:
+                        long.append(f"{path.relative_to(ROOT)}:{node.name} ({lines})")
+    assert not long, long

@@ -93,34 +93,7 @@ def tables(report: Report) -> Iterator[Table]:
             ("arbitrator", _text(cluster.arbitrator_node_id)),
         ],
     )
-    yield Table(
-        "Nodes",
-        ("node", "type", "node group", "state", "uptime", "host", "version"),
-        [
-            (
-                str(n.node_id),
-                "data",
-                _text(n.nodegroup),
-                n.state + (f" (phase {n.start_phase})" if n.start_phase else ""),
-                _duration(n.uptime_seconds),
-                _text(n.hostname),
-                _text(n.version),
-            )
-            for n in report.data_nodes
-        ]
-        + [
-            (
-                str(n.node_id),
-                n.node_type,
-                "",
-                "connected" if n.connected else "gone",
-                "",
-                _text(n.hostname),
-                _text(n.process_name or n.version),
-            )
-            for n in report.other_nodes
-        ],
-    )
+    yield _nodes_table(report)
     if report.resources:
         yield Table(
             "Memory and redo log",
@@ -158,7 +131,44 @@ def tables(report: Report) -> Iterator[Table]:
         )
     if report.replication is not None:
         yield from _replication(report)
-    yield Table(
+    yield _configuration_table(report)
+
+
+def _nodes_table(report: Report) -> Table:
+    """Every node: the data nodes, then the management and API nodes."""
+    return Table(
+        "Nodes",
+        ("node", "type", "node group", "state", "uptime", "host", "version"),
+        [
+            (
+                str(n.node_id),
+                "data",
+                _text(n.nodegroup),
+                n.state + (f" (phase {n.start_phase})" if n.start_phase else ""),
+                _duration(n.uptime_seconds),
+                _text(n.hostname),
+                _text(n.version),
+            )
+            for n in report.data_nodes
+        ]
+        + [
+            (
+                str(n.node_id),
+                n.node_type,
+                "",
+                "connected" if n.connected else "gone",
+                "",
+                _text(n.hostname),
+                _text(n.process_name or n.version),
+            )
+            for n in report.other_nodes
+        ],
+    )
+
+
+def _configuration_table(report: Report) -> Table:
+    """The parameters whose values differ from the default or between data nodes."""
+    return Table(
         "Configuration that differs",
         ("parameter", "default", "values", "differs between nodes"),
         [

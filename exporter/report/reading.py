@@ -51,6 +51,7 @@ class Reading:
     interval: float | None  # seconds between the two reads, None for one read
     collectors: tuple[str, ...]  # the collectors read
     timed_out: str | None = None  # the stage the run gave up in
+    management: ManagementState | None = None  # None: no management server is read
 
     @property
     def config(self) -> ConfigView | None:
@@ -212,4 +213,5 @@ def modelled(
         interval=interval if previous is not None else None,
         collectors=collectors,
         timed_out=stalled(result),
+        management=management,
     )

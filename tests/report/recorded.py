@@ -24,7 +24,9 @@ def reading(result, *flags: str, management=None) -> Reading:
     selection = nagios.select(options.only)
     found = modelled(result, None, selection.evaluated(), (), management=management)
     rejudged = limits.rejudged(found.findings, found.inputs, options.thresholds)
-    return Reading(found.result, found.cluster, found.inputs, rejudged, None, ())
+    return Reading(
+        found.result, found.cluster, found.inputs, rejudged, None, (), management=management
+    )
 
 
 def judged(result, *flags: str, management=None) -> Verdict:

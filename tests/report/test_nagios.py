@@ -196,3 +196,33 @@ def test_backup_state_and_management_server_from_the_cluster_log(state, flags, c
     else:
         warning = "1" if "backup_age=1" in flags else "26"
         assert len(age) == 1 and age[0].split(";")[1:4] == [warning, "", "0"], age
+
+
+def test_the_report_shows_every_node_and_the_backups_the_management_server_reports():
+    from ndbinfo_exporter.collectors.registry import all_collectors
+    from ndbinfo_exporter.report import document, render
+    from ndbinfo_exporter.report.options import parse_options
+    from ndbinfo_exporter.scrape.mgmd.protocol import NodeStatus
+    from recorded import reading
+
+    state = replace(
+        managed(failed_hours_ago=1),
+        nodes=(
+            NodeStatus(1, "NDB", "STARTED", 0, 1, 524816),
+            NodeStatus(49, "MGM", "CONNECTED", 0, 0, 0),
+        ),
+    )
+    options = parse_options("report", [], all_collectors())
+    found = reading(read(cluster()), management=state)
+    verdict = nagios.judge(found, nagios.select(()), options)
+    report = document.build(found, options, verdict)
+    assert report.status == "CRITICAL"
+    assert [(n.node_id, n.status) for n in report.management.nodes] == [
+        (1, "STARTED"),
+        (49, "CONNECTED"),
+    ]
+    assert report.management.last_backup.backup_id == 7 and report.management.backups_aborted == 1
+    shown = render.text(report)
+    assert "Management server: every node" in shown and "backup 7: 1.0 GiB" in shown
+    without = document.build(reading(read(cluster())), options, verdict)
+    assert without.management is None

@@ -16,8 +16,9 @@ cluster hour, so that the alerts' "at least half used" holds at once and the ris
 troughs shows after the hour of their lower envelope. The longest is NdbBackupNotCompleted,
 26 cluster hours after the last backup completed. The exporter reads the management server,
 which reports completions: there NdbBackupTooOld (backups started) stays quiet, its place
-taken by NdbBackupNotCompleted, even once the last backup started is 26 hours old (its
-firing without a management server is a promtool case). Every alert clears after the reset: the resources are
+taken by NdbBackupNotCompleted, even once the last backup started is 26 hours old. A second
+exporter of the same cluster, reading only the backup id and no management server, is a
+cluster of its own to the rules (STARTED_ONLY), where NdbBackupTooOld fires. Every alert clears after the reset: the resources are
 back below half, the stuck node starts, the nodes agree again, and the next scheduled backup
 (within 4 cluster hours) makes the backup young.
 """
@@ -39,6 +40,9 @@ from ndb_harness import Ndbsim, running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
 
 CLUSTER = "slow"
+# The same simulated cluster through an exporter that reads no management server and only
+# the backup collector: where NdbBackupTooOld follows the backups started.
+STARTED_ONLY = "slow-no-mgmd"
 # A scrape of ndbsim takes one to two seconds on a busy 2-core machine (ndbsim answers one
 # statement at a time); at 900 cluster seconds per wall second an hour of the rules' windows is
 # 4 s, more than a scrape interval, and the 26 hours of NdbBackupNotCompleted are 104 s.
@@ -75,6 +79,7 @@ SCENARIO: dict[str, Case] = {
     "NdbUndoLogExhaustionPredicted": Case("undo-log-growth", GROWTH, {}),
     "NdbTablespaceExhaustionPredicted": Case("tablespace-growth", GROWTH, {"filegroup": "ts_1"}),
     "NdbBackupNotCompleted": Case("backups-stopped", {}, {"cluster": CLUSTER}),
+    "NdbBackupTooOld": Case("backups-stopped", {}, {"cluster": STARTED_ONLY}),
     "NdbRestartPhaseStuck": Case("stuck-start", {"node": STUCK_NODE}, {"node_id": str(STUCK_NODE)}),
     "NdbVersionSkew": Case("old-version", {"node": 3}, {"cluster": CLUSTER}),
     "NdbConfigGenerationSkew": Case("old-config-generation", {"node": 2}, {"node_id": "2"}),
@@ -223,9 +228,23 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
                 log_dir=workdir,
             )
         )
+        started_only = running.enter_context(
+            running_exporter(
+                [f"--no-collector.{c.name}" for c in all_collectors() if c.name != "backup"],
+                mysqld=sim.account(),
+                name="ndbinfo-exporter-started-only",
+                log_dir=workdir,
+            )
+        )
         servers = running.enter_context(
             running_prometheus_builds(
-                {exporter.address: {"cluster": CLUSTER}}, workdir, SCRAPE_INTERVAL, rule_files
+                {
+                    exporter.address: {"cluster": CLUSTER},
+                    started_only.address: {"cluster": STARTED_ONLY},
+                },
+                workdir,
+                SCRAPE_INTERVAL,
+                rule_files,
             )
         )
         yield Stack(servers, sim, alert_expressions(rule_files))
@@ -292,13 +311,16 @@ def test_faults_make_slow_alerts_true_and_reset_clears_them(stack: Stack):
 
 
 def assert_completion_silences_started_age(stack: Stack) -> None:
-    """The last backup started is 26 hours old too, yet NdbBackupTooOld is quiet: the
-    management server reports completions, which NdbBackupNotCompleted follows."""
+    """On the cluster whose management server is read the last backup started is 26 hours
+    old too, yet NdbBackupTooOld is quiet there: the management server reports completions,
+    which NdbBackupNotCompleted follows."""
     started_age = compress_expr(BACKUP_STARTED_AGE, SPEED)
     for name, prometheus in stack.servers.items():
         wait_until(
-            lambda p=prometheus: p.query(started_age),
+            lambda p=prometheus: [
+                s for s in p.query(started_age) if s["metric"].get("cluster") == CLUSTER
+            ],
             CLUSTER_HOUR + MARGIN_SECONDS,
             f"the last backup started 26 hours ago on {name}",
         )
-        assert stack.matches_on(prometheus, "NdbBackupTooOld") == []
+        assert stack.matches_on(prometheus, "NdbBackupTooOld", cluster=CLUSTER) == []

@@ -467,11 +467,9 @@ EVENTS = (
 )
 
 
-async def test_management_card_shows_nodes_backup_and_latest_events(scraper, client, monkeypatch):
-    """What the management server reader keeps (the last get status, the backups, the events
-    newest first) is what /api/v1/management serves; without a reader it is a 404."""
-    missing = await client.get("/api/v1/management")
-    assert missing.status_code == 404 and "--mgmd.address" in missing.json()["error"]
+def recorded_manager(monkeypatch) -> MgmdReader:
+    """A management server reader that received EVENTS and answers get status with
+    GET_STATUS, without a connection."""
 
     async def recorded_status(address):
         return mgmd_protocol.node_statuses(mgmd_protocol.reply_values(GET_STATUS, "node status"))
@@ -481,7 +479,15 @@ async def test_management_card_shows_nodes_backup_and_latest_events(scraper, cli
     monkeypatch.setattr(manager.subscription, "start", lambda: None)
     for block in EVENTS:
         manager.state.record(mgmd_protocol.event(block.split("\n")))
-    scraper.manager = manager
+    return manager
+
+
+async def test_management_card_shows_nodes_backup_and_latest_events(scraper, client, monkeypatch):
+    """What the management server reader keeps (the last get status, the backups, the events
+    newest first) is what /api/v1/management serves; without a reader it is a 404."""
+    missing = await client.get("/api/v1/management")
+    assert missing.status_code == 404 and "--mgmd.address" in missing.json()["error"]
+    scraper.manager = recorded_manager(monkeypatch)
     clock.now += 60  # past the view's interval: the next request refreshes
     await client.get("/api/v1/management")
     await refreshed(client)

@@ -124,7 +124,10 @@ def create_app(
 ) -> FastAPI:
     mgmd = MgmdReaders()
     # The view reads on connections of its own, never on those Prometheus' scrapes need.
-    reader = ViewReader(scraper, settings.max_connections, settings.query_timeout)
+    managers = {}
+    if targets.mgmd and not targets.probe_only:
+        managers[targets.default.name] = lambda: mgmd.get(targets.mgmd)
+    reader = ViewReader(scraper, settings.max_connections, settings.query_timeout, managers)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

@@ -35,13 +35,15 @@ class Run:
     target: TargetConfig
     selection: Selection  # what makes the status
     collectors: tuple[str, ...]  # what is read
+    managers: tuple[tuple[str, int], ...] = ()  # the cluster's management servers
 
 
 def configure(command: str, argv: Sequence[str]) -> Run:
     """Settings, target and selection of one run; ConfigError with one line."""
     options = parse_options(command, argv, all_collectors())
     selection = nagios.select(options.only)
-    target = targets.from_settings(options.settings).default
+    configured = targets.from_settings(options.settings)
+    target = configured.default
     if options.host or options.port:
         target = dataclasses.replace(
             target,
@@ -57,7 +59,7 @@ def configure(command: str, argv: Sequence[str]) -> Run:
         wanted = {c.name for c in settings.enabled(all_collectors())}
         wanted |= set(needed(CHECKS, all_collectors(), off))
         names = [c.name for c in all_collectors() if c.name in wanted and c.name not in off]
-    return Run(options, target, selection, tuple(names))
+    return Run(options, target, selection, tuple(names), configured.mgmd)
 
 
 async def _read(run: Run, stage: Stage) -> Reading:
@@ -70,7 +72,15 @@ async def _read(run: Run, stage: Stage) -> Reading:
     checks = CHECKS if options.command == "report" else run.selection.evaluated()
     try:
         return await asyncio.wait_for(
-            read(scraper, run.target, checks, options.interval, stage, options.command == "report"),
+            read(
+                scraper,
+                run.target,
+                checks,
+                options.interval,
+                stage,
+                options.command == "report",
+                run.managers,
+            ),
             max(0.1, stage.left()),
         )
     finally:

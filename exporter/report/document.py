@@ -20,6 +20,7 @@ from ndbinfo_exporter.report.options import Options
 from ndbinfo_exporter.report.reading import Reading
 from ndbinfo_exporter.scrape.ndb_visibility import CAUSES, OK
 from ndbinfo_exporter.view import findings as view_findings
+from ndbinfo_exporter.view.management import management_view
 from ndbinfo_exporter.view.models import Finding
 from pydantic import BaseModel, Field
 
@@ -162,6 +163,45 @@ class ReportFinding(BaseModel):
     )
 
 
+class ManagementServer(BaseModel):
+    address: str
+    answered: bool = Field(description="Answered get status")
+
+
+class ManagedNode(BaseModel):
+    node_id: int
+    node_type: str = Field(description="NDB, MGM or API")
+    status: str = Field(description="As get status reports it: STARTED, NO_CONTACT, ...")
+    start_phase: int | None = None
+    connect_count: int
+    version: str | None = None
+
+
+class Backup(BaseModel):
+    backup_id: int
+    completed_at: float = Field(description="Unix time its BackupCompleted arrived")
+    bytes: int
+    records: int
+
+
+class LogEvent(BaseModel):
+    type: str = Field(description="Event type name (ndb_logevent.h)")
+    time: float = Field(description="Unix time it was received")
+    source_node: int
+    severity: str = Field(description="INFO, WARNING, ERROR or ALERT")
+    text: str
+
+
+class Management(BaseModel):
+    servers: list[ManagementServer]
+    nodes: list[ManagedNode] = Field(description="Every node: data, management and API")
+    subscription_up: bool = Field(description="The cluster log subscription was open")
+    last_backup: Backup | None = Field(None, description="The last BackupCompleted received")
+    backups_aborted: int
+    backups_failed_to_start: int
+    events: list[LogEvent] = Field(description="Cluster log events received, newest first")
+
+
 class Summary(BaseModel):
     critical: int = Field(description="Problems of critical severity")
     warning: int = Field(description="Problems of warning severity")
@@ -215,6 +255,12 @@ class Report(BaseModel):
     )
     configuration_unknown: str | None = Field(
         None, description="Why the configuration could not be read"
+    )
+    management: Management | None = Field(
+        None,
+        description="What the management server reports (--mgmd.address): every node's "
+        "status, the last completed backup, backups aborted or failed to start, the latest "
+        "cluster log events (those received during the run)",
     )
     summary: Summary
     findings: list[ReportFinding] = Field(description="Problems first, as the view lists them")
@@ -379,6 +425,11 @@ def build(reading: Reading, options: Options, verdict: Verdict) -> Report:
         if config is not None
         else [],
         configuration_unknown=config.unknown if config is not None else None,
+        management=None
+        if reading.management is None
+        else Management.model_validate(
+            management_view(result.target, reading.management).model_dump()
+        ),
         summary=_summary(reading.findings),
         findings=[_finding(reading, f, options) for f in reading.findings],
     )

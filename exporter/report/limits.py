@@ -8,6 +8,7 @@ again. A data node that cannot report has ``U``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -15,7 +16,7 @@ from ndbinfo_exporter.errors import ConfigError
 from ndbinfo_exporter.report import ranges
 from ndbinfo_exporter.report.ranges import Range
 from ndbinfo_exporter.view import thresholds
-from ndbinfo_exporter.view.findings import availability, network, storage
+from ndbinfo_exporter.view.findings import availability, management, network, storage
 from ndbinfo_exporter.view.findings import replication as replication_checks
 from ndbinfo_exporter.view.findings.check import Check
 from ndbinfo_exporter.view.findings.evaluation import ORDER, SEVERITY
@@ -60,6 +61,14 @@ def _lag(inputs: Inputs) -> dict[str, float | None]:
 def _lcp_age(inputs: Inputs) -> dict[str, float | None]:
     age = inputs.cluster.lcp.age_gcis
     return {} if age is None else {"": float(age)}
+
+
+def _backup_age(inputs: Inputs) -> dict[str, float | None]:
+    """Hours since the last completed backup; U while none was seen, none without a
+    management server."""
+    if inputs.management is None:
+        return {}
+    return {"": management.backup_age_hours(inputs.management, time.time())}
 
 
 @dataclass(frozen=True)
@@ -146,6 +155,16 @@ LIMITS: dict[str, Limit] = {
             _lcp_age,
             None,
             thresholds.LCP_AGE_GCIS,
+        ),
+        Limit(
+            "backup_age",
+            management.BACKUP_NOT_COMPLETED,
+            "backup_age_hours",
+            "",
+            1,
+            _backup_age,
+            thresholds.BACKUP_AGE_HOURS,
+            None,
         ),
     )
 }

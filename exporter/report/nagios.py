@@ -21,7 +21,7 @@ from ndbinfo_exporter.report.options import FAMILIES, Options
 from ndbinfo_exporter.report.reading import Reading
 from ndbinfo_exporter.scrape.ndb_visibility import CAUSES
 from ndbinfo_exporter.scrape.ndb_visibility import OK as VISIBLE
-from ndbinfo_exporter.view.findings import availability, evaluation
+from ndbinfo_exporter.view.findings import availability, evaluation, management
 from ndbinfo_exporter.view.findings import replication as replication_checks
 from ndbinfo_exporter.view.findings.check import Check
 from ndbinfo_exporter.view.models import Finding
@@ -31,11 +31,22 @@ STATUS = {OK: "OK", WARNING: "WARNING", CRITICAL: "CRITICAL", UNKNOWN: "UNKNOWN"
 CODE = {"unknown": UNKNOWN, "critical": CRITICAL, "warning": WARNING}
 # Which status wins: CRITICAL over WARNING over UNKNOWN over OK.
 RANK = {OK: 0, UNKNOWN: 1, WARNING: 2, CRITICAL: 3}
-DEFAULT_FAMILIES = ("availability", "storage", "network", "replication", "configuration")
+DEFAULT_FAMILIES = (
+    "availability",
+    "backup",
+    "storage",
+    "network",
+    "replication",
+    "configuration",
+)
 SERVICE = "NDB"
 CHECKS = {check.id: check for check in evaluation.CHECKS}
 # Passed, but with nothing to judge: this SQL node does not play the part the check is about.
-NOTHING_TO_JUDGE = (replication_checks.NOT_A_REPLICA, replication_checks.NO_BINLOG)
+NOTHING_TO_JUDGE = (
+    replication_checks.NOT_A_REPLICA,
+    replication_checks.NO_BINLOG,
+    management.NO_MANAGEMENT_SERVER,
+)
 # Always evaluated: under them nothing else is judged healthy (evaluation.BLINDING).
 BLINDING = (availability.NDB_NOT_VISIBLE, availability.CLUSTER_NOT_VISIBLE)
 

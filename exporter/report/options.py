@@ -32,6 +32,7 @@ DEFAULT_TIMEOUT = 10.0  # the guidelines' default; with --interval, added to it
 UNREACHABLE_STATES = ("unknown", "critical", "warning")
 FAMILIES = (
     "availability",
+    "backup",
     "storage",
     "network",
     "replication",

@@ -2,6 +2,10 @@
 need (the scrape core's ``collect[]`` selection), the cluster and configuration models built
 from them as the view builds them, and the checks' findings, all as model objects.
 
+With management servers (``--mgmd.address``), their `get status` and what the cluster log
+subscription, held for the run, received (the backups' outcomes during ``--interval``) go to
+the checks as they go to the view's.
+
 ``--interval`` reads twice, that long apart, so that the rates measure that window. The whole
 run is bounded by ``-t``: each stage gets what is left of it, and a run that runs out says
 which stage it was waiting for.
@@ -15,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ndbinfo_exporter.collectors.base import Collector
+from ndbinfo_exporter.scrape.mgmd.client import Address, address_name
+from ndbinfo_exporter.scrape.mgmd.reader import ManagementState, MgmdReader
 from ndbinfo_exporter.scrape.scraper import Scraper, ScrapeResult
 from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import TargetConfig
@@ -45,6 +51,7 @@ class Reading:
     interval: float | None  # seconds between the two reads, None for one read
     collectors: tuple[str, ...]  # the collectors read
     timed_out: str | None = None  # the stage the run gave up in
+    management: ManagementState | None = None  # None: no management server is read
 
     @property
     def config(self) -> ConfigView | None:
@@ -145,18 +152,35 @@ async def read(
     interval: float | None,
     stage: Stage,
     placement: bool = False,
+    managers: Sequence[Address] = (),
 ) -> Reading:
     """``placement``: also read the fragment placement (the report: the tables behind dead
-    replicas and hot tables; a check never reads it)."""
-    names = [c.name for c in scraper.collectors]
-    result = await _scrape(scraper, target, names, stage)
-    previous = None
-    if interval is not None and result.up and stalled(result) is None:
-        stage.now = f"the {interval:g} s between the two reads"
-        await asyncio.sleep(interval)
-        previous, result = result, await _scrape(scraper, target, names, stage)
-    placed = await _read_placement(scraper, target, result, stage) if placement else None
-    return modelled(result, previous, checks, tuple(names), interval, placed)
+    replicas and hot tables; a check never reads it). ``managers``: the cluster's
+    management servers."""
+    manager = MgmdReader(managers) if managers else None
+    try:
+        if manager is not None:
+            manager.subscription.start()
+        names = [c.name for c in scraper.collectors]
+        result = await _scrape(scraper, target, names, stage)
+        previous = None
+        if interval is not None and result.up and stalled(result) is None:
+            stage.now = f"the {interval:g} s between the two reads"
+            await asyncio.sleep(interval)
+            previous, result = result, await _scrape(scraper, target, names, stage)
+        placed = await _read_placement(scraper, target, result, stage) if placement else None
+        management = await _management(manager, stage)
+    finally:
+        if manager is not None:
+            await manager.close()
+    return modelled(result, previous, checks, tuple(names), interval, placed, management)
+
+
+async def _management(manager: MgmdReader | None, stage: Stage) -> ManagementState | None:
+    if manager is None:
+        return None
+    stage.now = f"the management servers {', '.join(map(address_name, manager.addresses))}"
+    return await manager.current(max(0.1, stage.left() - MARGIN_SECONDS), max_age=0.0)
 
 
 def modelled(
@@ -166,6 +190,7 @@ def modelled(
     collectors: tuple[str, ...],
     interval: float | None = None,
     placement: Placement | None = None,
+    management: ManagementState | None = None,
 ) -> Reading:
     """The models of one scrape result (and the one before it), built as the view builds
     them, and the findings of ``checks``."""
@@ -176,7 +201,9 @@ def modelled(
     cluster = cluster_view(result, samples, before, previous, groups)
     inputs, findings = None, []
     if result.up:
-        inputs = Inputs(cluster, samples, config_view(result, samples), placement, before)
+        inputs = Inputs(
+            cluster, samples, config_view(result, samples), placement, before, management
+        )
         findings = evaluated(checks, inputs)
     return Reading(
         result=result,
@@ -186,4 +213,5 @@ def modelled(
         interval=interval if previous is not None else None,
         collectors=collectors,
         timed_out=stalled(result),
+        management=management,
     )

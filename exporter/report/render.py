@@ -131,6 +131,8 @@ def tables(report: Report) -> Iterator[Table]:
         )
     if report.replication is not None:
         yield from _replication(report)
+    if report.management is not None:
+        yield from _management(report)
     yield _configuration_table(report)
 
 
@@ -186,6 +188,45 @@ def _configuration_table(report: Report) -> Table:
             if not report.configuration
             else None
         ),
+    )
+
+
+def _management(report: Report) -> Iterator[Table]:
+    """Every node as the management server reports it, and the backups."""
+    m = report.management
+    assert m is not None
+    answered = ", ".join(
+        f"{s.address} {'answers' if s.answered else 'no answer'}" for s in m.servers
+    )
+    yield Table(
+        "Management server: every node",
+        ("node", "type", "status", "connects", "version"),
+        [
+            (
+                str(n.node_id),
+                n.node_type,
+                n.status + (f" (phase {n.start_phase})" if n.start_phase else ""),
+                str(n.connect_count),
+                _text(n.version),
+            )
+            for n in m.nodes
+        ],
+        note=answered,
+    )
+    backup = m.last_backup
+    yield Table(
+        "Backups (cluster log, during this run)",
+        ("", ""),
+        [
+            (
+                "last completed",
+                "none received"
+                if backup is None
+                else f"backup {backup.backup_id}: {_size(backup.bytes)}, {backup.records} records",
+            ),
+            ("aborted", str(m.backups_aborted)),
+            ("failed to start", str(m.backups_failed_to_start)),
+        ],
     )
 
 

@@ -344,3 +344,51 @@ class TargetsView(BaseModel):
     typed: bool = Field(
         description="Other targets may be typed in: they are checked against --probe.allowed-targets"
     )
+
+
+class ManagementServer(BaseModel):
+    address: str
+    answered: bool = Field(description="Answered get status at the last read")
+
+
+class ManagedNode(BaseModel):
+    node_id: int
+    node_type: str = Field(description="NDB, MGM or API")
+    status: str = Field(description="get status: STARTED, NO_CONTACT, CONNECTED, ...")
+    start_phase: int | None = Field(None, description="Data nodes: the start phase")
+    connect_count: int
+    version: str | None = Field(None, description="NDB version, when the node reports one")
+
+
+class LastBackup(BaseModel):
+    backup_id: int
+    completed_at: float = Field(description="Unix time its BackupCompleted arrived")
+    bytes: int = Field(description="Data bytes written")
+    records: int = Field(description="Records written")
+
+
+class LogEvent(BaseModel):
+    type: str = Field(description="Event type name (ndb_logevent.h)")
+    time: float = Field(description="Unix time the exporter received it")
+    source_node: int
+    severity: Literal["INFO", "WARNING", "ERROR", "ALERT"]
+    text: str
+
+
+class ManagementView(BaseModel):
+    target: str = Field(description="The SQL node whose cluster this is")
+    read_at: float | None = Field(None, description="Unix time of the last get status")
+    servers: list[ManagementServer]
+    nodes: list[ManagedNode] = Field(
+        description="Every node (data, management, API) as the last get status reported it"
+    )
+    subscription_up: bool = Field(description="The cluster log subscription is open")
+    listening_since: float | None = Field(
+        None, description="Unix time the exporter first subscribed to the cluster log"
+    )
+    last_backup: LastBackup | None = Field(
+        None, description="The last BackupCompleted since the exporter started listening"
+    )
+    backups_aborted: int
+    backups_failed_to_start: int
+    events: list[LogEvent] = Field(description="The latest cluster log events, newest first")

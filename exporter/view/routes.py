@@ -28,6 +28,7 @@ from ndbinfo_exporter.view.models import (
     ClusterView,
     ConfigView,
     FindingsView,
+    ManagementView,
     PlacementView,
     TableFragments,
     TargetsView,
@@ -310,6 +311,23 @@ def _model_routes(api: APIRouter, views: _Views) -> None:
         view = views.source(target, auth_module)
         model = await views.reachable(view)
         return answer(model.bodies["findings"], request, views.freshness(view, model))
+
+    @api.get("/management", response_model=ManagementView, responses=ERRORS)
+    async def get_management(
+        request: Request, target: TargetQuery = None, auth_module: AuthModuleQuery = None
+    ) -> Response:
+        """The cluster as its management server reports it (--mgmd.address): every node's
+        status, the last completed backup, backups aborted or failed to start, and the latest
+        cluster log events, newest first. 404 when no management server is read for the
+        target."""
+        view = views.source(target, auth_module)
+        model = await view.model()
+        body = model.bodies.get("management")
+        if body is None:
+            raise ApiFailure(
+                404, f"no management server is read for {model.result.target} (--mgmd.address)"
+            )
+        return answer(body, request, views.freshness(view, model))
 
     @api.get("/config", response_model=ConfigView, responses=ERRORS)
     async def get_config(

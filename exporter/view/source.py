@@ -21,6 +21,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from ndbinfo_exporter import logs
+from ndbinfo_exporter.scrape.mgmd.reader import ManagementState
 from ndbinfo_exporter.scrape.ndb_visibility import OK
 from ndbinfo_exporter.scrape.scraper import Scraper, ScrapeResult
 from ndbinfo_exporter.targets import TargetConfig
@@ -79,6 +80,7 @@ class ViewSource:
         self._placement_version: tuple | None = None
         self._placement_error: tuple[float, str] | None = None
         self._model: ViewModel | None = None
+        self._management: ManagementState | None = None
         self._refresh: asyncio.Task[None] | None = None
         self._details: OrderedDict[tuple[float, int], Body] = OrderedDict()
         self._detail_reads: dict[tuple[float, int], asyncio.Future[Body]] = {}
@@ -169,11 +171,13 @@ class ViewSource:
             current = self._model = await self._build(result, None)
         if result.up:
             await self._follow_placement(result)
+        self._management = await self._reader.management(self._target, self._timeout, self.interval)
         if (
             current is not None
             and current.result is result
             and current.placement is self._placement
             and current.placement_error == self._error_text()
+            and current.management == self._management
         ):
             return
         self._model = await self._build(result, current)
@@ -186,6 +190,7 @@ class ViewSource:
             self._remember_groups(result),
             self._placement,
             self._error_text(),
+            self._management,
         )
 
     def _remember_groups(self, result: ScrapeResult) -> dict[int, int]:

@@ -45,6 +45,10 @@ OPERATION_ERRORS_MIN_PER_SECOND = 1
 # NdbDataNodeRestarted: a data node whose uptime went back to zero within 15 minutes.
 RESTART_RECENT_SECONDS = 15 * 60
 
+# NdbBackupNotCompleted: hours since the last backup completed (as the management server's
+# cluster log says), 26 so that a daily backup may run two hours late.
+BACKUP_AGE_HOURS = 26
+
 # Alert name -> the threshold (or thresholds) its expression compares with.
 ALERTS: dict[str, float | tuple[float, ...]] = {
     "NdbDataMemoryHigh": DATA_MEMORY_WARNING,
@@ -58,6 +62,7 @@ ALERTS: dict[str, float | tuple[float, ...]] = {
     "NdbBinlogInjectorBehind": INJECTOR_LAG_GCIS,
     "NdbEventBufferHigh": EVENT_BUFFER_GCIS,
     "NdbOperationErrorsHigh": (OPERATION_ERRORS_MIN_PER_SECOND, OPERATION_ERROR_SHARE),
+    "NdbBackupNotCompleted": BACKUP_AGE_HOURS,
 }
 # Alert name -> the window, in seconds, of its range selector.
 WINDOW_ALERTS = {

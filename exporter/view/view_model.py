@@ -12,11 +12,13 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from ndbinfo_exporter.scrape.mgmd.reader import ManagementState
 from ndbinfo_exporter.scrape.scraper import ScrapeResult
 from ndbinfo_exporter.view import findings
 from ndbinfo_exporter.view import placement as placement_model
 from ndbinfo_exporter.view.body import Body
 from ndbinfo_exporter.view.cluster import cluster_view
+from ndbinfo_exporter.view.management import management_view
 from ndbinfo_exporter.view.models import ClusterView, FindingsView
 from ndbinfo_exporter.view.parameters import config_view
 from ndbinfo_exporter.view.placement import Placement, Selection
@@ -43,6 +45,7 @@ class ViewModel:
     placement: Placement | None
     placement_error: str | None
     bodies: dict[str, Body]
+    management: ManagementState | None = None
     _selections: OrderedDict[tuple, Selection] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -93,6 +96,7 @@ def build(
     groups: dict[int, int],
     placement: Placement | None,
     placement_error: str | None,
+    management: ManagementState | None = None,
 ) -> ViewModel:
     """Runs on a worker thread: everything O(series) happens here, once per model. The
     samples' index is dropped when the model is built."""
@@ -101,6 +105,8 @@ def build(
     groups = {**groups, **groups_from(placement, groups)}
     cluster = cluster_view(result, samples, before, previous, groups)
     bodies = {"cluster": Body.of(cluster)}
+    if management is not None:
+        bodies["management"] = Body.of(management_view(result.target, management))
     if result.up:
         config = config_view(result, samples)
         checked = findings.evaluate(
@@ -110,6 +116,7 @@ def build(
                 config=config,
                 placement=placement,
                 previous=before,
+                management=management,
             )
         )
         bodies["config"] = Body.of(config)
@@ -124,7 +131,7 @@ def build(
                 unknown=sum(1 for f in checked if f.status == "unknown"),
             )
         )
-    return ViewModel(result, previous, cluster, placement, placement_error, bodies)
+    return ViewModel(result, previous, cluster, placement, placement_error, bodies, management)
 
 
 def previous_of(model: ViewModel | None, result: ScrapeResult) -> ScrapeResult | None:

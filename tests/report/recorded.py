@@ -14,15 +14,19 @@ from tests.view import scrape_data
 __all__ = ["judged", "reading", "scrape_data"]
 
 
-def reading(result, *flags: str) -> Reading:
+def reading(result, *flags: str, management=None) -> Reading:
     options = parse_options("check", list(flags), all_collectors())
     selection = nagios.select(options.only)
-    found = modelled(result, None, selection.evaluated(), ())
+    found = modelled(result, None, selection.evaluated(), (), management=management)
     rejudged = limits.rejudged(found.findings, found.inputs, options.thresholds)
-    return Reading(found.result, found.cluster, found.inputs, rejudged, None, ())
+    return Reading(
+        found.result, found.cluster, found.inputs, rejudged, None, (), management=management
+    )
 
 
-def judged(result, *flags: str) -> Verdict:
-    """What ``check FLAGS`` says of ``result``."""
+def judged(result, *flags: str, management=None) -> Verdict:
+    """What ``check FLAGS`` says of ``result`` (and of the management server's ``management``,
+    a ManagementState, when one is read)."""
     options = parse_options("check", list(flags), all_collectors())
-    return nagios.judge(reading(result, *flags), nagios.select(options.only), options)
+    found = reading(result, *flags, management=management)
+    return nagios.judge(found, nagios.select(options.only), options)

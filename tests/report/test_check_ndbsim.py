@@ -164,3 +164,19 @@ def test_a_stopped_replica_sql_thread_is_critical_for_replication():
     assert healthy.returncode == 0, healthy.stdout
     assert stopped.returncode == 2, stopped.stdout
     assert stopped.stdout.startswith("NDB CRITICAL - Replication stopped")
+
+
+def test_with_the_management_server_every_node_and_its_answer_are_judged(sim):
+    """--mgmd.address: the report lists every node as get status reports it; a management
+    server that does not answer is a warning."""
+    mgmd = f"--mgmd.address=127.0.0.1:{sim.mgm_port}"
+    report = json_report(*of(sim), mgmd, password=PASSWORD)
+    types = {(n["node_id"], n["node_type"]) for n in report["management"]["nodes"]}
+    assert {(1, "NDB"), (2, "NDB")} <= types and {t for _, t in types} == {"NDB", "MGM", "API"}
+    assert report["management"]["servers"][0]["answered"] is True
+    judged = {f["id"]: f["status"] for f in report["findings"]}
+    assert judged["mgmd_unreachable"] == judged["backup_failed"] == "ok"
+    sim.fault("mgm-down")
+    done = run("check", *of(sim), mgmd, password=PASSWORD)
+    assert done.returncode == 1, done.stdout
+    assert "Management server unreachable" in done.stdout.splitlines()[0]

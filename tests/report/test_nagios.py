@@ -4,16 +4,20 @@ performance data."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import pytest
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.report import nagios
 from ndbinfo_exporter.report.options import FAMILIES
+from ndbinfo_exporter.scrape.mgmd.events import CompletedBackup
+from ndbinfo_exporter.scrape.mgmd.reader import ManagementState
+from ndbinfo_exporter.view.findings import management as management_checks
 from ndbinfo_exporter.view.findings.evaluation import CHECKS
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
-from tests.report.recorded import judged, scrape_data
+from tests.report.recorded import judged, reading, scrape_data
 from tests.view.scrape_data import cluster, gauge
 
 READ = ("status", "nodes", "processes", "membership", "memoryusage", "logspaces", "fragments")
@@ -37,7 +41,8 @@ def links(result, connects: dict[int, float]):
 
 def test_every_check_declares_a_family_and_what_it_reads():
     assert {c.family for c in CHECKS} == set(FAMILIES)
-    assert all(c.reads for c in CHECKS)
+    # the management server's checks read no collector: the reader of --mgmd.address
+    assert all(c.reads for c in CHECKS if c.evaluate.__module__ != management_checks.__name__)
     collectors = {c.name for c in all_collectors()}
     assert {name for c in CHECKS for name in c.reads} <= collectors
     storage = nagios.select(("storage",)).checks
@@ -136,3 +141,91 @@ def test_redo_perfdata_is_the_fullest_part_the_finding_judges():
     verdict = judged(read(cluster()), "--only", "redo_log_full", "-w", "redo=15")
     assert verdict.code == nagios.WARNING
     assert "'redo_fullest_part_node_1'=15.625%;15;90;0;100" in verdict.perfdata.split()
+
+
+def managed(
+    completed_hours_ago: float | None = 2.0,
+    failed_hours_ago: float | None = None,
+    answered: bool = True,
+    listened_hours: float = 30.0,
+) -> ManagementState:
+    """What the management server reader keeps of a cluster whose last backup completed (and
+    one aborted) that many hours ago."""
+    now = time.time()
+    backup = None
+    if completed_hours_ago is not None:
+        backup = CompletedBackup(7, now - completed_hours_ago * 3600, 2**30, 10**6)
+    return ManagementState(
+        read_at=now,
+        answered=(("mgm1:1186", answered),),
+        nodes=(),
+        subscription_up=answered,
+        listening_since=now - listened_hours * 3600,
+        last_backup=backup,
+        backups_aborted=int(failed_hours_ago is not None),
+        backups_failed_to_start=0,
+        last_backup_failure=None if failed_hours_ago is None else now - failed_hours_ago * 3600,
+        events=(),
+    )
+
+
+ONLY = ("--only", "backup,availability")
+
+
+@pytest.mark.parametrize(
+    "state, flags, code, text",
+    [
+        (managed(), ONLY, nagios.OK, "checks passed"),
+        (managed(failed_hours_ago=1), ONLY, nagios.CRITICAL, "none completed since"),
+        (managed(2, failed_hours_ago=3), ONLY, nagios.OK, "checks passed"),
+        (managed(30), ONLY, nagios.WARNING, "completed 30.0 h ago (over 26 h)"),
+        (managed(2), (*ONLY, "-w", "backup_age=1"), nagios.WARNING, "backup_age_hours 2"),
+        (managed(None, listened_hours=27), ONLY, nagios.WARNING, "No backup completed in the 27"),
+        (managed(None, listened_hours=1), ONLY, nagios.OK, "checks passed"),
+        (managed(answered=False), ONLY, nagios.WARNING, "mgm1:1186 does not answer"),
+        (None, ("--only", "availability"), nagios.OK, "checks passed"),
+        (None, ONLY, nagios.UNKNOWN, "No management server is read"),
+    ],
+)
+def test_backup_state_and_management_server_from_the_cluster_log(state, flags, code, text):
+    """The management server's findings: the latest backup aborted or failed (CRITICAL), none
+    completed within backup_age hours (WARNING; -w/-c backup_age=), the management server
+    not answering (WARNING); nothing to judge without one, UNKNOWN when asked for."""
+    verdict = judged(read(cluster()), *flags, management=state)
+    assert verdict.code == code, verdict.output()
+    assert text in verdict.output(), verdict.output()
+    age = [p for p in verdict.perfdata.split() if p.startswith("'backup_age_hours'=")]
+    if state is None or state.last_backup is None:
+        assert age == []
+    else:
+        warning = "1" if "backup_age=1" in flags else "26"
+        assert len(age) == 1 and age[0].split(";")[1:4] == [warning, "", "0"], age
+
+
+def test_the_report_shows_every_node_and_the_backups_the_management_server_reports():
+    from ndbinfo_exporter.collectors.registry import all_collectors
+    from ndbinfo_exporter.report import document, render
+    from ndbinfo_exporter.report.options import parse_options
+    from ndbinfo_exporter.scrape.mgmd.protocol import NodeStatus
+
+    state = replace(
+        managed(failed_hours_ago=1),
+        nodes=(
+            NodeStatus(1, "NDB", "STARTED", 0, 1, 524816),
+            NodeStatus(49, "MGM", "CONNECTED", 0, 0, 0),
+        ),
+    )
+    options = parse_options("report", [], all_collectors())
+    found = reading(read(cluster()), management=state)
+    verdict = nagios.judge(found, nagios.select(()), options)
+    report = document.build(found, options, verdict)
+    assert report.status == "CRITICAL"
+    assert [(n.node_id, n.status) for n in report.management.nodes] == [
+        (1, "STARTED"),
+        (49, "CONNECTED"),
+    ]
+    assert report.management.last_backup.backup_id == 7 and report.management.backups_aborted == 1
+    shown = render.text(report)
+    assert "Management server: every node" in shown and "backup 7: 1.0 GiB" in shown
+    without = document.build(reading(read(cluster())), options, verdict)
+    assert without.management is None

@@ -13,8 +13,12 @@ is checked for the labels its own fault gives: the four growth faults, backups-s
 old-version on data node 3, old-config-generation on data node 2 and a start of data node 4
 held in a start phase by stuck-start. The growth faults start at 55% and rise by 10% a
 cluster hour, so that the alerts' "at least half used" holds at once and the rise of the
-troughs shows after the hour of their lower envelope. The longest is NdbBackupTooOld, 26
-cluster hours after the last backup. Every alert clears after the reset: the resources are
+troughs shows after the hour of their lower envelope. The longest is NdbBackupNotCompleted,
+26 cluster hours after the last backup completed. The exporter reads the management server,
+which reports completions: there NdbBackupTooOld (backups started) stays quiet, its place
+taken by NdbBackupNotCompleted, even once the last backup started is 26 hours old. A second
+exporter of the same cluster, reading only the backup id and no management server, is a
+cluster of its own to the rules (STARTED_ONLY), where NdbBackupTooOld fires. Every alert clears after the reset: the resources are
 back below half, the stuck node starts, the nodes agree again, and the next scheduled backup
 (within 4 cluster hours) makes the backup young.
 """
@@ -37,9 +41,12 @@ from ndbinfo_exporter.collectors.registry import all_collectors
 from tests.support.live_stack import RULE_FILES, Prometheus, running_prometheus_builds, wait_until
 
 CLUSTER = "slow"
+# The same simulated cluster through an exporter that reads no management server and only
+# the backup collector: where NdbBackupTooOld follows the backups started.
+STARTED_ONLY = "slow-no-mgmd"
 # A scrape of ndbsim takes one to two seconds on a busy 2-core machine (ndbsim answers one
 # statement at a time); at 900 cluster seconds per wall second an hour of the rules' windows is
-# 4 s, more than a scrape interval, and the 26 hours of NdbBackupTooOld are 104 s.
+# 4 s, more than a scrape interval, and the 26 hours of NdbBackupNotCompleted are 104 s.
 SPEED = 900
 SCRAPE_INTERVAL = "3s"
 # 8 tables: one of them is a disk data table (tablespace ts_1, an undo log); few writes, so
@@ -48,7 +55,9 @@ SIM_ARGS = ("--data-nodes", "4", "--tables", "8", "--ops-per-second", "50")
 COLLECTORS = ("memoryusage", "logspaces", "disk_data", "backup", "nodes", "processes")
 GROWTH_RATE = 0.1  # share per cluster hour: from 55% to 95% in 4 hours
 GROWTH_START = 0.55
-BACKUP_AGE_HOURS = 26  # the threshold of NdbBackupTooOld
+BACKUP_AGE_HOURS = 26  # the threshold of NdbBackupNotCompleted and NdbBackupTooOld
+# NdbBackupTooOld's comparison without its `unless` (completion reported)
+BACKUP_STARTED_AGE = "(time() - cluster:ndb_backup_last_id_change:timestamp_seconds) / 3600 > 26"
 CLUSTER_HOUR = 3600 / SPEED  # wall seconds
 STARTUP_SECONDS = 60.0
 MARGIN_SECONDS = 60.0  # scrapes and evaluations on a busy machine
@@ -70,8 +79,8 @@ SCENARIO: dict[str, Case] = {
     "NdbRedoLogExhaustionPredicted": Case("redo-log-growth", GROWTH, {}),
     "NdbUndoLogExhaustionPredicted": Case("undo-log-growth", GROWTH, {}),
     "NdbTablespaceExhaustionPredicted": Case("tablespace-growth", GROWTH, {"filegroup": "ts_1"}),
-    "NdbBackupTooOld": Case("backups-stopped", {}, {"cluster": CLUSTER}),
     "NdbBackupNotCompleted": Case("backups-stopped", {}, {"cluster": CLUSTER}),
+    "NdbBackupTooOld": Case("backups-stopped", {}, {"cluster": STARTED_ONLY}),
     "NdbRestartPhaseStuck": Case("stuck-start", {"node": STUCK_NODE}, {"node_id": str(STUCK_NODE)}),
     "NdbVersionSkew": Case("old-version", {"node": 3}, {"cluster": CLUSTER}),
     "NdbConfigGenerationSkew": Case("old-config-generation", {"node": 2}, {"node_id": "2"}),
@@ -220,9 +229,23 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
                 log_dir=workdir,
             )
         )
+        started_only = running.enter_context(
+            running_exporter(
+                [f"--no-collector.{c.name}" for c in all_collectors() if c.name != "backup"],
+                mysqld=sim.account(),
+                name="ndbinfo-exporter-started-only",
+                log_dir=workdir,
+            )
+        )
         servers = running.enter_context(
             running_prometheus_builds(
-                {exporter.address: {"cluster": CLUSTER}}, workdir, SCRAPE_INTERVAL, rule_files
+                {
+                    exporter.address: {"cluster": CLUSTER},
+                    started_only.address: {"cluster": STARTED_ONLY},
+                },
+                workdir,
+                SCRAPE_INTERVAL,
+                rule_files,
             )
         )
         yield Stack(servers, sim, alert_expressions(rule_files))
@@ -276,6 +299,7 @@ def test_faults_make_slow_alerts_true_and_reset_clears_them(stack: Stack):
         print("true after (wall s, cluster h):")
         for (alert, name), after in sorted(seen.items()):
             print(f"  {alert} on {name}: {after:.1f} s, {after / CLUSTER_HOUR:.1f} h")
+    assert_completion_silences_started_age(stack)
     sim.reset()
     cleared = time.monotonic()
     wait_until(
@@ -285,3 +309,19 @@ def test_faults_make_slow_alerts_true_and_reset_clears_them(stack: Stack):
         interval=0.5,
     )
     print(f"quiet {time.monotonic() - cleared:.1f} s after the reset")
+
+
+def assert_completion_silences_started_age(stack: Stack) -> None:
+    """On the cluster whose management server is read the last backup started is 26 hours
+    old too, yet NdbBackupTooOld is quiet there: the management server reports completions,
+    which NdbBackupNotCompleted follows."""
+    started_age = compress_expr(BACKUP_STARTED_AGE, SPEED)
+    for name, prometheus in stack.servers.items():
+        wait_until(
+            lambda p=prometheus: [
+                s for s in p.query(started_age) if s["metric"].get("cluster") == CLUSTER
+            ],
+            CLUSTER_HOUR + MARGIN_SECONDS,
+            f"the last backup started 26 hours ago on {name}",
+        )
+        assert stack.matches_on(prometheus, "NdbBackupTooOld", cluster=CLUSTER) == []

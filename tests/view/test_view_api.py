@@ -9,6 +9,9 @@ from types import SimpleNamespace
 import httpx
 import pytest
 from fastapi import FastAPI
+from ndbinfo_exporter.scrape.mgmd import client as mgmd_client
+from ndbinfo_exporter.scrape.mgmd import protocol as mgmd_protocol
+from ndbinfo_exporter.scrape.mgmd.reader import MgmdReader
 from ndbinfo_exporter.targets import TargetConfig, Targets
 from ndbinfo_exporter.view import routes as view
 from ndbinfo_exporter.view import source as source_module
@@ -29,6 +32,12 @@ class RecordedScraper:
         self.scrapes = 0
         self.queries: list[str] = []
         self._last: Result | None = None
+        self.manager: MgmdReader | None = None  # the cluster's management server reader
+
+    async def management(self, target, timeout: float, max_age: float):
+        if self.manager is None:
+            return None
+        return await self.manager.current(timeout, max_age)
 
     def last(self, target_name: str) -> Result | None:
         return self._last
@@ -280,6 +289,7 @@ async def test_api_root_lists_the_endpoints(client):
         "/api/v1/cluster",
         "/api/v1/config",
         "/api/v1/findings",
+        "/api/v1/management",
         "/api/v1/placement",
         "/api/v1/placement/{table_id}",
         "/api/v1/targets",
@@ -409,3 +419,101 @@ async def test_cluster_answer_carries_the_replication_card(client, scraper):
     assert found["binlog_injector_behind"]["status"] == "ok"
     schema = (await client.get("/openapi.json")).json()["components"]["schemas"]
     assert {"Replication", "ReplicaChannel", "BinlogInjector"} <= set(schema)
+
+
+# A get status reply and cluster log events as ndb_mgmd sends them (parsable listen event),
+# recorded from ndbsim's management server: two data nodes, the management node, a SQL node.
+GET_STATUS = """node status
+nodes: 4
+node.1.type: NDB
+node.1.status: STARTED
+node.1.version: 524816
+node.1.startphase: 0
+node.1.dynamic_id: 1
+node.1.node_group: 0
+node.1.connect_count: 1
+node.1.address: 127.0.0.1
+node.2.type: NDB
+node.2.status: NO_CONTACT
+node.2.version: 0
+node.2.startphase: 0
+node.2.dynamic_id: 0
+node.2.node_group: 0
+node.2.connect_count: 1
+node.2.address:
+node.49.type: MGM
+node.49.status: CONNECTED
+node.49.version: 524816
+node.49.startphase: 0
+node.49.dynamic_id: 0
+node.49.node_group: 0
+node.49.connect_count: 0
+node.49.address: 127.0.0.1
+node.50.type: API
+node.50.status: CONNECTED
+node.50.version: 524816
+node.50.startphase: 0
+node.50.dynamic_id: 0
+node.50.node_group: 0
+node.50.connect_count: 0
+node.50.address: 127.0.0.1""".splitlines()
+EVENTS = (
+    "type=54\ntime=0\nsource_nodeid=1\nstarting_node=50\nbackup_id=7",
+    "type=56\ntime=0\nsource_nodeid=1\nstarting_node=50\nbackup_id=7\nstart_gci=100"
+    "\nstop_gci=102\nn_bytes=1048576\nn_records=5000\nn_log_bytes=0\nn_log_records=0"
+    "\nn_bytes_hi=1\nn_records_hi=0\nn_log_bytes_hi=0\nn_log_records_hi=0",
+    "type=17\ntime=0\nsource_nodeid=2\nstoptype=0",
+    "type=27\ntime=0\nsource_nodeid=1\nblock=0\nfailed_node=2\ncompleting_node=1",
+    "type=57\ntime=0\nsource_nodeid=1\nstarting_node=50\nbackup_id=8\nerror=1326",
+)
+
+
+def recorded_manager(monkeypatch) -> MgmdReader:
+    """A management server reader that received EVENTS and answers get status with
+    GET_STATUS, without a connection."""
+
+    async def recorded_status(address):
+        return mgmd_protocol.node_statuses(mgmd_protocol.reply_values(GET_STATUS, "node status"))
+
+    monkeypatch.setattr(mgmd_client, "get_status", recorded_status)
+    manager = MgmdReader([("mgm1", 1186)])
+    monkeypatch.setattr(manager.subscription, "start", lambda: None)
+    for block in EVENTS:
+        manager.state.record(mgmd_protocol.event(block.split("\n")))
+    return manager
+
+
+async def test_management_card_shows_nodes_backup_and_latest_events(scraper, client, monkeypatch):
+    """What the management server reader keeps (the last get status, the backups, the events
+    newest first) is what /api/v1/management serves; without a reader it is a 404."""
+    missing = await client.get("/api/v1/management")
+    assert missing.status_code == 404 and "--mgmd.address" in missing.json()["error"]
+    scraper.manager = recorded_manager(monkeypatch)
+    clock.now += 60  # past the view's interval: the next request refreshes
+    await client.get("/api/v1/management")
+    await refreshed(client)
+    answer = (await client.get("/api/v1/management")).json()
+
+    assert answer["servers"] == [{"address": "mgm1:1186", "answered": True}]
+    nodes = {n["node_id"]: n for n in answer["nodes"]}
+    assert sorted(nodes) == [1, 2, 49, 50]
+    assert (nodes[2]["status"], nodes[49]["node_type"]) == ("NO_CONTACT", "MGM")
+    assert nodes[1]["version"] == "8.2.16" and nodes[50]["start_phase"] is None
+    assert answer["last_backup"]["backup_id"] == 7
+    assert (answer["last_backup"]["bytes"], answer["last_backup"]["records"]) == (
+        2**32 + 2**20,
+        5000,
+    )
+    assert (answer["backups_aborted"], answer["backups_failed_to_start"]) == (1, 0)
+    events = answer["events"]
+    assert [e["type"] for e in events] == [
+        "BackupAborted",
+        "NodeFailCompleted",
+        "NDBStopStarted",
+        "BackupCompleted",
+        "BackupStarted",
+    ]
+    assert [e["severity"] for e in events[:3]] == ["ALERT", "ALERT", "INFO"]
+    assert events[0]["text"] == "Backup 8 started from 50 has been aborted. Error: 1326"
+    assert events[1]["text"] == "Node failure of node 2 completed"
+    assert events[3]["text"].endswith(f"{2**32 + 2**20} bytes")

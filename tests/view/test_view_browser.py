@@ -14,7 +14,7 @@ from ndb_harness import running_ndbsim
 from ndbinfo_exporter.targets import TargetConfig, Targets
 
 from tests.view.scrape_data import cluster, placement_rows, replica_rows
-from tests.view.test_view_api import RecordedScraper, view_app
+from tests.view.test_view_api import RecordedScraper, recorded_manager, view_app
 from tests.view.view_server import serving_app
 from tests.view.view_stack import running_stack
 
@@ -362,8 +362,9 @@ def test_without_a_default_sql_node_the_page_asks_for_one(page, stack):
 # ---- the page's own behaviour, over recorded data (no ndbsim needed) ----
 
 
-def recorded_view(alerts_url: str | None = None):
+def recorded_view(alerts_url: str | None = None, manager=None):
     scraper = RecordedScraper(cluster(), placement_rows(tables=30), replica_rows(tables=30))
+    scraper.manager = manager
     targets = Targets(
         default=TargetConfig("127.0.0.1", 3306, "exporter"), auth_modules={}, allowed_patterns=()
     )
@@ -389,7 +390,7 @@ def firing(name: str, runbook_url: str) -> dict:
     }
 
 
-def test_alert_links_are_http_only_and_the_page_works_under_its_csp(page):
+def test_alert_links_are_http_only_and_the_page_works_under_its_csp(page, monkeypatch):
     violations: list[str] = []
     dialogs: list[str] = []
     page.on(
@@ -403,7 +404,11 @@ def test_alert_links_are_http_only_and_the_page_works_under_its_csp(page):
             firing("NdbDataMemoryHigh", "https://runbooks.example/memory"),
         ]
     )
-    with serving_app(planted) as alerts_url, serving_app(recorded_view(alerts_url)) as url:
+    manager = recorded_manager(monkeypatch)
+    with (
+        serving_app(planted) as alerts_url,
+        serving_app(recorded_view(alerts_url, manager)) as url,
+    ):
         answer = page.goto(url + "/")
         policy = answer.headers["content-security-policy"]
         assert "script-src 'self'" in policy and "unsafe-inline" not in policy
@@ -417,6 +422,14 @@ def test_alert_links_are_http_only_and_the_page_works_under_its_csp(page):
         # Styles set from the script (the bars' widths) work under the policy.
         widths = page.locator(".bar > span").evaluate_all("s => s.map(e => e.style.width)")
         assert widths and all(w.endswith("%") for w in widths)
+        # The management server's card: the newest event first, coloured by its severity.
+        assert page.get_by_test_id("management-section").is_visible()
+        newest = page.get_by_test_id("event-0")
+        assert newest.get_attribute("data-value") == "BackupAborted"
+        assert newest.evaluate("r => getComputedStyle(r).backgroundColor") != "rgba(0, 0, 0, 0)"
+        assert page.locator("#events tbody tr").count() == 5
+        assert page.get_by_test_id("managed-node-2").get_attribute("data-value") == "NO_CONTACT"
+        assert page.get_by_test_id("backup-id").get_attribute("data-value") == "7"
     assert (violations, dialogs) == ([], [])
 
 

@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 import yaml
 from ndbinfo_exporter.view import findings, placement
+from ndbinfo_exporter.view.findings.management import NO_MANAGEMENT_SERVER
 from ndbinfo_exporter.view.samples import Samples
 
 from tests.view.scrape_data import (
@@ -233,7 +234,9 @@ def test_missing_collectors_give_unknown_not_errors():
     from tests.view.scrape_data import Result, gauge
 
     found = evaluate(Result(families=[gauge("ndb_up")]))
-    assert {f.status for f in found.values()} == {"unknown"}
+    without_management = {f.id for f in found.values() if f.summary == NO_MANAGEMENT_SERVER}
+    assert without_management == {"backup_failed", "backup_not_completed", "mgmd_unreachable"}
+    assert {f.status for f in found.values() if f.id not in without_management} == {"unknown"}
 
 
 def test_whole_cluster_down_is_a_critical_finding_and_no_check_passes():

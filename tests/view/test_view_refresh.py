@@ -54,6 +54,9 @@ class GatedScraper:
         self._last[target.name] = result
         return result
 
+    async def management(self, target, timeout: float, max_age: float):
+        return None  # no management server is read
+
     async def fold(self, target, sql: str, timeout: float, reduce):
         return reduce(iter(await self.query(target, sql, timeout)))
 

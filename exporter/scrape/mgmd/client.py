@@ -71,6 +71,7 @@ class Subscription:
         self.clock = clock
         self.up = False
         self.drops = 0  # times an established subscription was lost
+        self.established_at: float | None = None  # unix time the first one was established
         self._gap_seconds = 0.0
         self._down_since: float | None = None  # set while down after having been up
         self._task: asyncio.Task | None = None
@@ -136,6 +137,8 @@ class Subscription:
         return established
 
     def _established(self) -> None:
+        if self.established_at is None:
+            self.established_at = time.time()
         if self._down_since is not None:
             self._gap_seconds += self.clock() - self._down_since
             self._down_since = None

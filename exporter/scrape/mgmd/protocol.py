@@ -53,6 +53,23 @@ EVENT_NAMES = {
     73: "RedoStatus",
 }
 OTHER = "other"
+# The Logger severity of each event type that is not INFO (EventLogger.cpp, the matrix).
+SEVERITIES = {
+    "Disconnected": "ALERT",
+    "LCPStoppedInCalcKeepGci": "ALERT",
+    "NDBStopForced": "ALERT",
+    "NodeFailCompleted": "ALERT",
+    "NODE_FAILREP": "ALERT",
+    "ArbitResult": "ALERT",
+    "TransporterError": "ERROR",
+    "TransporterWarning": "WARNING",
+    "MissedHeartbeat": "WARNING",
+    "DeadDueToHeartbeat": "ALERT",
+    "WarningEvent": "WARNING",
+    "SubscriptionStatus": "WARNING",
+    "BackupFailedToStart": "ALERT",
+    "BackupAborted": "ALERT",
+}
 # The categories and levels the exporter listens to: every event it counts, not the
 # statistics and per-GCP chatter above level 8 (GlobalCheckpointCompleted is level 10).
 LISTEN_FILTER = "STARTUP=8 SHUTDOWN=8 CHECKPOINT=8 NODERESTART=8 CONNECTION=8 ERROR=8 INFO=8 BACKUP=15 STATISTICS=5"
@@ -86,6 +103,10 @@ class Event:
     @property
     def name(self) -> str:
         return EVENT_NAMES.get(self.type, OTHER)
+
+    @property
+    def severity(self) -> str:
+        return SEVERITIES.get(self.name, "INFO")
 
 
 @dataclass(frozen=True)

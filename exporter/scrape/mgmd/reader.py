@@ -6,13 +6,15 @@ never a failed scrape."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ndbinfo_exporter.collectors.base import add_states, counter, gauge
 from ndbinfo_exporter.scrape.mgmd import client
 from ndbinfo_exporter.scrape.mgmd.client import Address, Subscription
-from ndbinfo_exporter.scrape.mgmd.events import ClusterLogState
+from ndbinfo_exporter.scrape.mgmd.events import ClusterLogState, CompletedBackup, LoggedEvent
 from ndbinfo_exporter.scrape.mgmd.protocol import NODE_STATES, NodeStatus, ProtocolError
 from prometheus_client.core import Metric
 
@@ -102,6 +104,28 @@ METRICS = (
 )
 
 
+@dataclass(frozen=True)
+class ManagementState:
+    """What the reader knows of one cluster at one moment, for its readers: the
+    last `get status` (its time, which management servers answered, every node), the
+    subscription, the backups and the latest events, newest first."""
+
+    read_at: float | None  # unix time of the last get status, None before the first
+    answered: tuple[tuple[str, bool], ...]  # (address, answered the last get status)
+    nodes: tuple[NodeStatus, ...]
+    subscription_up: bool
+    listening_since: float | None  # unix time the first subscription was established
+    last_backup: CompletedBackup | None
+    backups_aborted: int
+    backups_failed_to_start: int
+    last_backup_failure: float | None  # unix time of the last BackupAborted/FailedToStart
+    events: tuple[LoggedEvent, ...]
+
+    @property
+    def reachable(self) -> bool:
+        return any(up for _, up in self.answered)
+
+
 class MgmdReader:
     """The management servers of one cluster (two for failover count once)."""
 
@@ -109,6 +133,9 @@ class MgmdReader:
         self.addresses = tuple(addresses)
         self.state = ClusterLogState()
         self.subscription = Subscription(self.addresses, self.state.record)
+        self._answered: tuple[tuple[str, bool], ...] = ()
+        self._nodes: tuple[NodeStatus, ...] = ()
+        self._read_at: float | None = None
 
     async def families(self, timeout: float) -> list[Metric]:
         """The families of one scrape; starts the subscription on first use."""
@@ -116,10 +143,38 @@ class MgmdReader:
         deadline = max(0.1, min(STATUS_DEADLINE, timeout))
         answers = await asyncio.gather(*(self._status(a, deadline) for a in self.addresses))
         up = UP.family()
-        for address, nodes in zip(self.addresses, answers, strict=True):
-            up.add_metric([client.address_name(address)], 0.0 if nodes is None else 1.0)
+        self._answered = tuple(
+            (client.address_name(address), nodes is not None)
+            for address, nodes in zip(self.addresses, answers, strict=True)
+        )
+        for name, answered in self._answered:
+            up.add_metric([name], 1.0 if answered else 0.0)
         nodes = next((n for n in answers if n is not None), [])
+        self._nodes, self._read_at = tuple(nodes), time.time()
         return [up, *node_families(nodes), *log_families(self.state, self.subscription)]
+
+    async def current(self, timeout: float, max_age: float) -> ManagementState:
+        """The state, after a `get status` when the last one (a scrape's) is older than
+        ``max_age`` seconds."""
+        if self._read_at is None or time.time() - self._read_at >= max_age:
+            await self.families(timeout)
+        return self.snapshot()
+
+    def snapshot(self) -> ManagementState:
+        state = self.state
+        failures = [state.last_seen.get(k) for k in ("BackupAborted", "BackupFailedToStart")]
+        return ManagementState(
+            read_at=self._read_at,
+            answered=self._answered,
+            nodes=self._nodes,
+            subscription_up=self.subscription.up,
+            listening_since=self.subscription.established_at,
+            last_backup=state.last_backup,
+            backups_aborted=state.backups_aborted,
+            backups_failed_to_start=state.backups_failed_to_start,
+            last_backup_failure=max((t for t in failures if t is not None), default=None),
+            events=tuple(reversed(state.recent)),
+        )
 
     @staticmethod
     async def _status(address: Address, deadline: float) -> list[NodeStatus] | None:

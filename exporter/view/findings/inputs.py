@@ -1,10 +1,12 @@
-"""What every check reads: the cluster view, the scrape's samples, the configuration and the
-fragment placement."""
+"""What every check reads: the cluster view, the scrape's samples, the configuration, the
+fragment placement, and what the management server reader keeps of the cluster when one is
+read."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ndbinfo_exporter.scrape.mgmd.reader import ManagementState
 from ndbinfo_exporter.view.models import ClusterView, ConfigView
 from ndbinfo_exporter.view.placement import Placement
 from ndbinfo_exporter.view.samples import Samples
@@ -17,3 +19,4 @@ class Inputs:
     config: ConfigView
     placement: Placement | None
     previous: Samples | None = None  # the scrape before, for counter increases
+    management: ManagementState | None = None  # None: no management server is read

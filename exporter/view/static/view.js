@@ -1,4 +1,4 @@
-// The cluster view: renders /api/v1/{cluster,findings,config,placement} and refreshes them.
+// The cluster view: renders /api/v1/{cluster,findings,config,placement,management} and refreshes them.
 // The page's own ?target= and &auth_module= go on to every API call, so a URL shows one SQL node.
 "use strict";
 
@@ -347,6 +347,37 @@ function renderReplication(r) {
   fill("replication", r.replicating ? h("div", { class: "replication" },
     roles.includes("replica") ? h("div", {}, replicaChannels(r)) : null,
     r.binlog ? h("div", {}, binlogInjector(r.binlog)) : null) : null);
+}
+
+// ---- management server (only with --mgmd.address): every node, the last backup, the events ----
+const MANAGED_OK = new Set(["STARTED", "CONNECTED"]);
+
+function renderManagement(m) {
+  document.getElementById("management-section").hidden = !m;
+  if (!m) return;
+  const answered = m.servers.filter((s) => s.answered).length;
+  fill("management-state", `${answered}/${m.servers.length} answering · cluster log ` +
+    (m.subscription_up ? "subscribed" : "not subscribed") +
+    (m.listening_since ? ` since ${fmt.time(m.listening_since)}` : ""));
+  const b = m.last_backup;
+  facts("backup", [
+    ["Last completed", b ? `backup ${b.backup_id} at ${fmt.time(b.completed_at)}` : "none seen since the exporter started listening", "backup-id", b ? b.backup_id : undefined],
+    ["Size", b ? `${fmt.bytes(b.bytes)} · ${fmt.int(b.records)} records` : "n/a", "backup-size", b ? b.bytes : undefined],
+    ["Aborted / failed to start", `${fmt.int(m.backups_aborted)} / ${fmt.int(m.backups_failed_to_start)}`, "backups-failed", m.backups_aborted + m.backups_failed_to_start],
+  ]);
+  const failed = document.querySelector('#backup [data-testid="backups-failed"]');
+  failed.classList.toggle("bad", m.backups_aborted + m.backups_failed_to_start > 0);
+  fill("managed-nodes", m.nodes.length ? m.nodes.map((n) =>
+    h("span", { class: `chip${MANAGED_OK.has(n.status) ? "" : " off"}`, "data-testid": `managed-node-${n.node_id}`, "data-value": n.status,
+      title: `${n.node_type} node ${n.node_id}${n.version ? " · " + n.version : ""} · connected ${n.connect_count} times` },
+    `${n.node_type} ${n.node_id} · ${n.status}${n.start_phase ? ` (phase ${n.start_phase})` : ""}`))
+    : h("span", { class: "note" }, "No get status answer yet."));
+  fill("events", m.events.length ? [
+    h("thead", {}, h("tr", {}, ["Time", "Severity", "Node", "Event"].map((t) => h("th", {}, t)))),
+    h("tbody", {}, m.events.map((e, i) => h("tr", { class: `event ${e.severity}`, "data-testid": `event-${i}`, "data-value": e.type },
+      h("td", {}, fmt.time(e.time)), h("td", { class: "sev" }, e.severity), h("td", { class: "num" }, String(e.source_node)),
+      h("td", { title: e.type }, e.text)))),
+  ] : h("tbody", {}, h("tr", {}, h("td", { class: "note" }, "No event since the exporter started listening."))));
 }
 
 // The levels of thresholds.py (warning, critical), given by the page: "data-memory", "redo".
@@ -780,7 +811,8 @@ async function refresh() {
 // One refresh draws one state of the cluster: its findings, configuration and alerts are asked
 // for with it and drawn with it, so that no card shows a newer state than another.
 async function refreshOnce() {
-  const others = Promise.allSettled([getJson(api("/api/v1/findings")), getJson(api("/api/v1/config")), getJson("/api/v1/alerts")]);
+  const others = Promise.allSettled([getJson(api("/api/v1/findings")), getJson(api("/api/v1/config")), getJson("/api/v1/alerts"),
+    getJson(api("/api/v1/management")).catch((err) => { if (err.status === 404) return null; throw err; })]);
   let cluster;
   let response;
   try {
@@ -802,7 +834,7 @@ async function refreshOnce() {
     showBanner(`Cannot load the cluster view: ${err.message}. Retrying every ${REFRESH_MS / 1000} s.`);
     return;
   }
-  const [findings, config, alerts] = await others;
+  const [findings, config, alerts, management] = await others;
   const up = document.getElementById("up");
   const [pillClass, pillText] = pill(cluster);
   up.className = `pill ${pillClass}`;
@@ -829,6 +861,8 @@ async function refreshOnce() {
   renderResources(cluster);
   renderReplication(cluster.replication);
   if (alerts.status === "fulfilled") renderAlerts(alerts.value);
+  if (management.status === "fulfilled") renderManagement(management.value);
+  else fill("management-state", `unavailable: ${management.reason.message}`);
   if (findings.status === "fulfilled") renderFindings(findings.value);
   else fill("findings", h("p", { class: "note" }, `Findings unavailable: ${findings.reason.message}`));
   if (config.status === "fulfilled") renderConfig(config.value, cluster);

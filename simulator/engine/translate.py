@@ -564,11 +564,17 @@ def _translated_view(sql: str) -> TranslatedView:
 def _group_key_positions(tree: exp.Expression) -> tuple[int, ...]:
     """The output positions of the GROUP BY keys of a view that groups without ordering, so
     that its rows come in one order, by group, as MySQL 5.7 sorts them (DuckDB's parallel
-    aggregation otherwise returns its groups in any order); none when a key is not an output
-    column."""
-    if not isinstance(tree, exp.Select) or tree.args.get("order") or not tree.args.get("group"):
+    aggregation otherwise returns its groups in any order), every position of a SELECT
+    DISTINCT without ORDER BY; none when a key is not an output column."""
+    if not isinstance(tree, exp.Select) or tree.args.get("order"):
         return ()
     outputs = [e.alias_or_name for e in tree.expressions]
+    if tree.args.get("distinct") and not tree.args.get("group"):
+        # SELECT DISTINCT: DuckDB's hash distinct returns rows in any order, MySQL in the
+        # order its temporary table filled; sorted by every column, one order each time
+        return tuple(range(len(outputs)))
+    if not tree.args.get("group"):
+        return ()
     keys = [
         g.alias_or_name if isinstance(g, exp.Column) else None
         for g in tree.args["group"].expressions

@@ -52,7 +52,7 @@ class MariaDB:
 
 
 def start(datadir: Path) -> MariaDB:
-    subprocess.run(
+    installed = subprocess.run(
         [
             _binary("mariadb-install-db"),
             "--no-defaults",
@@ -61,10 +61,13 @@ def start(datadir: Path) -> MariaDB:
             "--auth-root-authentication-method=socket",
             "--skip-test-db",
         ],
-        check=True,
         capture_output=True,
+        text=True,
         timeout=120,
     )
+    if installed.returncode != 0:
+        said = (installed.stderr or installed.stdout).strip().splitlines()[-5:]
+        raise RuntimeError(f"mariadb-install-db exited {installed.returncode}: {said}")
     port, sock = free_port(), datadir / "mysqld.sock"
     process = subprocess.Popen(
         [

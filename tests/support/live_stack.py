@@ -96,6 +96,22 @@ def wait_until_quiet(true_alerts: Callable[[], Any], timeout: float, what: str) 
         raise AssertionError(f"{exc}; alert expressions still true: {still[0]}") from None
 
 
+def scrape_config(targets: dict[str, dict[str, str]], scrape_interval: str) -> dict[str, Any]:
+    """prometheus.yml's global and scrape_configs (Prometheus, vmagent): `targets` (host:port
+    -> extra labels) in job "ndb", scraped every `scrape_interval`."""
+    return {
+        "global": {"scrape_interval": scrape_interval, "scrape_timeout": scrape_interval},
+        "scrape_configs": [
+            {
+                "job_name": "ndb",
+                "static_configs": [
+                    {"targets": [target], "labels": labels} for target, labels in targets.items()
+                ],
+            }
+        ],
+    }
+
+
 @contextmanager
 def prometheus_of_build(
     targets: dict[str, dict[str, str]],
@@ -108,24 +124,11 @@ def prometheus_of_build(
     the rules of `rule_files` (the NDB rules) evaluated at the scrape interval; its files are in
     `workdir`."""
     build.require()
-    config = {
-        "global": {
-            "scrape_interval": scrape_interval,
-            "scrape_timeout": scrape_interval,
-            # the rules see new samples once per scrape: evaluating them more often only
-            # spends the machine's CPU, which the other stacks of the suite share
-            "evaluation_interval": scrape_interval,
-        },
-        "rule_files": [str(path) for path in rule_files],
-        "scrape_configs": [
-            {
-                "job_name": "ndb",
-                "static_configs": [
-                    {"targets": [target], "labels": labels} for target, labels in targets.items()
-                ],
-            }
-        ],
-    }
+    config = scrape_config(targets, scrape_interval)
+    # the rules see new samples once per scrape: evaluating them more often only spends the
+    # machine's CPU, which the other stacks of the suite share
+    config["global"]["evaluation_interval"] = scrape_interval
+    config["rule_files"] = [str(path) for path in rule_files]
     with running_prometheus(build.prometheus, config, workdir) as prometheus:
         yield prometheus
 

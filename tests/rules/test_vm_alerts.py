@@ -26,17 +26,14 @@ from pathlib import Path
 import httpx
 import pytest
 from ndb_harness import Exporter, Ndbsim, running_alertmanager, running_exporter, running_ndbsim
-from ndb_harness.victoriametrics import (
-    VictoriaMetricsPrograms,
-    VictoriaMetricsStack,
-    running_victoriametrics_stack,
-)
+from ndb_harness.victoriametrics import VictoriaMetricsStack, running_victoriametrics_stack
 from ndbinfo_exporter.collectors.registry import all_collectors
 
 from tests.rules.rules_model import ALERTMANAGER_FILE, ROOT, alert_rules, load_yaml, tool
 from tests.support.live_stack import (
     PROMETHEUS_BUILDS,
     RULE_FILES,
+    VICTORIAMETRICS_PROGRAMS,
     Prometheus,
     prometheus_of_build,
     scrape_config,
@@ -44,8 +41,6 @@ from tests.support.live_stack import (
     wait_until,
 )
 
-TOOLS = ROOT / ".tools" / "bin"
-PROGRAMS = VictoriaMetricsPrograms(TOOLS / "victoria-metrics", TOOLS / "vmagent", TOOLS / "vmalert")
 SCALING_DOC = ROOT / "docs" / "scaling.md"
 SOURCE, REPLICA = "vm", "vm-dr"
 SPEED = 20  # 300 GCIs of 2 cluster seconds in 30 s
@@ -199,7 +194,7 @@ def _alertmanager_config() -> dict:
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory) -> Iterator[Stack]:
-    missing = [str(p) for p in (*vars(PROGRAMS).values(),) if not Path(p).exists()]
+    missing = [str(p) for p in (*vars(VICTORIAMETRICS_PROGRAMS).values(),) if not Path(p).exists()]
     if missing:
         pytest.skip(f"{', '.join(missing)} missing: `make tools`")
     build = PROMETHEUS_BUILDS[-1]
@@ -239,7 +234,7 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
         )
         victoriametrics = running.enter_context(
             running_victoriametrics_stack(
-                PROGRAMS,
+                VICTORIAMETRICS_PROGRAMS,
                 scrape_config(fronts, SCRAPE_INTERVAL),
                 RULE_FILES,
                 workdir / "victoriametrics",

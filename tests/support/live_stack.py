@@ -16,10 +16,17 @@ from typing import Any
 import httpx
 import pytest
 from ndb_harness import Prometheus, running_prometheus
+from ndb_harness.victoriametrics import VictoriaMetricsPrograms, running_victoriametrics_stack
 
 ROOT = Path(__file__).resolve().parents[2]
 RULE_FILES = tuple(sorted((ROOT / "provisioning" / "prometheus" / "rules").glob("*.yml")))
 STARTUP_SECONDS = 30.0
+TOOLS = ROOT / ".tools" / "bin"
+# vmagent -> VictoriaMetrics <- vmalert (built by `make tools`), beside the Prometheus builds
+VICTORIAMETRICS = "victoriametrics"
+VICTORIAMETRICS_PROGRAMS = VictoriaMetricsPrograms(
+    TOOLS / "victoria-metrics", TOOLS / "vmagent", TOOLS / "vmalert"
+)
 
 
 @dataclass(frozen=True)
@@ -199,11 +206,13 @@ def running_prometheus_builds(
     workdir: Path,
     scrape_interval: str,
     rule_files: tuple[Path, ...] = RULE_FILES,
-) -> Iterator[dict[str, Prometheus]]:
+    victoriametrics: bool = False,
+) -> Iterator[dict[str, Any]]:
     """One Prometheus server of every present build, all scraping the same `targets`
     (host:port -> extra labels) through shared_scrapes fronts, with `instance` still the
     target's host:port, and evaluating `rule_files`. The simulated clusters and exporters are shared instead of started
-    once per build."""
+    once per build. With `victoriametrics`, a VictoriaMetrics stack (VICTORIAMETRICS) scrapes
+    the same fronts and evaluates the same rules too."""
     present = [build for build in PROMETHEUS_BUILDS if not build.missing]
     if not present:
         PROMETHEUS_BUILDS[0].require()
@@ -213,7 +222,7 @@ def running_prometheus_builds(
             running.enter_context(shared_scrapes(target, max_age)): {"instance": target, **labels}
             for target, labels in targets.items()
         }
-        yield {
+        servers: dict[str, Any] = {
             build.name: running.enter_context(
                 prometheus_of_build(
                     fronts, workdir / build.name, scrape_interval, build, rule_files
@@ -221,3 +230,14 @@ def running_prometheus_builds(
             )
             for build in present
         }
+        if victoriametrics:
+            servers[VICTORIAMETRICS] = running.enter_context(
+                running_victoriametrics_stack(
+                    VICTORIAMETRICS_PROGRAMS,
+                    scrape_config(fronts, scrape_interval),
+                    rule_files,
+                    workdir / VICTORIAMETRICS,
+                    scrape_interval,
+                )
+            )
+        yield servers

@@ -44,6 +44,7 @@ from tests.support.live_stack import (
     Prometheus,
     PrometheusBuild,
     every_prometheus_build,
+    require_victoriametrics,
     running_prometheus_builds,
     wait_until,
 )
@@ -315,6 +316,7 @@ def test_every_healthy_query_returns_data(stack, prometheus_build):
 
 def test_every_healthy_query_returns_data_on_victoriametrics(stack):
     """The same queries, through VictoriaMetrics' engine (MetricsQL) over the same scrapes."""
+    require_victoriametrics()
     _assert_healthy_queries_return_data(stack.servers[VICTORIAMETRICS], stack.conditions)
 
 

@@ -21,7 +21,6 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import httpx
 import pytest
@@ -36,6 +35,7 @@ from tests.support.live_stack import (
     VICTORIAMETRICS_PROGRAMS,
     Prometheus,
     prometheus_of_build,
+    require_victoriametrics,
     scrape_config,
     shared_scrapes,
     wait_until,
@@ -194,9 +194,7 @@ def _alertmanager_config() -> dict:
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory) -> Iterator[Stack]:
-    missing = [str(p) for p in (*vars(VICTORIAMETRICS_PROGRAMS).values(),) if not Path(p).exists()]
-    if missing:
-        pytest.skip(f"{', '.join(missing)} missing: `make tools`")
+    require_victoriametrics()
     build = PROMETHEUS_BUILDS[-1]
     workdir = tmp_path_factory.mktemp("vm-alerts")
     with ExitStack() as running:

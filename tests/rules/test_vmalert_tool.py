@@ -19,9 +19,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.rules.rules_model import ROOT, RUNBOOK_FILE, UNIT_TEST_FILES, load_yaml
+from tests.rules.rules_model import RUNBOOK_FILE, UNIT_TEST_FILES, load_yaml
+from tests.support.live_stack import TOOLS, require_programs
 
-VMALERT_TOOL = ROOT / ".tools" / "bin" / "vmalert-tool"
+VMALERT_TOOL = TOOLS / "vmalert-tool"
 RUNBOOK_SECTION = "## On VictoriaMetrics (vmalert)"
 
 # (unit test file, test group) -> the rule whose case cannot be shared.
@@ -146,8 +147,7 @@ SHARED = [
 def test_vmalert_tool_unit_tests(tmp_path: Path):
     """Every shared file in one run: one start of vmalert-tool's VictoriaMetrics, which costs
     more than the tests; a failure names its file and test group."""
-    if not VMALERT_TOOL.exists():
-        pytest.skip(f"{VMALERT_TOOL} missing: `make tools`")
+    require_programs(VMALERT_TOOL)
     copies = [vmalert_tool_copy(path, tmp_path) for path in SHARED]
     result = subprocess.run(
         [

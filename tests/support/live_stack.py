@@ -76,6 +76,20 @@ every_prometheus_build = pytest.mark.parametrize(
 )
 
 
+def require_programs(*paths: Path) -> None:
+    """Skip the calling test when a program of `paths` is absent; fail instead under CI=true,
+    as PrometheusBuild.require does."""
+    if missing := [str(path) for path in paths if not path.is_file()]:
+        reason = f"{', '.join(missing)} missing (built from the Go module proxy by `make tools`)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+
+
+def require_victoriametrics() -> None:
+    require_programs(*vars(VICTORIAMETRICS_PROGRAMS).values())
+
+
 def wait_until(check: Callable[[], Any], timeout: float, what: str, interval: float = 0.5) -> Any:
     """Poll `check` until it returns something truthy; AssertionError naming `what` on timeout."""
     deadline = time.monotonic() + timeout
@@ -230,7 +244,8 @@ def running_prometheus_builds(
             )
             for build in present
         }
-        if victoriametrics:
+        programs = vars(VICTORIAMETRICS_PROGRAMS).values()
+        if victoriametrics and all(path.is_file() for path in programs):
             servers[VICTORIAMETRICS] = running.enter_context(
                 running_victoriametrics_stack(
                     VICTORIAMETRICS_PROGRAMS,

@@ -402,7 +402,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             plan = plan_monitoring(options.prometheus_port or free_port(), options.backend)
             alerts = []
             if plan.prometheus_url:  # the view shows the alerts of this cluster only
-                alerts = ["--view.alerts-url", f'{plan.prometheus_url}/?filter=cluster="{CLUSTER}"']
+                # vmalert serves /api/v1/alerts and its alerts page under /vmalert
+                base = plan.prometheus_url + ("/vmalert" if plan.victoriametrics else "")
+                alerts = ["--view.alerts-url", f'{base}/?filter=cluster="{CLUSTER}"']
             exporter = stack.enter_context(
                 running_exporter(
                     [*alerts, *DEMO_FLAGS, f"--mgmd.address={HOST}:{sim.mgm_port}"],

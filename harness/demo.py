@@ -1,5 +1,8 @@
 """``make demo``: ndbsim, the exporter pointed at it, and Prometheus with the project's alert
-rules and Alertmanager when their programs are installed, until Ctrl-C.
+rules and Alertmanager when their programs are installed, until Ctrl-C. With ``--backend
+victoriametrics`` the same stack runs on VictoriaMetrics instead of Prometheus: vmagent
+scrapes the exporters into a VictoriaMetrics server, vmalert evaluates the same rule files
+and sends to Alertmanager, and the view's alert list follows vmalert.
 
 Options the demo does not know are handed to ndbsim (``--data-nodes 8 --tables 2000``).
 Every process listens on a free port of 127.0.0.1 unless told otherwise, so the demo never
@@ -29,11 +32,16 @@ from ndb_harness.ports import HOST, free_port
 from ndb_harness.process import HarnessError, Process
 from ndb_harness.prometheus import running_alertmanager, running_prometheus
 from ndb_harness.simulator import Ndbsim, running_ndbsim
+from ndb_harness.victoriametrics import VictoriaMetricsPrograms, running_victoriametrics_stack
 
 CLUSTER = "demo"
 REPLICA_CLUSTER = "dr"  # the replica cluster of --replica
 PROVISIONING = Path(__file__).resolve().parents[1] / "provisioning"  # in a source checkout
 PROMETHEUS = ("prometheus",)
+BACKENDS = ("prometheus", "victoriametrics")
+# VictoriaMetrics' programs: on the PATH, or built by `make tools` in a source checkout
+VICTORIAMETRICS = ("victoria-metrics", "vmagent", "vmalert")
+TOOLS = PROVISIONING.parent / ".tools" / "bin"
 ALERTMANAGER = ("prometheus-alertmanager", "alertmanager")  # Debian's name, upstream's name
 # A demo cluster is small: the per-phase restart times (off by default for the series they
 # add per data node) fill the data-node dashboard's restart table after a fault.
@@ -42,12 +50,14 @@ DEMO_FLAGS = ("--collector.restart_info.phases=true",)
 
 @dataclass(frozen=True)
 class Monitoring:
-    """Prometheus (with the project's rules) and Alertmanager, as far as they are installed."""
+    """Prometheus or vmalert (with the project's rules) and Alertmanager, as far as they are
+    installed."""
 
-    prometheus_url: str | None
+    prometheus_url: str | None  # where the alerts are read: Prometheus or vmalert
     alertmanager_url: str | None
     left_out: list[str]  # one line each: what is not running and why
     processes: list[Process]
+    victoriametrics_url: str | None = None  # the server, when vmalert evaluates the rules
 
 
 def find_program(names: Sequence[str]) -> str | None:
@@ -71,18 +81,11 @@ def _labels(cluster: str) -> dict[str, str]:
     return {"cluster": cluster, "source_cluster": CLUSTER, "instance": f"ndbsim-{cluster}"}
 
 
-def _prometheus_config(
-    exporters: dict[str, str], alertmanager: str | None, every: float
-) -> dict[str, Any]:
-    """Prometheus scraping each exporter (cluster label -> exporter URL)."""
+def _scrape_config(exporters: dict[str, str], every: float) -> dict[str, Any]:
+    """Scraping each exporter (cluster label -> exporter URL), for Prometheus or vmagent."""
     interval = f"{every:g}s"
-    config: dict[str, Any] = {
-        "global": {
-            "scrape_interval": interval,
-            "scrape_timeout": interval,
-            "evaluation_interval": interval,
-        },
-        "rule_files": [str(PROVISIONING / "prometheus" / "rules" / "*.yml")],
+    return {
+        "global": {"scrape_interval": interval, "scrape_timeout": interval},
         "scrape_configs": [
             {
                 "job_name": "ndb",
@@ -96,6 +99,15 @@ def _prometheus_config(
             }
         ],
     }
+
+
+def _prometheus_config(
+    exporters: dict[str, str], alertmanager: str | None, every: float
+) -> dict[str, Any]:
+    """Prometheus scraping each exporter and evaluating the rules at the same interval."""
+    config = _scrape_config(exporters, every)
+    config["global"]["evaluation_interval"] = f"{every:g}s"
+    config["rule_files"] = [str(PROVISIONING / "prometheus" / "rules" / "*.yml")]
     if alertmanager:
         targets = [alertmanager.removeprefix("http://")]
         config["alerting"] = {"alertmanagers": [{"static_configs": [{"targets": targets}]}]}
@@ -104,30 +116,53 @@ def _prometheus_config(
 
 @dataclass(frozen=True)
 class MonitoringPlan:
-    """Which of Prometheus and Alertmanager the demo can start; Prometheus' URL is known
-    before the exporter starts, for its --view.alerts-url."""
+    """Which of Prometheus (or VictoriaMetrics) and Alertmanager the demo can start; the URL
+    the alerts are read from (Prometheus' or vmalert's) is known before the exporter starts,
+    for its --view.alerts-url."""
 
     prometheus: str | None  # program
     alertmanager: str | None
     prometheus_url: str | None
     left_out: list[str]  # one line each: what does not run and why
+    victoriametrics: VictoriaMetricsPrograms | None = None  # instead of Prometheus
 
 
-def plan_monitoring(prometheus_port: int) -> MonitoringPlan:
+def _victoriametrics_programs() -> VictoriaMetricsPrograms | None:
+    found = [find_program((name,)) or _built(name) for name in VICTORIAMETRICS]
+    if None in found:
+        return None
+    return VictoriaMetricsPrograms(*(Path(path) for path in found if path))
+
+
+def _built(name: str) -> str | None:
+    path = TOOLS / name
+    return str(path) if path.is_file() else None
+
+
+def plan_monitoring(prometheus_port: int, backend: str = "prometheus") -> MonitoringPlan:
     prometheus, alertmanager = find_program(PROMETHEUS), find_program(ALERTMANAGER)
+    victoriametrics = None
     left_out = []
     if not (PROVISIONING / "prometheus" / "rules").is_dir():
         left_out.append(f"Prometheus and Alertmanager: no alert rules under {PROVISIONING}")
         prometheus = alertmanager = None
     else:
-        if prometheus is None:
+        if backend == "victoriametrics":
+            prometheus, victoriametrics = None, _victoriametrics_programs()
+            if victoriametrics is None:
+                left_out.append(
+                    f"VictoriaMetrics: {', '.join(VICTORIAMETRICS)} not found (make tools);"
+                    " no alerts in the view"
+                )
+        elif prometheus is None:
             left_out.append(
                 "Prometheus: not installed (apt-get install prometheus); no alerts in the view"
             )
         if alertmanager is None:
             left_out.append("Alertmanager: not installed (apt-get install prometheus-alertmanager)")
-    url = f"http://{HOST}:{prometheus_port}" if prometheus else None
-    return MonitoringPlan(prometheus, alertmanager, url, left_out)
+    running = prometheus or victoriametrics
+    url = f"http://{HOST}:{prometheus_port}" if running else None
+    return MonitoringPlan(prometheus, alertmanager, url, left_out, victoriametrics)
 
 
 def start_monitoring(
@@ -137,7 +172,8 @@ def start_monitoring(
     exporters: dict[str, str],
     every: float,
 ) -> Monitoring:
-    """Alertmanager, then Prometheus scraping the exporter and sending it its alerts."""
+    """Alertmanager, then Prometheus (or VictoriaMetrics) scraping the exporter and sending it
+    its alerts."""
     am_url, processes = None, []
     if plan.alertmanager is not None:
         alertmanager = stack.enter_context(
@@ -152,6 +188,21 @@ def start_monitoring(
             running_prometheus(plan.prometheus, config, logs, port=port)
         )
         processes.append(prometheus.process)
+    if plan.victoriametrics is not None and plan.prometheus_url is not None:
+        victoriametrics = stack.enter_context(
+            running_victoriametrics_stack(
+                plan.victoriametrics,
+                _scrape_config(exporters, every),
+                sorted((PROVISIONING / "prometheus" / "rules").glob("*.yml")),
+                logs,
+                f"{every:g}s",
+                am_url,
+                vmalert_port=int(plan.prometheus_url.rpartition(":")[2]),
+            )
+        )
+        processes += victoriametrics.processes
+        server = victoriametrics.server.url
+        return Monitoring(plan.prometheus_url, am_url, plan.left_out, processes, server)
     return Monitoring(plan.prometheus_url, am_url, plan.left_out, processes)
 
 
@@ -254,7 +305,10 @@ def banner(sim: Ndbsim, exporter: Exporter, logs: Path, monitoring: Monitoring) 
         f"  Metrics         {exporter.url}/metrics",
         f"  JSON API        {exporter.url}/docs",
     ]
-    if monitoring.prometheus_url:
+    if monitoring.prometheus_url and monitoring.victoriametrics_url:
+        lines.append(f"  vmalert         {monitoring.prometheus_url}/vmalert/alerts")
+        lines.append(f"  VictoriaMetrics {monitoring.victoriametrics_url}/vmui/")
+    elif monitoring.prometheus_url:
         lines.append(f"  Prometheus      {monitoring.prometheus_url}/alerts")
     if monitoring.alertmanager_url:
         lines.append(f"  Alertmanager    {monitoring.alertmanager_url}/")
@@ -302,6 +356,13 @@ def _parser() -> argparse.ArgumentParser:
             f"--{name}-port", type=int, default=0, help=f"{what} port (default: a free one)"
         )
     parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="prometheus",
+        help="what scrapes and evaluates the rules: Prometheus, or vmagent, VictoriaMetrics "
+        "and vmalert (built by `make tools`); --prometheus-port is then vmalert's",
+    )
+    parser.add_argument(
         "--evaluation-interval",
         type=float,
         default=15.0,
@@ -338,10 +399,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                     log_dir=logs,
                 )
             )
-            plan = plan_monitoring(options.prometheus_port or free_port())
+            plan = plan_monitoring(options.prometheus_port or free_port(), options.backend)
             alerts = []
             if plan.prometheus_url:  # the view shows the alerts of this cluster only
-                alerts = ["--view.alerts-url", f'{plan.prometheus_url}/?filter=cluster="{CLUSTER}"']
+                # vmalert serves /api/v1/alerts and its alerts page under /vmalert
+                base = plan.prometheus_url + ("/vmalert" if plan.victoriametrics else "")
+                alerts = ["--view.alerts-url", f'{base}/?filter=cluster="{CLUSTER}"']
             exporter = stack.enter_context(
                 running_exporter(
                     [*alerts, *DEMO_FLAGS, f"--mgmd.address={HOST}:{sim.mgm_port}"],

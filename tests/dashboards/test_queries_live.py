@@ -4,7 +4,9 @@ Two simulated clusters are scraped by one Prometheus server of each build (2 s i
 project's rule files loaded): "healthy", and "faulty", which gets the conditions the dashboards declare for their
 fault-only queries (a per-node config override at start, node restarts and ndbsim faults at
 run time). Each query must return data in the healthy cluster, or, if declared fault-only,
-return nothing there and data in the faulty one, on every Prometheus build.
+return nothing there and data in the faulty one, on every Prometheus build; every healthy
+query returns data on VictoriaMetrics too (vmagent scraping the same exporters, MetricsQL
+answering).
 
 Queries declared with the REPLICATION condition need a source and a replica cluster: they
 must return nothing in the healthy cluster, and data in a replication pair (ndbsim --replica)
@@ -38,9 +40,11 @@ from ndbinfo_exporter.collectors.registry import all_collectors
 from tests.dashboards.dashboard_queries import load_dashboards, panels, queries
 from tests.support.live_stack import (
     PROMETHEUS_BUILDS,
+    VICTORIAMETRICS,
     Prometheus,
     PrometheusBuild,
     every_prometheus_build,
+    require_victoriametrics,
     running_prometheus_builds,
     wait_until,
 )
@@ -293,7 +297,7 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
             address = running.enter_context(_exporter(pair, workdir, port, PAIR_FLAGS))
             targets[address] = {"cluster": name, "instance": f"mysqld-{name}", **source}
         servers = running.enter_context(
-            running_prometheus_builds(targets, workdir, SCRAPE_INTERVAL)
+            running_prometheus_builds(targets, workdir, SCRAPE_INTERVAL, victoriametrics=True)
         )
         for condition in sorted(set(conditions.values())):
             _apply(faulty_sim, condition)
@@ -307,7 +311,16 @@ def _server(stack: Stack, prometheus_build: PrometheusBuild) -> tuple[Prometheus
 
 @every_prometheus_build
 def test_every_healthy_query_returns_data(stack, prometheus_build):
-    prometheus, conditions = _server(stack, prometheus_build)
+    _assert_healthy_queries_return_data(*_server(stack, prometheus_build))
+
+
+def test_every_healthy_query_returns_data_on_victoriametrics(stack):
+    """The same queries, through VictoriaMetrics' engine (MetricsQL) over the same scrapes."""
+    require_victoriametrics()
+    _assert_healthy_queries_return_data(stack.servers[VICTORIAMETRICS], stack.conditions)
+
+
+def _assert_healthy_queries_return_data(prometheus: Prometheus, conditions: dict[str, str]):
     pending = {e: w for e, w in _all_queries().items() if e not in conditions}
     empty = _settle(prometheus, pending, "healthy")
     assert not empty, "queries without data in a healthy cluster:\n" + "\n".join(

@@ -16,10 +16,17 @@ from typing import Any
 import httpx
 import pytest
 from ndb_harness import Prometheus, running_prometheus
+from ndb_harness.victoriametrics import VictoriaMetricsPrograms, running_victoriametrics_stack
 
 ROOT = Path(__file__).resolve().parents[2]
 RULE_FILES = tuple(sorted((ROOT / "provisioning" / "prometheus" / "rules").glob("*.yml")))
 STARTUP_SECONDS = 30.0
+TOOLS = ROOT / ".tools" / "bin"
+# vmagent -> VictoriaMetrics <- vmalert (built by `make tools`), beside the Prometheus builds
+VICTORIAMETRICS = "victoriametrics"
+VICTORIAMETRICS_PROGRAMS = VictoriaMetricsPrograms(
+    TOOLS / "victoria-metrics", TOOLS / "vmagent", TOOLS / "vmalert"
+)
 
 
 @dataclass(frozen=True)
@@ -69,6 +76,20 @@ every_prometheus_build = pytest.mark.parametrize(
 )
 
 
+def require_programs(*paths: Path) -> None:
+    """Skip the calling test when a program of `paths` is absent; fail instead under CI=true,
+    as PrometheusBuild.require does."""
+    if missing := [str(path) for path in paths if not path.is_file()]:
+        reason = f"{', '.join(missing)} missing (built from the Go module proxy by `make tools`)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+
+
+def require_victoriametrics() -> None:
+    require_programs(*vars(VICTORIAMETRICS_PROGRAMS).values())
+
+
 def wait_until(check: Callable[[], Any], timeout: float, what: str, interval: float = 0.5) -> Any:
     """Poll `check` until it returns something truthy; AssertionError naming `what` on timeout."""
     deadline = time.monotonic() + timeout
@@ -96,6 +117,22 @@ def wait_until_quiet(true_alerts: Callable[[], Any], timeout: float, what: str) 
         raise AssertionError(f"{exc}; alert expressions still true: {still[0]}") from None
 
 
+def scrape_config(targets: dict[str, dict[str, str]], scrape_interval: str) -> dict[str, Any]:
+    """prometheus.yml's global and scrape_configs (Prometheus, vmagent): `targets` (host:port
+    -> extra labels) in job "ndb", scraped every `scrape_interval`."""
+    return {
+        "global": {"scrape_interval": scrape_interval, "scrape_timeout": scrape_interval},
+        "scrape_configs": [
+            {
+                "job_name": "ndb",
+                "static_configs": [
+                    {"targets": [target], "labels": labels} for target, labels in targets.items()
+                ],
+            }
+        ],
+    }
+
+
 @contextmanager
 def prometheus_of_build(
     targets: dict[str, dict[str, str]],
@@ -108,24 +145,11 @@ def prometheus_of_build(
     the rules of `rule_files` (the NDB rules) evaluated at the scrape interval; its files are in
     `workdir`."""
     build.require()
-    config = {
-        "global": {
-            "scrape_interval": scrape_interval,
-            "scrape_timeout": scrape_interval,
-            # the rules see new samples once per scrape: evaluating them more often only
-            # spends the machine's CPU, which the other stacks of the suite share
-            "evaluation_interval": scrape_interval,
-        },
-        "rule_files": [str(path) for path in rule_files],
-        "scrape_configs": [
-            {
-                "job_name": "ndb",
-                "static_configs": [
-                    {"targets": [target], "labels": labels} for target, labels in targets.items()
-                ],
-            }
-        ],
-    }
+    config = scrape_config(targets, scrape_interval)
+    # the rules see new samples once per scrape: evaluating them more often only spends the
+    # machine's CPU, which the other stacks of the suite share
+    config["global"]["evaluation_interval"] = scrape_interval
+    config["rule_files"] = [str(path) for path in rule_files]
     with running_prometheus(build.prometheus, config, workdir) as prometheus:
         yield prometheus
 
@@ -196,11 +220,13 @@ def running_prometheus_builds(
     workdir: Path,
     scrape_interval: str,
     rule_files: tuple[Path, ...] = RULE_FILES,
-) -> Iterator[dict[str, Prometheus]]:
+    victoriametrics: bool = False,
+) -> Iterator[dict[str, Any]]:
     """One Prometheus server of every present build, all scraping the same `targets`
     (host:port -> extra labels) through shared_scrapes fronts, with `instance` still the
     target's host:port, and evaluating `rule_files`. The simulated clusters and exporters are shared instead of started
-    once per build."""
+    once per build. With `victoriametrics`, a VictoriaMetrics stack (VICTORIAMETRICS) scrapes
+    the same fronts and evaluates the same rules too."""
     present = [build for build in PROMETHEUS_BUILDS if not build.missing]
     if not present:
         PROMETHEUS_BUILDS[0].require()
@@ -210,7 +236,7 @@ def running_prometheus_builds(
             running.enter_context(shared_scrapes(target, max_age)): {"instance": target, **labels}
             for target, labels in targets.items()
         }
-        yield {
+        servers: dict[str, Any] = {
             build.name: running.enter_context(
                 prometheus_of_build(
                     fronts, workdir / build.name, scrape_interval, build, rule_files
@@ -218,3 +244,15 @@ def running_prometheus_builds(
             )
             for build in present
         }
+        programs = vars(VICTORIAMETRICS_PROGRAMS).values()
+        if victoriametrics and all(path.is_file() for path in programs):
+            servers[VICTORIAMETRICS] = running.enter_context(
+                running_victoriametrics_stack(
+                    VICTORIAMETRICS_PROGRAMS,
+                    scrape_config(fronts, scrape_interval),
+                    rule_files,
+                    workdir / VICTORIAMETRICS,
+                    scrape_interval,
+                )
+            )
+        yield servers

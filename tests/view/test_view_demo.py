@@ -122,6 +122,23 @@ def test_demo_without_prometheus_says_what_it_left_out(monkeypatch):
     ]
 
 
+def test_demo_on_victoriametrics_plans_vmalert_or_says_what_is_missing(monkeypatch, tmp_path):
+    monkeypatch.setattr(demo_module.shutil, "which", lambda name: None)
+    monkeypatch.setattr(demo_module, "TOOLS", tmp_path)
+    plan = demo_module.plan_monitoring(9090, "victoriametrics")
+    assert (plan.victoriametrics, plan.prometheus_url) == (None, None)
+    assert plan.left_out[0] == (
+        "VictoriaMetrics: victoria-metrics, vmagent, vmalert not found (make tools);"
+        " no alerts in the view"
+    )
+    for name in demo_module.VICTORIAMETRICS:
+        (tmp_path / name).touch()
+    plan = demo_module.plan_monitoring(9090, "victoriametrics")
+    assert plan.prometheus is None
+    assert plan.victoriametrics.evaluator == tmp_path / "vmalert"
+    assert plan.prometheus_url == "http://127.0.0.1:9090"  # vmalert's: the view's alerts
+
+
 def test_banner_lists_every_fault_command():
     commands = {example.split()[0] for example, _ in demo_module.FAULT_EXAMPLES}
     parser = fault_parser()

@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from mysql.connector import errors
+from ndbinfo_exporter.collectors._one_copy import OBJECT_SUMS, objects_fingerprint
 from ndbinfo_exporter.collectors.base import Collector, Row, number, text
 from ndbinfo_exporter.scrape.pool import PooledConnection
 
@@ -64,12 +65,12 @@ SIGNAL_SQL = (
     " FROM information_schema.TABLES WHERE ENGINE = 'ndbcluster'"
 )
 
-# Creating or dropping an object changes the count and the sums; altering a table raises its
-# version (NDB also gives a reused id a new version), building or dropping an index changes
-# a state.
+# The distributed objects (tables, indexes, blob tables) of one data node's copy of
+# table_distribution_status, counted and summed (collectors._one_copy.OBJECT_SUMS): creating
+# or dropping one, or adding partitions, changes them. table_distribution reads the same sums
+# with its rows, so where it runs this statement is read once, before the first reads.
 OBJECTS_SQL = (
-    "SELECT COUNT(*) AS objects, SUM(id) AS ids, SUM(version) AS versions, SUM(state) AS states"
-    " FROM ndbinfo.dict_obj_info"
+    f"SELECT node_id, {OBJECT_SUMS} FROM ndbinfo.table_distribution_status GROUP BY node_id"
 )
 OBJECTS = "objects"
 
@@ -167,7 +168,7 @@ def parse_signals(
             values["ddl"].append((name, value))
     parsed = {name: tuple(sorted(found)) for name, found in values.items()}
     if objects is not None:
-        parsed[OBJECTS] = tuple(tuple(text(v) for v in row.values()) for row in objects)
+        parsed[OBJECTS] = objects_fingerprint(objects)
     if links is not None:
         first = text(links[0]["node_id"]) if links else ""
         parsed[LINKS] = tuple(
@@ -252,13 +253,19 @@ class Refresher:
 
     def objects_due(self, target: str, collectors: Iterable[Collector]) -> bool:
         """Whether this scrape reads the objects signal: one of ``collectors`` follows it,
-        and it was never read or has reached the maximum age."""
+        and it was never read, or has reached the maximum age and none of ``collectors``
+        gives it with its rows (table_distribution, itself read at the maximum age)."""
         if self.max_age <= 0:
             return False  # every collector is read at every scrape
+        collectors = list(collectors)
         if not any(c.slow is not None and OBJECTS in c.slow.signals for c in collectors):
             return False
         state = self._target(target)
-        return state.objects_at is None or self.clock() - state.objects_at >= self.max_age
+        if state.objects_at is None:
+            return True
+        if any(c.slow is not None and c.slow.fingerprint is not None for c in collectors):
+            return False
+        return self.clock() - state.objects_at >= self.max_age
 
     def links_limit(self, target: str, collectors: Iterable[Collector]) -> int | None:
         """The rows of LINKS_SQL this scrape reads, None when no collector follows it."""
@@ -371,6 +378,9 @@ class Refresher:
         state.reads[collector.name] = _Read(
             signals, self.clock(), self.wall_clock(), settled, unsettled, idle
         )
+        if collector.slow.fingerprint is not None:
+            # the followers read again at the next scrape when it changed
+            state.objects, state.objects_at = collector.slow.fingerprint(rows), self.clock()
 
     def has_read(self, target: str, collector: Collector) -> bool:
         return collector.name in self._target(target).reads

@@ -5,10 +5,13 @@ scan of whole tables (hundreds of thousands of rows at thousands of tables) but 
 when a node stops or starts, a table is created, altered or dropped, or the configuration is
 reloaded. Before the slowly changing collectors are handed to the pool, one cheap statement
 reads the signals of those changes (``SIGNAL_SQL``: ndbinfo.nodes, a few status variables and
-the SQL node's own count of NDB tables, a row per data node); at the maximum age a second one
-reads the "objects" signal (``OBJECTS_SQL``: a fingerprint of every dictionary object's id,
-version and state, one row from a scan of dict_obj_info), the safety net for a change that
-the cheap signals missed. For the collectors of connected processes and their certificates,
+the SQL node's own count of NDB tables, a row per data node). The safety net for a change
+that the cheap signals missed is the "objects" signal: the count and the sums of ids,
+partitions and fragments of the distributed objects, in one data node's copy of
+table_distribution_status, which the table_distribution collector's rows carry (read at
+least every maximum age); a second statement (``OBJECTS_SQL``) reads it alone before the
+first reads, and at the maximum age where table_distribution does not run. For the
+collectors of connected processes and their certificates,
 a third one reads the "links" signal (``links_sql``: the first answering data node's links to
 every other node, with their state and connect count, a scan that ends after one data node's
 rows): a management or API node connecting, going away or reconnecting moves it.

@@ -121,9 +121,9 @@ class Settings(BaseSettings):
         Flag(
             "--exporter.refresh-max-age",
             "SECONDS",
-            "longest time the dictionary fingerprint and the rows of the small slowly changing"
-            " collectors (table_distribution, config, inventory, table_detail; certificates"
-            " at least an hour) are served"
+            "longest time the rows of the small slowly changing collectors"
+            " (table_distribution, with the objects fingerprint, and table_detail; certificates"
+            " and inventory at least an hour) are served"
             " without a change signal; 0 reads every slowly changing collector at every scrape",
         ),
     ] = Field(default=120.0, ge=0)

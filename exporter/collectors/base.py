@@ -107,8 +107,8 @@ class SlowChanging:
     when one of ``signals`` changed since that read ("nodes": a data node's status, start
     phase or configuration generation, or the ready data nodes; "ddl": the SQL node's count
     and newest creation time of NDB tables, or its metadata change counters; "config": the
-    configuration generation; "objects": the dictionary's objects and their versions, read
-    at the maximum age; "links": one data node's links to every other node, their state and
+    configuration generation; "objects": the distributed objects (tables, indexes, blob
+    tables) and their partitions and fragments, read at the maximum age; "links": one data node's links to every other node, their state and
     connect count), when ``settled`` says the last rows describe a transition, or, for a
     collector ``aged``, when its rows reach the maximum age (``--exporter.refresh-max-age``).
 
@@ -127,6 +127,10 @@ class SlowChanging:
     # For rows that count activity: True when the last ones counted nothing yet. Rows that
     # are not idle change all the time and are read at every scrape.
     idle: Callable[[list[Row]], bool] | None = None
+    # For rows that also give the "objects" signal (table_distribution's): the signal in
+    # them. Where such a collector runs, the signal is taken from its reads and costs no read
+    # of its own after the first.
+    fingerprint: Callable[[list[Row]], tuple] | None = None
 
 
 @dataclass(frozen=True)

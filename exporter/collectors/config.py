@@ -192,5 +192,8 @@ COLLECTOR = Collector(
         ),
     ),
     metrics=(VALUE, DEFAULT, INCONSISTENT, NON_DEFAULT_COUNT, INCONSISTENT_COUNT),
-    slow=SlowChanging(frozenset({"config", "nodes"})),
+    # A data node takes its configuration when it starts (a restart moves the nodes signal),
+    # and a new generation moves the config signal: every change of these rows moves one of
+    # them, so they are not read again for age.
+    slow=SlowChanging(frozenset({"config", "nodes"}), aged=False),
 )

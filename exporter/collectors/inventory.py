@@ -73,5 +73,7 @@ COLLECTOR = Collector(
     sql=SQL,
     collect=collect,
     metrics=(INFO, CPUS, MEMORY),
-    slow=SlowChanging(frozenset({"nodes"})),
+    # The hardware changes with a data node's restart (the nodes signal); a CPU taken offline
+    # under a running node is seen within an hour, as a certificate's renewal.
+    slow=SlowChanging(frozenset({"nodes"}), max_age=3600.0),
 )

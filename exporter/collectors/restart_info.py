@@ -5,7 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import Collector, Context, Option, Row, add_value, boolean, gauge, ident, number, text
+from .base import (
+    Collector,
+    Context,
+    Option,
+    Row,
+    SlowChanging,
+    add_value,
+    boolean,
+    gauge,
+    ident,
+    number,
+    text,
+)
 
 PHASE_COLUMNS = (
     "secs_to_complete_node_failure",
@@ -94,4 +106,7 @@ COLLECTOR = Collector(
             boolean,
         ),
     ),
+    # A data node's restart record changes only while it restarts: each start phase, its
+    # start and a restart no scrape saw in progress move the nodes signal.
+    slow=SlowChanging(frozenset({"nodes"}), aged=False),
 )

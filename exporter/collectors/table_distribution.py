@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from ._one_copy import one_copy
+from ._one_copy import OBJECT_SUMS, objects_fingerprint, one_copy
 from .base import Collector, Context, Row, SlowChanging, gauge, number, text
 
 ONE_COPY = (
@@ -51,7 +51,7 @@ SCANS_WAITING = gauge(
 
 STATUS_COLUMNS = ", ".join(column for _, column, _ in DIMENSIONS)
 SQL = (
-    f"SELECT node_id, {STATUS_COLUMNS}, COUNT(*) AS tables,"
+    f"SELECT node_id, {STATUS_COLUMNS}, {OBJECT_SUMS},"
     " SUM(is_reorg_ongoing) AS reorg_ongoing,"
     " SUM(current_scan_count) AS scans_active,"
     " SUM(scan_count_wait) AS scans_waiting"
@@ -101,7 +101,10 @@ COLLECTOR = Collector(
     reads={
         "table_distribution_status": (
             "node_id",
+            "table_id",
             *(column for _, column, _ in DIMENSIONS),
+            "tab_partitions",
+            "tab_fragments",
             "is_reorg_ongoing",
             "current_scan_count",
             "scan_count_wait",
@@ -111,5 +114,6 @@ COLLECTOR = Collector(
     sql=SQL,
     collect=collect,
     metrics=(TABLES, REORG, SCANS_ACTIVE, SCANS_WAITING),
-    slow=SlowChanging(frozenset({"nodes", "ddl"})),
+    # Its rows also give the objects signal (read with them at least every maximum age).
+    slow=SlowChanging(frozenset({"nodes", "ddl"}), fingerprint=objects_fingerprint),
 )

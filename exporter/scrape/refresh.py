@@ -5,10 +5,13 @@ scan of whole tables (hundreds of thousands of rows at thousands of tables) but 
 when a node stops or starts, a table is created, altered or dropped, or the configuration is
 reloaded. Before the slowly changing collectors are handed to the pool, one cheap statement
 reads the signals of those changes (``SIGNAL_SQL``: ndbinfo.nodes, a few status variables and
-the SQL node's own count of NDB tables, a row per data node); at the maximum age a second one
-reads the "objects" signal (``OBJECTS_SQL``: a fingerprint of every dictionary object's id,
-version and state, one row from a scan of dict_obj_info), the safety net for a change that
-the cheap signals missed. For the collectors of connected processes and their certificates,
+the SQL node's own count of NDB tables, a row per data node). The safety net for a change
+that the cheap signals missed is the "objects" signal: the count and the sums of ids,
+partitions and fragments of the distributed objects, in one data node's copy of
+table_distribution_status, which the table_distribution collector's rows carry (read at
+least every maximum age); a second statement (``OBJECTS_SQL``) reads it alone before the
+first reads, and at the maximum age where table_distribution does not run. For the
+collectors of connected processes and their certificates,
 a third one reads the "links" signal (``links_sql``: the first answering data node's links to
 every other node, with their state and connect count, a scan that ends after one data node's
 rows): a management or API node connecting, going away or reconnecting moves it.
@@ -37,6 +40,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from mysql.connector import errors
+from ndbinfo_exporter.collectors._one_copy import OBJECT_SUMS, objects_fingerprint
 from ndbinfo_exporter.collectors.base import Collector, Row, number, text
 from ndbinfo_exporter.scrape.pool import PooledConnection
 
@@ -64,12 +68,12 @@ SIGNAL_SQL = (
     " FROM information_schema.TABLES WHERE ENGINE = 'ndbcluster'"
 )
 
-# Creating or dropping an object changes the count and the sums; altering a table raises its
-# version (NDB also gives a reused id a new version), building or dropping an index changes
-# a state.
+# The distributed objects (tables, indexes, blob tables) of one data node's copy of
+# table_distribution_status, counted and summed (collectors._one_copy.OBJECT_SUMS): creating
+# or dropping one, or adding partitions, changes them. table_distribution reads the same sums
+# with its rows, so where it runs this statement is read once, before the first reads.
 OBJECTS_SQL = (
-    "SELECT COUNT(*) AS objects, SUM(id) AS ids, SUM(version) AS versions, SUM(state) AS states"
-    " FROM ndbinfo.dict_obj_info"
+    f"SELECT node_id, {OBJECT_SUMS} FROM ndbinfo.table_distribution_status GROUP BY node_id"
 )
 OBJECTS = "objects"
 
@@ -167,7 +171,7 @@ def parse_signals(
             values["ddl"].append((name, value))
     parsed = {name: tuple(sorted(found)) for name, found in values.items()}
     if objects is not None:
-        parsed[OBJECTS] = tuple(tuple(text(v) for v in row.values()) for row in objects)
+        parsed[OBJECTS] = objects_fingerprint(objects)
     if links is not None:
         first = text(links[0]["node_id"]) if links else ""
         parsed[LINKS] = tuple(
@@ -252,13 +256,19 @@ class Refresher:
 
     def objects_due(self, target: str, collectors: Iterable[Collector]) -> bool:
         """Whether this scrape reads the objects signal: one of ``collectors`` follows it,
-        and it was never read or has reached the maximum age."""
+        and it was never read, or has reached the maximum age and none of ``collectors``
+        gives it with its rows (table_distribution, itself read at the maximum age)."""
         if self.max_age <= 0:
             return False  # every collector is read at every scrape
+        collectors = list(collectors)
         if not any(c.slow is not None and OBJECTS in c.slow.signals for c in collectors):
             return False
         state = self._target(target)
-        return state.objects_at is None or self.clock() - state.objects_at >= self.max_age
+        if state.objects_at is None:
+            return True
+        if any(c.slow is not None and c.slow.fingerprint is not None for c in collectors):
+            return False
+        return self.clock() - state.objects_at >= self.max_age
 
     def links_limit(self, target: str, collectors: Iterable[Collector]) -> int | None:
         """The rows of LINKS_SQL this scrape reads, None when no collector follows it."""
@@ -371,6 +381,9 @@ class Refresher:
         state.reads[collector.name] = _Read(
             signals, self.clock(), self.wall_clock(), settled, unsettled, idle
         )
+        if collector.slow.fingerprint is not None:
+            # the followers read again at the next scrape when it changed
+            state.objects, state.objects_at = collector.slow.fingerprint(rows), self.clock()
 
     def has_read(self, target: str, collector: Collector) -> bool:
         return collector.name in self._target(target).reads

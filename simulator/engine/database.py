@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import logging
 import os
+import sys
 import tempfile
 import threading
 from collections import Counter
@@ -238,13 +239,18 @@ class Engine:
         ``db``: the statement's cursor, in the transaction it reads in."""
         tables = sorted({o for o in objects if self.catalog.objects[o].kind != "view"})
         limit = scan_limit if len(tables) == 1 else None
-        counts = {
-            name: rows_produced(
-                db.execute(f"SELECT count(*) FROM {self.qualified(name)}").fetchone()[0], limit
-            )
-            for name in tables
-        }
+        counts = {name: rows_produced(self._count(db, name, limit), limit) for name in tables}
         self.meter.record(counts)
+
+    def _count(self, db: Any, name: str, scan_limit: int | None) -> int:
+        """The rows of ``name``, or as many as a scan ended after ``scan_limit`` rows may
+        produce, whichever is fewer: a table generated as a view (ndb$table_replicas) is not
+        computed whole to meter a scan of its first rows."""
+        source = self.qualified(name)
+        if scan_limit is not None:
+            most = rows_produced(sys.maxsize, scan_limit)
+            source = f"(SELECT 1 FROM {source} LIMIT {most})"
+        return db.execute(f"SELECT count(*) FROM {source}").fetchone()[0]
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> duckdb.DuckDBPyConnection:
         with self.lock:

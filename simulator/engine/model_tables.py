@@ -69,7 +69,8 @@ class _EngineState:
         self.ready = False
 
 
-NODE_STATE = "sim.node_state"  # with sim.started: under the per-fragment tables and views
+# with sim.started and sim.master: under the per-fragment tables and views
+NODE_STATE = "sim.node_state"
 
 
 class Write(NamedTuple):
@@ -239,11 +240,17 @@ class Writer:
         marks = tuple(c.lcp_marks(n) for n in sorted(c.nodes))
         master = c.president if c.is_up() else None
         writes: list[Write] = []
-        if st.signatures.get("nodes") != (state, marks):
+        nodes = (state, marks, master, lcp[0])
+        if st.signatures.get("nodes") != nodes:
             values, started = sim_schema.node_state(c)
-            write = functools.partial(sim_schema.write_node_state, values=values, started=started)
+            write = functools.partial(
+                sim_schema.write_node_state,
+                values=values,
+                started=started,
+                master=sim_schema.master_row(master, lcp[0]),
+            )
             writes.append(Write(NODE_STATE, write))
-            st.signatures["nodes"] = (state, marks)
+            st.signatures["nodes"] = nodes
         elif st.signatures.get("ops") != c.now:
             cases = " ".join(f"WHEN {n} THEN {s.ops!r}" for n, s in sorted(c.nodes.items()))
             sql = f"UPDATE sim.node_state SET ops = CASE node_id {cases} END"

@@ -224,6 +224,7 @@ class Latency:
             apis = sorted({api for api, _ in h.tc})
             for inst, share in shares.items():
                 for api in apis:
+                    series = [(col, h.tc.get((api, col))) for col in columns]
                     for i, bound in enumerate(TC_BOUNDS):
                         row = {
                             "node_id": node_id,
@@ -232,9 +233,9 @@ class Latency:
                             "comm_node_id": api,
                             "upper_bound": bound,
                         }
-                        for col in columns:
-                            counts = h.tc.get((api, col))
-                            row[col] = int(counts[i] * share) if counts else 0
+                        row.update(
+                            (col, int(counts[i] * share) if counts else 0) for col, counts in series
+                        )
                         out.append(row)
         return out
 

@@ -17,6 +17,7 @@ from ndbinfo_exporter.collectors import (
     processes,
     tc_latency,
 )
+from ndbinfo_exporter.collectors._one_copy import objects_fingerprint
 from ndbinfo_exporter.collectors.base import SlowChanging
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.scrape.refresh import (
@@ -78,8 +79,10 @@ def is_due(refresh: Refresher, collector, signals, objects_read: bool = False) -
     return collector in refresh.due("t", [collector], signals, objects_read)
 
 
-def objects(count: int = 900, versions: int = 5000) -> list[dict]:
-    return [{"objects": count, "ids": 40000, "versions": versions, "states": 3600}]
+def objects(count: int = 900, fragments: int = 5000) -> list[dict]:
+    """Rows of OBJECTS_SQL: the lowest reporting node's copy gives the signal."""
+    sums = {"tables": count, "ids": 40000, "partitions": 2500, "fragments": fragments}
+    return [{"node_id": 1, **sums}, {"node_id": 2, **sums, "tables": count + 1}]
 
 
 def test_first_scrape_reads_and_an_unchanged_state_does_not():
@@ -141,7 +144,7 @@ def test_a_collector_not_aged_is_read_again_only_on_a_signal():
     clock.now += 600
     assert not is_due(refresh, slow, refresh.observe("t", parse_signals(signal_rows())))
     assert refresh.objects_due("t", [slow])
-    altered = refresh.observe("t", parse_signals(signal_rows(), objects(versions=5001)))
+    altered = refresh.observe("t", parse_signals(signal_rows(), objects(fragments=5001)))
     assert not refresh.objects_due("t", [slow])
     assert is_due(refresh, slow, altered, objects_read=True)
 
@@ -158,6 +161,31 @@ def test_the_objects_signal_is_read_at_the_maximum_age_and_carried_between_reads
     assert carried.get("objects") == parse_signals([], objects()).get("objects")
     clock.now += 0.1
     assert refresh.objects_due("t", [slow])
+
+
+def test_the_objects_signal_comes_with_the_rows_of_the_collector_that_gives_it():
+    """table_distribution's rows carry the objects signal: once read before the first reads,
+    it costs no read of its own, and a change in those rows reads the followers again at the
+    next scrape."""
+    clock, follower = Clock(), collector({"objects"}, aged=False)
+    giver = gauge_collector(
+        "giver",
+        "SELECT 1",
+        slow=SlowChanging(frozenset({"nodes"}), fingerprint=objects_fingerprint),
+    )
+    refresh = refresher(clock, max_age=60)
+    assert refresh.objects_due("t", [follower, giver])  # before the first reads
+    signals = refresh.observe("t", parse_signals(signal_rows(), objects()))
+    for slow in (follower, giver):
+        refresh.record_read("t", slow, signals, objects() if slow is giver else [])
+    clock.now += 600
+    assert not refresh.objects_due("t", [follower, giver])
+    assert refresh.objects_due("t", [follower])  # where the giver does not run
+    unchanged = refresh.observe("t", parse_signals(signal_rows()))
+    assert refresh.due("t", [follower, giver], unchanged, False) == [giver]  # its age
+    refresh.record_read("t", giver, unchanged, objects(count=901))
+    changed = refresh.observe("t", parse_signals(signal_rows()))
+    assert is_due(refresh, follower, changed)
 
 
 def test_reads_for_age_alone_are_spread_one_per_scrape_oldest_first():
@@ -237,10 +265,10 @@ def test_the_slowly_changing_collectors_declare_it():
     assert not {"nodes", "status", "transporters", "memoryusage"} & slow
 
 
-def test_inventory_follows_the_node_signal_and_the_maximum_age():
+def test_inventory_follows_the_node_signal_and_an_hour():
     """Host hardware changes only across a data node restart: a node's new state reads it
     again, a table created or a configuration reloaded does not, and without a signal it is
-    read again at the maximum age."""
+    read again after an hour (a CPU taken offline under a running node)."""
     clock = Clock()
     refresh = refresher(clock, max_age=60)
     signals = parse_signals(signal_rows())
@@ -249,7 +277,7 @@ def test_inventory_follows_the_node_signal_and_the_maximum_age():
     assert is_due(refresh, inventory.COLLECTOR, parse_signals(restarting))
     other = signal_rows(tables=("41", "2026-11-23 10:00:00"), detected="1", generation="2")
     assert not is_due(refresh, inventory.COLLECTOR, parse_signals(other))
-    clock.now += 59.9
+    clock.now += 3599.9
     assert not is_due(refresh, inventory.COLLECTOR, signals)
     clock.now += 0.1
     assert is_due(refresh, inventory.COLLECTOR, signals)
@@ -402,7 +430,7 @@ async def test_concurrent_scrapes_with_different_collect_read_a_due_collector_on
 
 async def test_the_objects_signal_is_read_for_collectors_that_follow_it(node, target):
     node.answers[OBJECTS_SQL] = Answer(
-        ["objects", "ids", "versions", "states"], [(900, 40000, 5000, 3600)]
+        ["node_id", "tables", "ids", "partitions", "fragments"], [(1, 900, 40000, 2500, 5000)]
     )
     statement = "SELECT node_id FROM ndbinfo.nodes"
     slow = gauge_collector(

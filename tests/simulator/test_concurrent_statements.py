@@ -86,10 +86,10 @@ def test_a_one_row_statement_completes_while_another_read_is_open(node, monkeypa
 
 def test_a_statement_waits_for_the_write_of_a_table_it_reads_only(node, monkeypatch):
     stopped = sorted(node.cluster.nodes)[1]
-    sql = "SELECT count(*) FROM ndbinfo.table_replicas WHERE num_crashed_replicas > 0"
+    sql = "SELECT count(*) FROM ndbinfo.table_fragments WHERE num_dead_replicas > 0"
     assert _rows(node, sql) == [(0,)]
-    node.cluster.stop_node(stopped)  # the next read of table_replicas rewrites it
-    gate = _Gate("ndb$table_replicas")
+    node.cluster.stop_node(stopped)  # the next read of table_fragments rewrites it
+    gate = _Gate("ndb$table_fragments")
     monkeypatch.setattr(model_tables, "_execute", gate.wrap(model_tables._execute))
     with ThreadPoolExecutor(2) as pool:
         try:

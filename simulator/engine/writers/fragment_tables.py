@@ -1,11 +1,11 @@
-"""The per-fragment tables of the DIH master: ndb$table_fragments, ndb$table_replicas,
-ndb$table_distribution_status and ndb$stored_tables, generated from schema `sim`."""
+"""The per-fragment tables of the DIH master: ndb$table_fragments, ndb$table_replicas (a
+view), ndb$table_distribution_status and ndb$stored_tables, generated from schema `sim`."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ndbsim.engine.writers.registry import Select, fragment_table
+from ndbsim.engine.writers.registry import Select, fragment_table, fragment_view
 from ndbsim.model.dictionary import ORDERED_INDEX, RNIL
 
 if TYPE_CHECKING:
@@ -56,17 +56,19 @@ def table_fragments(c: Cluster, master: int, lcp: tuple[bool, float]) -> Select:
     )
 
 
-@fragment_table("ndb$table_replicas", follows=("state", "lcp", "marks", "master"))
-def table_replicas(c: Cluster, master: int, lcp: tuple[bool, float]) -> Select:
-    running = "TRUE" if lcp[0] else "FALSE"
+@fragment_view("ndb$table_replicas")
+def table_replicas(c: Cluster) -> Select:
+    """A view, not a table: a local checkpoint that starts or ends changes a column of every
+    replica (its LCP marks, whether one is ongoing), which a scan computes for the rows it
+    reads instead of a rewrite of every replica before the scan."""
     return Select(
         {
-            "node_id": str(master),
+            "node_id": "m.node_id",
             "table_id": "r.table_id",
             "fragment_id": "r.fragment_id",
             "initial_gci": "d.create_gci",
             "replica_node_id": "r.node_id",
-            "is_lcp_ongoing": f"CASE WHEN {running} AND s.alive AND d.logged THEN 1 ELSE 0 END",
+            "is_lcp_ongoing": "CASE WHEN m.lcp_running AND s.alive AND d.logged THEN 1 ELSE 0 END",
             "num_crashed_replicas": "s.crashes",
             "last_max_gci_started": "s.l_started",
             "last_max_gci_completed": "s.l_completed",
@@ -79,7 +81,7 @@ def table_replicas(c: Cluster, master: int, lcp: tuple[bool, float]) -> Select:
             "is_replica_alive": "CASE WHEN s.alive THEN 1 ELSE 0 END",
         },
         """FROM sim.replica r JOIN sim.node_state s ON s.node_id = r.node_id
-           JOIN sim.dih d ON d.table_id = r.table_id
+           JOIN sim.dih d ON d.table_id = r.table_id CROSS JOIN sim.master m
            ORDER BY r.table_id, r.fragment_id, r.pos""",
     )
 

@@ -1,5 +1,6 @@
 """The one-copy model tables of schema `sim` the per-fragment tables are generated from:
-tables (sim.dih), node groups, fragments, replicas, node states and the started nodes."""
+tables (sim.dih), node groups, fragments, replicas, node states, the started nodes and the
+DIH master (with whether a local checkpoint runs)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ DIH_COLUMNS = (
 def create(c: Cluster, db: Any) -> None:
     """The tables of schema `sim`: tables, fragments, replicas, node states."""
     db.execute("CREATE SCHEMA IF NOT EXISTS sim")
-    for name in ("dih", "members", "frag", "replica", "node_state", "started"):
+    for name in ("dih", "members", "frag", "replica", "node_state", "started", "master"):
         db.execute(f"DROP TABLE IF EXISTS sim.{name}")
     _create_dih(c, db)
     _create_members(c, db)
@@ -50,10 +51,12 @@ def create(c: Cluster, db: Any) -> None:
         "ops DOUBLE)"
     )
     db.execute("CREATE TABLE sim.started (node_id UBIGINT)")
+    db.execute("CREATE TABLE sim.master (node_id UBIGINT, lcp_running BOOLEAN)")
 
 
 def node_state(c: Cluster) -> tuple[list[tuple], list[tuple]]:
-    """The rows of sim.node_state and sim.started from the data nodes' states and LCP marks."""
+    """The rows of sim.node_state and sim.started from the data nodes' states and LCP marks
+    (sim.master: ``master_row``)."""
     values = []
     for n, s in sorted(c.nodes.items()):
         last, prev, ls, lc, ps, pc = c.lcp_marks(n)
@@ -76,10 +79,19 @@ def node_state(c: Cluster) -> tuple[list[tuple], list[tuple]]:
     return values, [(n,) for n in c.started_ids()]
 
 
-def write_node_state(db: Any, values: list[tuple], started: list[tuple]) -> None:
-    """Replace sim.node_state and sim.started with the rows of ``node_state``."""
-    db.execute("DELETE FROM sim.node_state")
-    db.execute("DELETE FROM sim.started")
+def master_row(master: int | None, lcp_running: bool) -> list[tuple]:
+    """The row of sim.master: the DIH master reporting the per-fragment tables, and whether a
+    local checkpoint runs; none while the cluster is down (the master's tables are empty)."""
+    return [] if master is None else [(master, lcp_running)]
+
+
+def write_node_state(
+    db: Any, values: list[tuple], started: list[tuple], master: list[tuple]
+) -> None:
+    """Replace sim.node_state, sim.started and sim.master with the rows of ``node_state``
+    and ``master_row``."""
+    for table in ("node_state", "started", "master"):
+        db.execute(f"DELETE FROM sim.{table}")
     insert_values(
         db,
         "sim.node_state",
@@ -101,6 +113,8 @@ def write_node_state(db: Any, values: list[tuple], started: list[tuple]) -> None
     )
     if started:
         insert_values(db, "sim.started", ["node_id"], started)
+    if master:
+        insert_values(db, "sim.master", ["node_id", "lcp_running"], master)
 
 
 def _create_dih(c: Cluster, db: Any) -> None:

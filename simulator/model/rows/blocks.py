@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 # block numbers (ndb$blocks)
 BACKUP, DBTC, DBDIH, DBLQH, DBACC, DBTUP, DBDICT, NDBCNTR, QMGR, NDBFS, CMVMI = (
     244,
@@ -32,8 +34,10 @@ TRIX, DBUTIL, SUMA, DBTUX, TSMAN, LGMAN, PGMAN, RESTORE, DBINFO, DBSPJ, THRMAN, 
 )
 
 
-def thread_layout(ldm: int) -> list[tuple[int, str, list[tuple[int, int]]]]:
-    """(thr_no, thread name, [(block, instance)]) of an ndbmtd with `ldm` LDM threads."""
+@functools.cache
+def thread_layout(ldm: int) -> tuple[tuple[int, str, tuple[tuple[int, int], ...]], ...]:
+    """(thr_no, thread name, ((block, instance), ...)) of an ndbmtd with `ldm` LDM threads;
+    computed once per LDM count (every per-thread row of every data node asks for it)."""
     tc = ldm // 2
     send = 1 if ldm >= 4 else 0
     threads: list[tuple[str, list[tuple[int, int]]]] = [
@@ -61,10 +65,10 @@ def thread_layout(ldm: int) -> list[tuple[int, str, list[tuple[int, int]]]]:
         threads.append(("tc", [(DBTC, i), (DBSPJ, i)]))
     threads += [("send", [])] * send
     threads.append(("recv", [(TRPMAN, 1)]))
-    return [
-        (thr_no, name, [*blocks, (THRMAN, thr_no + 1)])
+    return tuple(
+        (thr_no, name, (*blocks, (THRMAN, thr_no + 1)))
         for thr_no, (name, blocks) in enumerate(threads)
-    ]
+    )
 
 
 def block_instances(ldm: int, block: int) -> list[int]:

@@ -205,27 +205,33 @@ def transporters(c: Cluster) -> list[dict]:
     return _transporter_rows(c)
 
 
-def _connected_remotes(c: Cluster, rows_: list[dict], node_id: int) -> list[int]:
+def _connected_remotes(c: Cluster) -> list[int]:
+    """The peers a data node's links are CONNECTED to (the state of a link is its remote's),
+    in node order; a data node's own id is left out by the caller."""
     return [
-        r["remote_node_id"]
-        for r in rows_
-        if r["node_id"] == node_id
-        and r["connection_status"] == 0
-        and c.topology.node(r["remote_node_id"]).process_name
+        r.node_id
+        for r in c.topology.all_nodes
+        if _transporter_state(c, r.node_id) == 0 and r.process_name
     ]
+
+
+def _allocated(allocated: int, overloaded: bool) -> int:
+    """Send buffer bytes a link has allocated: an overloaded link's buffer is full."""
+    return max(allocated, SEND_BUFFER_BYTES) if overloaded else allocated
 
 
 def transporter_details(c: Cluster) -> list[dict]:
     out = []
     full = SEND_BUFFER_BYTES * 15 // 16  # above the overload level of the send buffer
     base = _transporter_rows(c)
-    connected = {n: _connected_remotes(c, base, n) for n in c.started_ids()}
+    remotes = _connected_remotes(c)
+    connected = {n: [r for r in remotes if r != n] for n in c.started_ids()}
     for trp_id, row in enumerate(base, start=1):
         n, remote = row["node_id"], row["remote_node_id"]
         used, allocated = links.send_buffer(c, n, remote, connected[n])
         peak = max(used * 6, allocated // 2) if used else 0
         if row["overloaded"]:
-            used, allocated = full, max(allocated, SEND_BUFFER_BYTES)
+            used, allocated = full, _allocated(allocated, True)
         if row["slowdown_count"]:
             peak = max(peak, full)
         peak = max(peak, used)
@@ -249,8 +255,19 @@ def transporter_details(c: Cluster) -> list[dict]:
 
 
 def send_buffer_allocated(c: Cluster) -> dict[int, int]:
-    """Bytes of send buffer each data node has allocated over all its links."""
+    """Bytes of send buffer each data node has allocated over all its links (the sum of
+    transporter_details' sendbuffer_alloc_bytes, without building its rows)."""
+    overloaded = set(c.overloaded_links())
+    remotes = _connected_remotes(c)
     out: dict[int, int] = {}
-    for r in transporter_details(c):
-        out[r["node_id"]] = out.get(r["node_id"], 0) + r["sendbuffer_alloc_bytes"]
+    for n in c.started_ids():
+        connected = [r for r in remotes if r != n]
+        out[n] = sum(
+            _allocated(
+                links.send_buffer(c, n, remote.node_id, connected)[1],
+                (n, remote.node_id) in overloaded,
+            )
+            for remote in c.topology.all_nodes
+            if remote.node_id != n
+        )
     return out

@@ -37,7 +37,7 @@ PER_SQL_NODE = frozenset(
 
 # How a row is proven end to end:
 LIVE = "live"  # the matrix runner, at the shipped scrape and evaluation intervals
-FAST = "live, fast cluster"  # the matrix runner, on a cluster whose ndbsim runs 60x faster
+FAST = "live, fast cluster"  # the matrix runner, on a cluster whose ndbsim runs 10x faster
 COMPRESSED = "compressed clock"  # test_e2e_slow_alerts.py: ndbsim and the rules' clock 900x
 
 

@@ -65,6 +65,16 @@ class Outcome:
     seconds_to_active: float | None = None
     seconds_to_resolve: float | None = None
 
+    def line(self) -> str:
+        def seconds(value: float | None) -> str:
+            return "-" if value is None else f"{value:.0f} s"
+
+        text = (
+            f"{self.row}: active after {seconds(self.seconds_to_active)}, "
+            f"resolved after {seconds(self.seconds_to_resolve)}"
+        )
+        return "; ".join([text, *self.problems])
+
 
 def active(evaluator: RuleEvaluator, clusters: frozenset[str]) -> list[dict[str, str]]:
     return [a for a in evaluator.alerts() if a.get("cluster") in clusters]
@@ -128,14 +138,20 @@ class Lane:
     lingering: set[str] = field(default_factory=set)
     outcomes: list[Outcome] = field(default_factory=list)
 
-    def run(self) -> list[Outcome]:
+    def run(self, deadline: float = float("inf")) -> list[Outcome]:
+        """Every row, while time.monotonic() is before `deadline`: a row not begun by then is
+        reported as not run."""
         for row in self.rows:
             outcome = Outcome(row.name)
             self.outcomes.append(outcome)
+            if time.monotonic() > deadline:
+                outcome.problems.append("not run: the lane is out of time")
+                continue
             try:
                 self.run_row(row, outcome)
             except Exception as exc:  # one row's error is reported with the others'
                 outcome.problems.append(f"{type(exc).__name__}: {exc}")
+            print(f"{self.name}: {outcome.line()}", flush=True)
         return self.outcomes
 
     def snapshot(self) -> dict[str, list[dict[str, str]]]:

@@ -7,7 +7,7 @@ with only the targets replaced (and the rules read from the repository).
   binlog server) and its replica cluster (its first SQL node the applier), a management
   server; nothing is done to it: the healthy watch.
 - lanes of faults (LANES), each a simulated cluster whose rows run one after another, at
-  wall-clock speed but for `fast` (ndbsim 60x faster, for the checkpoint and 30-minute
+  wall-clock speed but for `fast` (ndbsim 10x faster, for the checkpoint and 30-minute
   uptime rows, with the configuration drift of one data node set at its start).
 
 Every target is scraped at its own phase (Prometheus spreads targets over the interval), the
@@ -36,7 +36,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "provisioning" / "prometheus" / "prometheus.yml"
 JOBS = ("ndb", "ndb-cluster")
 SIM_ARGS = ("--data-nodes", "4", "--tables", "8", "--sql-nodes", "2")
-FAST_SPEED = 60
+# ndbsim 10x faster: 300 GCIs in a minute (an LCP stall), 30 minutes of data node uptime in
+# three (the disk page buffer's warm-up)
+FAST_SPEED = 10
 
 
 @dataclass(frozen=True)
@@ -109,9 +111,6 @@ LANES: dict[str, LanePlan] = {
             "sql-node-stopped",
             "mgm-node-stopped",
             "data-node-stopped",
-            "primaries-away",
-            "certificate-expiring",
-            "restart-loop",
             "backup-abort",
             "node-group-stopped",
         ),
@@ -124,6 +123,9 @@ LANES: dict[str, LanePlan] = {
             "slow-ndbinfo",
             "metadata-excluded",
             "stuck-start",
+            "primaries-away",
+            "certificate-expiring",
+            "restart-loop",
             "exporter-stopped",
         ),
     ),

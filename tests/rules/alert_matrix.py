@@ -100,6 +100,8 @@ class Row:
     after_clear: frozenset[str] = frozenset()
     note: str = ""
     ndbsim_args: tuple[str, ...] = ()
+    undo: tuple[Step, ...] | None = None  # what clears the fault, if not the steps undone
+    final: bool = False  # the cluster is not brought back: the last row of its cluster
 
     @property
     def cluster_scoped(self) -> bool:
@@ -114,6 +116,8 @@ class Row:
 
     def undo_steps(self) -> tuple[Step, ...]:
         """The undo of each step, last first; a node the row starts again itself is not."""
+        if self.undo is not None:
+            return self.undo
         started = {step.node for step in self.steps if step.action == "start"}
         undo = (step.undo() for step in reversed(self.steps))
         return tuple(s for s in undo if s and not (s.action == "start" and s.node in started))
@@ -131,6 +135,14 @@ def _row(
 
 
 RESTARTED = {"NdbDataNodeRestarted"}
+# A cluster that shut down: every data node down, and the ndbinfo collectors fail.
+CLUSTER_DOWN = {
+    "NdbClusterDown",
+    "NdbDataNodeDown",
+    "NdbNodeGroupDegraded",
+    "NdbDeadFragmentReplicas",
+    "NdbExporterCollectorFailing",
+}
 GROWTH = {"rate": 0.1, "share": 0.55}
 DRIFT = "MaxNoOfConcurrentOperations=65536@2"
 
@@ -195,8 +207,9 @@ ROWS: tuple[Row, ...] = (
         fault("gcp-save-lag"),
         {"NdbGlobalCheckpointStalled", "NdbRedoWritesLagging"},
         lingers={"NdbRedoWritesLagging"},
+        proof=FAST,
     ),
-    _row("gcp-stall", fault("gcp-stall"), {"NdbGlobalCheckpointStalled"}),
+    _row("gcp-stall", fault("gcp-stall"), {"NdbGlobalCheckpointStalled"}, proof=FAST),
     _row("lcp-stall", fault("lcp-stall"), {"NdbLcpStalled"}, proof=FAST),
     # --- transactions and operations
     _row("arbitrator-lost", fault("arbitrator-lost"), {"NdbNoArbitrator"}),
@@ -286,8 +299,8 @@ ROWS: tuple[Row, ...] = (
     _row(
         "stuck-start",
         (stop(4), fault("stuck-start", node=4, phase=4), Step("start", node=4)),
-        {"NdbDataNodeNotStarted", "NdbNodeGroupDegraded", "NdbDeadFragmentReplicas"},
-        after_clear=RESTARTED,
+        {"NdbDataNodeNotStarted", "NdbNodeGroupDegraded", "NdbDeadFragmentReplicas", *RESTARTED},
+        lingers=RESTARTED,
     ),
     _row(
         "data-node-stopped",
@@ -303,11 +316,11 @@ ROWS: tuple[Row, ...] = (
     ),
     _row(
         "certificate-expiring",
-        (fault("certificate-expiring", node=2, days=2), restart(2)),
+        (fault("certificate-expiring", node=3, days=2), restart(3)),
         {"NdbTlsCertificateExpiring", *RESTARTED},
         lingers=RESTARTED,
-        after_clear=RESTARTED,
-        note="a node reads its certificate when it starts",
+        undo=(Step("clear", "certificate-expiring"), restart(3)),
+        note="a node reads its certificate when it starts: restarted with it, and again",
     ),
     _row(
         "restart-loop",
@@ -330,29 +343,24 @@ ROWS: tuple[Row, ...] = (
     _row(
         "node-group-stopped",
         (stop(3), stop(4)),
-        {"NdbClusterDown", "NdbDataNodeDown", "NdbNodeGroupDegraded", "NdbDeadFragmentReplicas"},
-        lingers={
-            "NdbClusterDown",
-            "NdbDataNodeDown",
-            "NdbNodeGroupDegraded",
-            "NdbDeadFragmentReplicas",
-        },
-        note="last: the cluster is down",
+        CLUSTER_DOWN,
+        final=True,
+        note="a whole node group: the cluster shuts down",
     ),
     _row(
         "arbitration-lost",
         (fault("arbitrator-lost"), stop(2), stop(4)),
-        {"NdbArbitrationLost", "NdbNoArbitrator", "NdbClusterDown", "NdbDataNodeDown"},
-        lingers=True,
+        {"NdbArbitrationLost", "NdbNoArbitrator", *CLUSTER_DOWN},
+        final=True,
         proof=FAST,
-        note="last: half the data nodes, no arbitrator: they shut down",
+        note="half the data nodes and no arbitrator: they shut down",
     ),
     _row(
         "exporter-stopped",
         Step("stop-exporter", node=51),
         {"NdbExporterDown"},
-        lingers=True,
-        note="last: the exporter is not started again",
+        final=True,
+        note="the exporter is not started again",
     ),
     # --- hours of the rules' windows: on the compressed clock
     _row(
@@ -412,7 +420,7 @@ def markdown_table() -> str:
     ]
     for row in ROWS:
         alerts = ", ".join(sorted(row.alerts)) or "none"
-        stay = ", ".join(sorted(row.lingers | row.after_clear)) or ""
+        stay = "(not cleared)" if row.final else ", ".join(sorted(row.lingers | row.after_clear))
         note = f" ({row.note})" if row.note else ""
         lines.append(
             f"| {row.name} | `{row.fault_text}`{note} | {alerts} | "

@@ -27,7 +27,7 @@ from tests.rules.matrix_stack import (
     running_deployment,
     shipped_config,
 )
-from tests.rules.rules_model import alert_rules
+from tests.rules.rules_model import alert_rules, recording_rules
 from tests.support.live_stack import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,7 +36,7 @@ ALERTS = {rule["alert"] for rule in alert_rules()}
 HEALTHY_SECONDS = 600.0  # ten minutes at the shipped intervals
 # The lanes begin no row later than this (a row takes at most its wait for its alerts and
 # for their resolution): the module lasts about the healthy window.
-LANE_SECONDS = HEALTHY_SECONDS - 180.0
+LANE_SECONDS = HEALTHY_SECONDS - 120.0
 JOIN_SECONDS = 420.0
 # Alerts proven elsewhere: a SQL node without the NDB engine or the exporter's privilege
 # (test_e2e_engine.py, a real MariaDB), backups started too long ago where no management
@@ -143,3 +143,18 @@ def test_matrix_end_to_end(tmp_path):
         assert {o.row for r in outcomes.values() for o in r} == {
             row.name for row in ROWS if row.proof in (LIVE, FAST)
         }
+        for evaluator in evaluators.values():
+            assert_recorded_series_name_one_cluster(evaluator)
+
+
+def assert_recorded_series_name_one_cluster(evaluator) -> None:
+    """Every recording rule's series names the one cluster it belongs to: the pairs' binlog
+    servers all have server_id 1, their replicas' lags stay apart."""
+    clusters = {
+        cluster_name(name, side)
+        for name, (_, replica, _) in SIMS.items()
+        for side in (("source", "replica") if replica else ("source",))
+    }
+    for rule in recording_rules():
+        for sample in evaluator.query(rule["record"]):
+            assert sample["metric"].get("cluster") in clusters, (rule["record"], sample)

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from tests.rules.alert_matrix import PER_SQL_NODE, Row, Step
 
-POLL_SECONDS = 5.0  # rules are evaluated every 15 s
+POLL_SECONDS = 10.0  # rules are evaluated every 15 s
 # At the shipped intervals a fault reaches the rules within a cluster-wide scrape (30 s),
 # its scrape time and an evaluation (15 s): twice that, and room for a busy machine.
 FAULT_SECONDS = 150.0
@@ -119,6 +119,8 @@ def apply(step: Step, target: Target) -> None:
         wait_started(sim, step.node, cluster)
     elif step.action == "backup":
         sim.start_backup()
+    elif step.action == "wait":
+        time.sleep(step.params["seconds"])
     elif step.action == "stop-exporter":
         target.stop_exporter(step.node)
     else:

@@ -43,6 +43,7 @@ JOIN_SECONDS = 420.0
 # server is read (test_e2e_slow_alerts.py's second exporter), an SQL node that sees fewer
 # data nodes than another (no ndbsim fault: every SQL node of a cluster sees the same).
 ELSEWHERE = {"NdbEngineUnavailable", "NdbBackupTooOld", "NdbSqlNodeDisconnected"}
+HEALTHY_CLUSTERS = 'cluster=~"healthy|healthy-dr"'
 TABLE = re.compile(r"<!-- matrix -->\n(.*?)<!-- /matrix -->", re.S)
 
 
@@ -138,6 +139,10 @@ def test_matrix_end_to_end(tmp_path):
         print(_report(outcomes))
         assert not any(thread.is_alive() for thread in threads)
         assert healthy.seen == {}, healthy.seen
+        # and at no evaluation in between the polls: the ALERTS series of every evaluation
+        window = f"{int(watched) + 60}s"
+        for evaluator in evaluators.values():
+            assert evaluator.query(f"count_over_time(ALERTS{{{HEALTHY_CLUSTERS}}}[{window}])") == []
         assert healthy.errors == set(), healthy.errors
         assert [o for r in outcomes.values() for o in r if o.problems] == [], _report(outcomes)
         assert {o.row for r in outcomes.values() for o in r} == {

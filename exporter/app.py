@@ -30,6 +30,9 @@ log = logging.getLogger(__name__)
 DEFAULT_SCRAPE_TIMEOUT = 10.0
 MAX_SCRAPE_TIMEOUT = 3600.0
 TIMEOUT_HEADER = "X-Prometheus-Scrape-Timeout-Seconds"
+# collect[]=mgmd: the management server's families (--mgmd.address), in a job that names
+# collectors; a scrape without collect[] has them too.
+MGMD_FAMILIES = "mgmd"
 _bad_timeout = logs.RateLimited(log)
 LIVENESS_PATH = "/livez"
 
@@ -160,22 +163,26 @@ def create_app(
         extra: Callable[[], Sequence[Metric]] = list,
         managers: tuple[tuple[str, int], ...] = (),
     ) -> Response:
+        requested = request.query_params.getlist("collect[]")
+        names = [name for name in requested if name != MGMD_FAMILIES]
+        with_mgmd = len(names) < len(requested) or not requested
         try:
-            only = scraper.selection(request.query_params.getlist("collect[]"))
+            only = scraper.selection(names) if names or not requested else frozenset()
         except ValueError as exc:
             return PlainTextResponse(f"{exc}\n", status_code=400)
         timeout = scrape_timeout(
             request.headers.get(TIMEOUT_HEADER), settings.scrape_timeout_offset
         )
-        # A job scraping part of the collectors leaves the exporter's own metrics and the
-        # management server's to the job that scrapes all of them.
-        if only is not None or not managers:
+        # A job scraping part of the collectors leaves the exporter's own metrics to the job
+        # that scrapes all of them, and the management server's to the job that names mgmd.
+        own = extra() if only is None else ()
+        if not (with_mgmd and managers):
             result = await scraper.scrape(target, timeout, only)
-            return render(result, request.headers.get("accept"), extra() if only is None else ())
+            return render(result, request.headers.get("accept"), own)
         result, cluster_log = await asyncio.gather(
             scraper.scrape(target, timeout, only), mgmd.get(managers).families(timeout)
         )
-        return render(result, request.headers.get("accept"), [*cluster_log, *extra()])
+        return render(result, request.headers.get("accept"), [*cluster_log, *own])
 
     @app.get(settings.telemetry_path, include_in_schema=False)
     async def metrics(request: Request) -> Response:

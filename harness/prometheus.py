@@ -46,6 +46,13 @@ class Prometheus:
         assert body.get("status") == "success", body
         return [alert["labels"] for alert in body["data"]["alerts"]]
 
+    def rule_groups(self) -> list[dict]:
+        """The rule groups of /api/v1/rules, each rule with its `health` and `lastError`."""
+        response = httpx.get(f"{self.url}/api/v1/rules", timeout=10.0)
+        body = response.json()
+        assert body.get("status") == "success", body
+        return body["data"]["groups"]
+
 
 @contextlib.contextmanager
 def _running(

@@ -57,6 +57,15 @@ async def test_collect_runs_the_named_collectors_alone(http):
     assert successes(everything.text) == {"status": 1, "nodes": 1, "fragments": 1}
 
 
+async def test_collect_mgmd_names_the_management_server_not_a_collector(http):
+    client, _ = http
+    response = await client.get("/metrics", params=[("collect[]", "status"), ("collect[]", "mgmd")])
+    assert response.status_code == 200
+    assert successes(response.text) == {"status": 1}
+    alone = await client.get("/metrics", params={"collect[]": "mgmd"})
+    assert alone.status_code == 200 and successes(alone.text) == {}
+
+
 async def test_unknown_collector_is_a_bad_request_with_one_line(http):
     client, address = http
     for path, params in (

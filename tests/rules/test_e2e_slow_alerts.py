@@ -1,12 +1,12 @@
 """End to end on a compressed clock: the alerts that need hours of Prometheus time, made true by
 ndbsim faults as Prometheus evaluates them over the scraped series.
 
-ndbsim runs SPEED times faster than wall time, and the Prometheus servers (one of each build,
-as in test_e2e_alerts.py) evaluate a copy of the rules whose durations are divided by SPEED
+ndbsim runs SPEED times faster than wall time, and the Prometheus servers (one of each build)
+evaluate a copy of the rules whose durations are divided by SPEED
 (`compress_rules`): an hour of the rules is an hour of the simulated cluster, while the
 expressions and thresholds are those of the rule files. The `for` durations are covered by
-the promtool tests; here each alert's expression is checked, as test_e2e_alerts.py does: quiet
-on a healthy cluster, true under its fault, quiet again after a reset.
+the promtool tests; here each alert's expression is checked (the rows "compressed clock" of the
+fault-to-alert matrix, alert_matrix.py): quiet on a healthy cluster, true under its fault, quiet again after a reset.
 
 To keep the module short, every fault is set at once on one simulated cluster and each alert
 is checked for the labels its own fault gives: the four growth faults, backups-stopped,

@@ -90,8 +90,14 @@ class MgmServer:
         self.cluster = cluster
         self.node_id = cluster.topology.mgm_nodes[0].node_id
 
+    def down(self) -> bool:
+        """ndb_mgmd does not answer: the mgm-down fault, or its management node stopped (the
+        process is gone)."""
+        c = self.cluster
+        return c.faults.is_active("mgm-down") or not c.other_up.get(self.node_id, True)
+
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if self.cluster.faults.is_active("mgm-down"):
+        if self.down():
             writer.close()
             return
         try:
@@ -224,7 +230,7 @@ class MgmServer:
         seq, generation = c.log.last_seq(), c.log.listener_generation
         await self._send(writer, ["listen event", "result: 0", ""])
         idle = 0.0
-        while c.log.listener_generation == generation and not c.faults.is_active("mgm-down"):
+        while c.log.listener_generation == generation and not self.down():
             await asyncio.sleep(TICK_SECONDS)
             await asyncio.to_thread(c.advance)
             events = c.log.since(seq)

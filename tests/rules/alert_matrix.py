@@ -1,0 +1,434 @@
+"""The fault-to-alert matrix as data: each ndbsim fault, the alerts it must make active (pending
+or firing) on the cluster it hits, and nothing else. docs/alert-matrix.md is this table
+(`markdown_table`, held equal by tests/rules/test_alert_matrix.py).
+
+The data names no rule evaluator: a runner (matrix_runner.py) applies each row's steps to a
+simulated cluster through ndbsim's control API and asks a rule evaluator which alerts are
+active. Alerts are counted by their labels: an alert of a cluster-wide signal is active once
+per cluster (its labels name no SQL node: `instance` and `job` aggregated away), whichever
+and however many SQL nodes report the signal; an alert of one SQL node's own signal
+(PER_SQL_NODE) names that SQL node.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# Alerts on one SQL node's (or exporter's) own signal: one per SQL node, with its `instance`.
+PER_SQL_NODE = frozenset(
+    {
+        "NdbExporterDown",
+        "NdbSqlNodeUnreachable",
+        "NdbEngineUnavailable",
+        "NdbExporterCollectorFailing",
+        "NdbClusterDown",
+        "NdbSqlNodeDisconnected",
+        "NdbTransactionAbortsHigh",
+        "NdbReplicationStopped",
+        "NdbReplicationLagHigh",
+        "NdbBinlogInjectorBehind",
+        "NdbEventBufferHigh",
+        "NdbBinlogGap",
+        "NdbReplicationConflicts",
+        "NdbSubscriberEpochLagHigh",
+    }
+)
+
+# How a row is proven end to end:
+LIVE = "live"  # the matrix runner, at the shipped scrape and evaluation intervals
+FAST = "live, fast cluster"  # the matrix runner, on a cluster whose ndbsim runs 10x faster
+COMPRESSED = "compressed clock"  # test_e2e_slow_alerts.py: ndbsim and the rules' clock 900x
+
+
+@dataclass(frozen=True)
+class Step:
+    """One action on the simulated cluster: `fault` (set `name` with `params`), `clear`,
+    `stop` / `start` (node `node`), `restart` (stop and start `node`), `backup` (START
+    BACKUP), `stop-exporter` (the exporter of SQL node `node`), `wait` (`seconds`)."""
+
+    action: str
+    name: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    node: int = 0
+    cluster: str | None = None  # "replica": the replica cluster of ndbsim --replica
+
+    def text(self) -> str:
+        if self.action in ("fault", "clear"):
+            args = " ".join(f"{k}={v}" for k, v in self.params.items())
+            return f"{'' if self.action == 'fault' else 'clear '}{self.name} {args}".strip()
+        if self.action == "backup":
+            return "START BACKUP"
+        if self.action == "wait":
+            return f"wait {self.params['seconds']} s"
+        return f"{self.action} {self.node}"
+
+    def undo(self) -> Step | None:
+        """The step that takes this one back: a fault is cleared, a stopped node started."""
+        if self.action == "fault":
+            return Step("clear", self.name, cluster=self.cluster)
+        if self.action == "stop":
+            return Step("start", node=self.node, cluster=self.cluster)
+        return None
+
+
+def fault(name: str, **params: Any) -> Step:
+    return Step("fault", name, params)
+
+
+def stop(node: int) -> Step:
+    return Step("stop", node=node)
+
+
+def restart(node: int) -> Step:
+    return Step("restart", node=node)
+
+
+@dataclass(frozen=True)
+class Row:
+    """A fault and the alerts it must make active, and nothing else.
+
+    `lingers`: those of `alerts` that stay active after the fault is cleared, for their
+    rule's window (a 5-minute rate, a 15-minute or 1-hour count of restarts, failed backups,
+    conflicts): the runner does not wait for them to resolve. `standing`: a fault set when
+    ndbsim starts (a command-line option), never cleared. `also_lingering`: alerts that a
+    cleared restart leaves active though the fault itself does not name them."""
+
+    name: str
+    steps: tuple[Step, ...]
+    alerts: frozenset[str]
+    proof: str = LIVE
+    lingers: frozenset[str] = frozenset()
+    after_clear: frozenset[str] = frozenset()
+    note: str = ""
+    ndbsim_args: tuple[str, ...] = ()
+    undo: tuple[Step, ...] | None = None  # what clears the fault, if not the steps undone
+    final: bool = False  # the cluster is not brought back: the last row of its cluster
+
+    @property
+    def cluster_scoped(self) -> bool:
+        """Every alert of the row is once per cluster (none names an SQL node)."""
+        return not self.alerts & PER_SQL_NODE
+
+    @property
+    def fault_text(self) -> str:
+        if self.ndbsim_args:
+            return "ndbsim " + " ".join(self.ndbsim_args)
+        return ", ".join(step.text() for step in self.steps)
+
+    def undo_steps(self) -> tuple[Step, ...]:
+        """The undo of each step, last first; a node the row starts again itself is not."""
+        if self.undo is not None:
+            return self.undo
+        started = {step.node for step in self.steps if step.action == "start"}
+        undo = (step.undo() for step in reversed(self.steps))
+        return tuple(s for s in undo if s and not (s.action == "start" and s.node in started))
+
+
+def _row(
+    name: str, steps: tuple[Step, ...] | Step, alerts: set[str] | tuple[str, ...], **kw: Any
+) -> Row:
+    """`lingers=True`: every alert of the row stays after the clear."""
+    steps = steps if isinstance(steps, tuple) else (steps,)
+    if kw.get("lingers") is True:
+        kw["lingers"] = alerts
+    kw = {k: frozenset(v) if k in ("lingers", "after_clear") else v for k, v in kw.items()}
+    return Row(name, steps, frozenset(alerts), **kw)
+
+
+RESTARTED = {"NdbDataNodeRestarted"}
+# A cluster that shut down as the arbitration decides (a whole node group lost, or half the
+# data nodes without an arbitrator): every data node down and ndbinfo unreadable, so the
+# ndbinfo collectors fail and no alert reads node groups, fragments or the arbitrator.
+CLUSTER_DOWN = {
+    "NdbArbitrationLost",
+    "NdbClusterDown",
+    "NdbDataNodeDown",
+    "NdbExporterCollectorFailing",
+}
+# A cluster-wide scrape (30 s) of every restart: each is a drop of the node's uptime.
+SCRAPED = Step("wait", params={"seconds": 90})
+GROWTH = {"rate": 0.1, "share": 0.55}
+DRIFT = "MaxNoOfConcurrentOperations=65536@2"
+
+ROWS: tuple[Row, ...] = (
+    # --- replication: ndbsim --replica, the link between the source and the replica cluster
+    _row("replica-sql-error", fault("replica-sql-error"), {"NdbReplicationStopped"}),
+    _row("replica-io-disconnect", fault("replica-io-disconnect"), {"NdbReplicationStopped"}),
+    _row(
+        "replica-behind",
+        fault("replica-behind", seconds=900),
+        {"NdbReplicationLagHigh"},
+        note="in seconds (the applier) and in GCIs (the replica cluster, per source server_id)",
+    ),
+    _row("subscriber-lag", fault("subscriber-lag"), {"NdbSubscriberEpochLagHigh"}),
+    _row(
+        "injector-behind",
+        fault("injector-behind"),
+        {"NdbBinlogInjectorBehind", "NdbEventBufferHigh"},
+    ),
+    _row(
+        "injector-gap",
+        fault("injector-behind", gap=True),
+        {"NdbBinlogInjectorBehind", "NdbEventBufferHigh", "NdbBinlogGap", "NdbReplicationStopped"},
+    ),
+    _row(
+        "conflicts",
+        fault("conflicts"),
+        {"NdbReplicationConflicts"},
+        lingers=True,
+    ),
+    # --- memory, logs and buffers of every data node
+    _row(
+        "data-memory",
+        fault("data-memory", share=0.97),
+        {"NdbDataMemoryHigh", "NdbDataMemoryCritical"},
+    ),
+    _row(
+        "redo-log",
+        fault("redo-log", share=0.95),
+        {"NdbRedoLogSpaceHigh", "NdbRedoLogSpaceCritical"},
+    ),
+    _row(
+        "undo-log",
+        fault("undo-log-growth", rate=0.01, share=0.97),
+        {"NdbUndoLogSpaceHigh", "NdbUndoLogSpaceCritical"},
+    ),
+    _row("redo-buffer", fault("buffer-full", buffer="redo", share=0.9), {"NdbRedoBufferHigh"}),
+    _row("undo-buffer", fault("buffer-full", buffer="undo", share=0.9), {"NdbUndoBufferHigh"}),
+    _row(
+        "long-message-buffer",
+        fault("buffer-full", buffer="long-message", share=0.9),
+        {"NdbLongMessageBufferHigh"},
+    ),
+    _row("resource-pool", fault("resource-pool", share=0.95), {"NdbResourcePoolHigh"}),
+    _row("send-buffer", fault("send-buffer-pressure", node=3), {"NdbSendBufferHigh"}),
+    _row("tablespace-full", fault("tablespace-full", share=0.95), {"NdbTablespaceFull"}),
+    _row("slow-disk", fault("slow-disk"), set(), note="no alert reads PGMAN latency"),
+    _row("metadata-excluded", fault("metadata-excluded", tables=2), set(), note="no alert"),
+    # --- checkpoints
+    _row(
+        "gcp-save-lag",
+        fault("gcp-save-lag"),
+        {"NdbGlobalCheckpointStalled", "NdbRedoWritesLagging"},
+        lingers={"NdbRedoWritesLagging"},
+        proof=FAST,
+    ),
+    _row("gcp-stall", fault("gcp-stall"), {"NdbGlobalCheckpointStalled"}, proof=FAST),
+    _row("lcp-stall", fault("lcp-stall"), {"NdbLcpStalled"}, proof=FAST),
+    # --- transactions and operations
+    _row("arbitrator-lost", fault("arbitrator-lost"), {"NdbNoArbitrator"}),
+    _row("long-transaction", fault("long-transaction", node=2), {"NdbLongRunningTransaction"}),
+    _row("lock-contention", fault("lock-contention"), {"NdbLockWaits"}),
+    _row(
+        "latency-degradation",
+        fault("latency-degradation", factor=50),
+        {"NdbOperationLatencyHigh"},
+        lingers=True,
+    ),
+    _row(
+        "operation-errors",
+        fault("operation-errors", share=1.0),
+        {"NdbOperationErrorsHigh"},
+        lingers=True,
+    ),
+    _row(
+        "transaction-aborts",
+        fault("transaction-aborts", share=1.0),
+        {"NdbTransactionAbortsHigh"},
+        lingers=True,
+        note="each SQL node's own counters: once per SQL node",
+    ),
+    _row(
+        "disk-page-buffer-misses",
+        fault("disk-page-buffer-misses", share=0.2),
+        {"NdbDiskPageBufferHitRatioLow"},
+        lingers=True,
+        proof=FAST,
+        note="data nodes up for 30 minutes",
+    ),
+    _row(
+        "send-overload",
+        fault("send-overload", node=3, remote=4),
+        {"NdbTransporterOverloaded", "NdbTransporterSlowdown"},
+        lingers=True,
+        proof=FAST,
+    ),
+    _row(
+        "job-buffer-congestion",
+        fault("job-buffer-congestion", node=1),
+        {"NdbThreadBufferFull"},
+        lingers=True,
+        proof=FAST,
+    ),
+    _row(
+        "config-drift",
+        (),
+        {"NdbConfigInconsistent"},
+        lingers=True,
+        proof=FAST,
+        ndbsim_args=("--config", DRIFT),
+    ),
+    # --- the exporter's view of its SQL node, the management server
+    _row(
+        "sql-connections-refused",
+        (fault("refuse-connections"), fault("drop-connections")),
+        {"NdbSqlNodeUnreachable"},
+        note="every SQL node refuses: once per SQL node",
+    ),
+    _row(
+        "slow-ndbinfo",
+        fault("slow-ndbinfo", seconds=15, table="memoryusage"),
+        {"NdbExporterCollectorFailing"},
+        note="past the exporter's 10 s query timeout: once per exporter reading it",
+    ),
+    _row("mgm-down", fault("mgm-down"), {"NdbMgmdUnreachable", "NdbMgmdSubscriptionLost"}),
+    _row(
+        "sql-node-stopped",
+        stop(51),
+        {"NdbSqlNodeGone", "NdbSqlNodeUnreachable"},
+        note="its exporter's SQL node is gone; the other SQL node reports it",
+    ),
+    _row(
+        "mgm-node-stopped",
+        stop(49),
+        {
+            "NdbManagementNodeDown",
+            "NdbNoArbitrator",
+            "NdbMgmdUnreachable",
+            "NdbMgmdSubscriptionLost",
+        },
+        note="the only management node, the arbitrator",
+    ),
+    # --- data nodes stopped and restarted
+    _row(
+        "stuck-start",
+        (stop(4), fault("stuck-start", node=4, phase=4), Step("start", node=4)),
+        {"NdbDataNodeNotStarted", "NdbNodeGroupDegraded", "NdbDeadFragmentReplicas", *RESTARTED},
+        lingers=RESTARTED,
+    ),
+    _row(
+        "data-node-stopped",
+        stop(2),
+        {"NdbDataNodeDown", "NdbNodeGroupDegraded", "NdbDeadFragmentReplicas"},
+        after_clear=RESTARTED,
+    ),
+    _row(
+        "primaries-away",
+        (fault("primaries-away", node=2), restart(2)),
+        {"NdbPrimariesNotOnPreferredNode", *RESTARTED},
+        lingers=RESTARTED,
+    ),
+    _row(
+        "certificate-expiring",
+        (fault("certificate-expiring", node=3, days=2), restart(3)),
+        {"NdbTlsCertificateExpiring", *RESTARTED},
+        lingers=RESTARTED,
+        undo=(Step("clear", "certificate-expiring"), restart(3)),
+        note="a node reads its certificate when it starts: restarted with it, and again",
+    ),
+    _row(
+        "restart-loop",
+        (restart(2), SCRAPED, restart(2), SCRAPED, restart(2)),
+        {"NdbDataNodeRestarted", "NdbDataNodeRestartLoop", "NdbTransporterFlapping"},
+        lingers=True,
+    ),
+    _row(
+        "backup-abort",
+        (fault("backup-abort"), Step("backup")),
+        {"NdbBackupFailed"},
+        lingers=True,
+    ),
+    _row(
+        "backup-start-failure",
+        (fault("backup-start-failure"), Step("backup")),
+        {"NdbBackupFailed"},
+        lingers=True,
+    ),
+    _row(
+        "node-group-stopped",
+        (stop(3), stop(4)),
+        CLUSTER_DOWN,
+        final=True,
+        note="a whole node group: the cluster shuts down",
+    ),
+    _row(
+        "arbitration-lost",
+        (fault("arbitrator-lost"), stop(2), stop(4)),
+        CLUSTER_DOWN,
+        final=True,
+        proof=FAST,
+        note="half the data nodes and no arbitrator: they shut down",
+    ),
+    _row(
+        "exporter-stopped",
+        Step("stop-exporter", node=51),
+        {"NdbExporterDown"},
+        final=True,
+        note="the exporter is not started again",
+    ),
+    # --- hours of the rules' windows: on the compressed clock
+    _row(
+        "data-memory-growth",
+        fault("data-memory-growth", **GROWTH),
+        {"NdbDataMemoryExhaustionPredicted"},
+        proof=COMPRESSED,
+    ),
+    _row(
+        "redo-log-growth",
+        fault("redo-log-growth", **GROWTH),
+        {"NdbRedoLogExhaustionPredicted"},
+        proof=COMPRESSED,
+    ),
+    _row(
+        "undo-log-growth",
+        fault("undo-log-growth", **GROWTH),
+        {"NdbUndoLogExhaustionPredicted"},
+        proof=COMPRESSED,
+    ),
+    _row(
+        "tablespace-growth",
+        fault("tablespace-growth", **GROWTH),
+        {"NdbTablespaceExhaustionPredicted"},
+        proof=COMPRESSED,
+    ),
+    _row(
+        "backups-stopped",
+        fault("backups-stopped"),
+        {"NdbBackupNotCompleted"},
+        proof=COMPRESSED,
+        note="NdbBackupTooOld instead where no management server is read",
+    ),
+    _row(
+        "restart-phase-stuck",
+        (stop(4), fault("stuck-start", node=4), Step("start", node=4)),
+        {"NdbRestartPhaseStuck"},
+        proof=COMPRESSED,
+    ),
+    _row("old-version", fault("old-version", node=3), {"NdbVersionSkew"}, proof=COMPRESSED),
+    _row(
+        "old-config-generation",
+        fault("old-config-generation", node=2),
+        {"NdbConfigGenerationSkew"},
+        proof=COMPRESSED,
+    ),
+)
+
+BY_NAME = {row.name: row for row in ROWS}
+
+
+def markdown_table() -> str:
+    """The matrix as the Markdown table of docs/alert-matrix.md."""
+    lines = [
+        "| Row | Fault | Alerts it makes active, and no other | Once per cluster | Stay after the clear | Proven |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in ROWS:
+        alerts = ", ".join(sorted(row.alerts)) or "none"
+        stay = "(not cleared)" if row.final else ", ".join(sorted(row.lingers | row.after_clear))
+        note = f" ({row.note})" if row.note else ""
+        lines.append(
+            f"| {row.name} | `{row.fault_text}`{note} | {alerts} | "
+            f"{'yes' if row.cluster_scoped else 'per SQL node'} | {stay} | {row.proof} |"
+        )
+    return "\n".join(lines) + "\n"

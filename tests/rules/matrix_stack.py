@@ -1,0 +1,261 @@
+"""The deployment the fault-to-alert matrix runs on: simulated clusters of two SQL nodes, an
+exporter beside each SQL node, and a Prometheus server configured
+from the shipped provisioning/prometheus/prometheus.yml: its intervals, jobs and collectors,
+with only the targets replaced (and the rules read from the repository).
+
+- `healthy`: ndbsim --replica at wall-clock speed, the source cluster (its first SQL node the
+  binlog server) and its replica cluster (its first SQL node the applier), a management
+  server; nothing is done to it: the healthy watch.
+- lanes of faults (LANES), each a simulated cluster whose rows run one after another, at
+  wall-clock speed but for `fast` (ndbsim 10x faster, for the checkpoint and 30-minute
+  uptime rows, with the configuration drift of one data node set at its start).
+
+Every target is scraped at its own phase (Prometheus spreads targets over the interval), the
+`ndb` job every 15 s from every SQL node, `ndb-cluster` every 30 s from every SQL node, by one
+Prometheus server of the newest build present (the promtool tests cover each build's rule
+evaluation).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from ndb_harness import Exporter, Ndbsim, running_exporter, running_ndbsim, running_prometheus
+
+from tests.rules.alert_matrix import BY_NAME, Row
+from tests.rules.matrix_runner import Target
+from tests.support.live_stack import PROMETHEUS_BUILDS, RULE_FILES, PrometheusBuild
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = ROOT / "provisioning" / "prometheus" / "prometheus.yml"
+JOBS = ("ndb", "ndb-cluster")
+SIM_ARGS = ("--data-nodes", "4", "--sql-nodes", "2")
+# 8 tables, one of them a disk data table (a tablespace, an undo log) where rows fill them; 4
+# elsewhere, to keep the cluster-wide scrapes short
+# ndbsim 10x faster: 300 GCIs in a minute (an LCP stall), 30 minutes of data node uptime in
+# three (the disk page buffer's warm-up)
+FAST_SPEED = 10
+
+
+@dataclass(frozen=True)
+class LanePlan:
+    """A lane: the ndbsim it runs on and which of its clusters takes the rows."""
+
+    sim: str  # key of SIMS
+    side: str  # "source" or "replica"
+    rows: tuple[str, ...]
+    pair: bool = False  # its alerts may be on either cluster of the pair (the link's faults)
+
+
+DISK_DATA, NO_DISK_DATA = ("--tables", "8"), ("--tables", "4")
+# ndbsim -> (speed, --replica, extra args)
+SIMS: dict[str, tuple[int, bool, tuple[str, ...]]] = {
+    "healthy": (1, True, NO_DISK_DATA),
+    "link": (1, True, NO_DISK_DATA),
+    "space": (1, True, DISK_DATA),
+    "nodes": (1, True, NO_DISK_DATA),
+    "fast": (FAST_SPEED, False, (*DISK_DATA, *BY_NAME["config-drift"].ndbsim_args)),
+}
+LANES: dict[str, LanePlan] = {
+    "replication": LanePlan(
+        "link",
+        "source",
+        (
+            "replica-sql-error",
+            "replica-io-disconnect",
+            "replica-behind",
+            "subscriber-lag",
+            "injector-behind",
+            "injector-gap",
+            "backup-start-failure",
+            "conflicts",
+            "restart-loop",
+        ),
+        pair=True,
+    ),
+    "memory": LanePlan(
+        "space",
+        "source",
+        (
+            "data-memory",
+            "redo-log",
+            "undo-log",
+            "redo-buffer",
+            "undo-buffer",
+            "long-message-buffer",
+            "latency-degradation",
+        ),
+    ),
+    "resources": LanePlan(
+        "space",
+        "replica",
+        (
+            "resource-pool",
+            "send-buffer",
+            "tablespace-full",
+            "slow-disk",
+            "long-transaction",
+            "lock-contention",
+            "operation-errors",
+            "transaction-aborts",
+        ),
+    ),
+    "nodes": LanePlan(
+        "nodes",
+        "source",
+        (
+            "mgm-down",
+            "arbitrator-lost",
+            "sql-node-stopped",
+            "mgm-node-stopped",
+            "data-node-stopped",
+            "backup-abort",
+            "node-group-stopped",
+        ),
+    ),
+    "sql": LanePlan(
+        "nodes",
+        "replica",
+        (
+            "sql-connections-refused",
+            "slow-ndbinfo",
+            "metadata-excluded",
+            "stuck-start",
+            "primaries-away",
+            "certificate-expiring",
+            "exporter-stopped",
+        ),
+    ),
+    "fast": LanePlan(
+        "fast",
+        "source",
+        (
+            "config-drift",
+            "lcp-stall",
+            "gcp-stall",
+            "disk-page-buffer-misses",
+            "send-overload",
+            "job-buffer-congestion",
+            "gcp-save-lag",
+            "arbitration-lost",
+        ),
+    ),
+}
+
+
+def cluster_name(sim: str, side: str) -> str:
+    return sim if side == "source" else f"{sim}-dr"
+
+
+def lane_rows(plan: LanePlan) -> tuple[Row, ...]:
+    return tuple(BY_NAME[name] for name in plan.rows)
+
+
+def shipped_config(
+    targets: dict[str, dict[str, dict[str, str]]], rule_files: tuple[Path, ...]
+) -> dict[str, Any]:
+    """The shipped prometheus.yml with its rule files, its ndb jobs' targets (job -> address
+    -> labels) replaced, and nothing else scraped or alerted."""
+    config = yaml.safe_load(SHIPPED.read_text())
+    config["rule_files"] = [str(path) for path in rule_files]
+    config.pop("alerting", None)
+    jobs = []
+    for job in config["scrape_configs"]:
+        if job["job_name"] not in JOBS:
+            continue
+        job = copy.deepcopy(job)
+        for discovered in ("dns_sd_configs", "relabel_configs"):
+            job.pop(discovered, None)
+        job["static_configs"] = [
+            {"targets": [address], "labels": labels}
+            for address, labels in targets[job["job_name"]].items()
+        ]
+        jobs.append(job)
+    config["scrape_configs"] = jobs
+    return config
+
+
+@dataclass
+class Deployment:
+    sims: dict[str, Ndbsim]
+    exporters: dict[tuple[str, str, int], Exporter]  # (sim, side, SQL node id) -> exporter
+    evaluators: dict[str, Any]  # Prometheus build -> server
+    stopped: list[str] = field(default_factory=list)
+
+    def target(self, plan: LanePlan) -> Target:
+        def stop_exporter(node: int) -> None:
+            self.exporters[(plan.sim, plan.side, node)].stop()
+
+        sides = ("source", "replica") if plan.pair else (plan.side,)
+        return Target(
+            self.sims[plan.sim],
+            frozenset(cluster_name(plan.sim, side) for side in sides),
+            None if plan.side == "source" else "replica",
+            stop_exporter,
+        )
+
+
+def _exporter_args(sim: Ndbsim, side: str, speed: int) -> list[str]:
+    args = []
+    if side == "source" and sim.mgm_port:
+        args.append(f"--mgmd.address=127.0.0.1:{sim.mgm_port}")
+    if speed > 1:  # the maximum age of slowly changing rows, in cluster time
+        args.append(f"--exporter.refresh-max-age={max(1, 120 // speed)}")
+    return args
+
+
+def _labels(sim: str, side: str, node: int) -> dict[str, str]:
+    labels = {"cluster": cluster_name(sim, side), "instance": f"{cluster_name(sim, side)}-{node}"}
+    if side == "replica":
+        labels["source_cluster"] = sim
+    return labels
+
+
+@contextmanager
+def running_deployment(workdir: Path) -> Iterator[Deployment]:
+    with ExitStack() as running:
+        sims: dict[str, Ndbsim] = {}
+        exporters: dict[tuple[str, str, int], Exporter] = {}
+        targets: dict[str, dict[str, dict[str, str]]] = {job: {} for job in JOBS}
+        for name, (speed, replica, extra) in SIMS.items():
+            sim = running.enter_context(
+                running_ndbsim(*SIM_ARGS, *extra, replica=replica, speed=speed)
+            )
+            sims[name] = sim
+            for side in ("source", "replica") if replica else ("source",):
+                for node in sorted(sim.sql_node_ports(side)):
+                    endpoint = f"{'replica_' if side == 'replica' else ''}sql{node}"
+                    exporter = running.enter_context(
+                        running_exporter(
+                            _exporter_args(sim, side, speed),
+                            mysqld=sim.account(endpoint),
+                            log_dir=workdir,
+                            name=f"exporter-{cluster_name(name, side)}-{node}",
+                        )
+                    )
+                    exporters[(name, side, node)] = exporter
+                    for job in JOBS:
+                        targets[job][exporter.address] = _labels(name, side, node)
+        build = newest_build()
+        prometheus = running.enter_context(
+            running_prometheus(
+                build.prometheus, shipped_config(targets, RULE_FILES), workdir / build.name
+            )
+        )
+        yield Deployment(sims, exporters, {build.name: prometheus})
+
+
+def newest_build() -> PrometheusBuild:
+    """The newest Prometheus build present (the promtool tests cover every build's rule
+    evaluation; one server keeps the matrix's cost down)."""
+    for build in reversed(PROMETHEUS_BUILDS):
+        if not build.missing:
+            return build
+    PROMETHEUS_BUILDS[-1].require()
+    raise AssertionError("unreachable")

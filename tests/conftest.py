@@ -22,12 +22,21 @@ def pytest_addoption(parser):
 
 
 def pytest_collection_modifyitems(config, items):
-    if not config.getoption("--reverse-modules"):
-        return
+    """Modules in reverse order with --reverse-modules; else the modules with a test marked
+    `long` first, so that the workers start on them while the short ones fill the rest of
+    the run (the suite then lasts about as long as its longest module, not that module's
+    start plus its length)."""
     modules: dict[str, list] = {}
     for item in items:
         modules.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
-    items[:] = [item for module in reversed(modules.values()) for item in module]
+    if config.getoption("--reverse-modules"):
+        ordered = list(reversed(modules.values()))
+    else:
+        ordered = sorted(
+            modules.values(),
+            key=lambda module: not any(item.get_closest_marker("long") for item in module),
+        )
+    items[:] = [item for module in ordered for item in module]
 
 
 class StartedProcess(AssertionError):

@@ -35,12 +35,13 @@ demo: $(STAMP)
 
 # Test modules side by side (pytest-xdist), each whole on one worker: most of them wait on
 # live stacks (ndbsim, the exporter, Prometheus) more than they compute, so four workers keep
-# two cores busy.
+# two cores busy. The modules go in the order tests/conftest.py gives them (the long ones
+# first), not pytest-xdist's (the most tests first).
 TEST_WORKERS ?= 4
 
 test: $(STAMP) system-packages tools clients
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The fast subset: the tests that start no process (a test that starts one without the
 # integration mark fails, tests/conftest.py), on one worker per core.

@@ -21,21 +21,29 @@ def pytest_addoption(parser):
     )
 
 
+def _minutes(item) -> float:
+    marker = item.get_closest_marker("long")
+    return marker.kwargs.get("minutes", 1) if marker else 0
+
+
 def pytest_collection_modifyitems(config, items):
-    """Modules in reverse order with --reverse-modules; else the modules with a test marked
-    `long` first, so that the workers start on them while the short ones fill the rest of
-    the run (the suite then lasts about as long as its longest module, not that module's
-    start plus its length)."""
+    """Modules in reverse order with --reverse-modules. Else the modules with tests marked
+    `long` first, the longest first, and in each module its long tests first: the workers
+    (`make test`: one module at a time each, no reordering) start on them at once while the
+    short modules fill the rest of the run, and pytest-xdist, which gives a worker its next
+    module when two of its tests are left, queues none behind a long test still running."""
     modules: dict[str, list] = {}
     for item in items:
         modules.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
     if config.getoption("--reverse-modules"):
         ordered = list(reversed(modules.values()))
     else:
-        ordered = sorted(
-            modules.values(),
-            key=lambda module: not any(item.get_closest_marker("long") for item in module),
-        )
+        ordered = [
+            sorted(module, key=_minutes, reverse=True)
+            for module in sorted(
+                modules.values(), key=lambda module: max(map(_minutes, module)), reverse=True
+            )
+        ]
     items[:] = [item for module in ordered for item in module]
 
 

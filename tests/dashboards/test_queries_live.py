@@ -49,7 +49,7 @@ from tests.support.live_stack import (
     wait_until,
 )
 
-pytestmark = [pytest.mark.integration, pytest.mark.long]
+pytestmark = [pytest.mark.integration, pytest.mark.long(minutes=3)]
 
 # Every 2 s: a full scrape of the default simulated cluster takes about a second on a busy
 # 2-core machine, and the scrape timeout is the interval.

@@ -97,7 +97,7 @@ def _report(outcomes: dict[str, list[Outcome]]) -> str:
 
 
 @pytest.mark.integration
-@pytest.mark.long
+@pytest.mark.long(minutes=11)
 def test_matrix_end_to_end(tmp_path):
     with running_deployment(tmp_path) as deployment:
         evaluators = deployment.evaluators

@@ -33,7 +33,7 @@ from tests.support.live_stack import (
 from tests.support.private_mariadb import MariaDB, running_with_account
 from tests.support.readme_grants import readme_grants
 
-pytestmark = [pytest.mark.integration, pytest.mark.long]
+pytestmark = [pytest.mark.integration, pytest.mark.long(minutes=3)]
 
 USER, PASSWORD = "exporter", "engine-test-pw-41x"
 ALERT = "NdbEngineUnavailable"

@@ -252,7 +252,7 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
 
 
 @pytest.mark.integration
-@pytest.mark.long
+@pytest.mark.long(minutes=3)
 def test_healthy_cluster_leaves_slow_alerts_quiet(stack: Stack):
     """After a few cluster hours and a scheduled backup seen by every server, with the 1- and
     2-hour windows of the trends filled."""
@@ -269,7 +269,7 @@ def test_healthy_cluster_leaves_slow_alerts_quiet(stack: Stack):
 
 
 @pytest.mark.integration
-@pytest.mark.long
+@pytest.mark.long(minutes=3)
 def test_faults_make_slow_alerts_true_and_reset_clears_them(stack: Stack):
     """The expression of each alert becomes true for the labels of its fault, within the
     cluster hours its rules need (about one hour for the trends, at most 26 hours and a

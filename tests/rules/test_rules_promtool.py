@@ -21,7 +21,7 @@ from tests.rules.rules_model import (
 )
 from tests.support.live_stack import PROMETHEUS_BUILDS, PrometheusBuild, every_prometheus_build
 
-pytestmark = [pytest.mark.integration, pytest.mark.long]  # promtool
+pytestmark = [pytest.mark.integration, pytest.mark.long(minutes=6)]  # promtool
 
 
 def run(*args: str) -> subprocess.CompletedProcess:

@@ -272,7 +272,7 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
         yield stack
 
 
-pytestmark = [pytest.mark.integration, pytest.mark.long]
+pytestmark = [pytest.mark.integration, pytest.mark.long(minutes=3)]
 
 
 def test_healthy_cluster_fires_nothing_across_restarts(stack: Stack):

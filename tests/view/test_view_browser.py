@@ -18,7 +18,7 @@ from tests.view.test_view_api import RecordedScraper, recorded_manager, view_app
 from tests.view.view_server import serving_app
 from tests.view.view_stack import running_stack
 
-pytestmark = [pytest.mark.integration, pytest.mark.browser, pytest.mark.long]
+pytestmark = [pytest.mark.integration, pytest.mark.browser, pytest.mark.long(minutes=3)]
 
 # Long enough for the view's 10 s refresh interval plus the page's own 10 s refresh.
 CHANGE_TIMEOUT_MS = 45_000

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from functools import partial
 
 import pytest
 from ndbinfo_exporter.collectors.registry import all_collectors
@@ -173,24 +174,31 @@ ONLY = ("--only", "backup,availability")
 
 
 @pytest.mark.parametrize(
-    "state, flags, code, text",
+    "make_state, flags, code, text",
     [
-        (managed(), ONLY, nagios.OK, "checks passed"),
-        (managed(failed_hours_ago=1), ONLY, nagios.CRITICAL, "none completed since"),
-        (managed(2, failed_hours_ago=3), ONLY, nagios.OK, "checks passed"),
-        (managed(30), ONLY, nagios.WARNING, "completed 30.0 h ago (over 26 h)"),
-        (managed(2), (*ONLY, "-w", "backup_age=1"), nagios.WARNING, "backup_age_hours 2"),
-        (managed(None, listened_hours=27), ONLY, nagios.WARNING, "No backup completed in the 27"),
-        (managed(None, listened_hours=1), ONLY, nagios.OK, "checks passed"),
-        (managed(answered=False), ONLY, nagios.WARNING, "mgm1:1186 does not answer"),
+        (partial(managed), ONLY, nagios.OK, "checks passed"),
+        (partial(managed, failed_hours_ago=1), ONLY, nagios.CRITICAL, "none completed since"),
+        (partial(managed, 2, failed_hours_ago=3), ONLY, nagios.OK, "checks passed"),
+        (partial(managed, 30), ONLY, nagios.WARNING, "completed 30.0 h ago (over 26 h)"),
+        (partial(managed, 2), (*ONLY, "-w", "backup_age=1"), nagios.WARNING, "backup_age_hours 2"),
+        (
+            partial(managed, None, listened_hours=27),
+            ONLY,
+            nagios.WARNING,
+            "No backup completed in the 27",
+        ),
+        (partial(managed, None, listened_hours=1), ONLY, nagios.OK, "checks passed"),
+        (partial(managed, answered=False), ONLY, nagios.WARNING, "mgm1:1186 does not answer"),
         (None, ("--only", "availability"), nagios.OK, "checks passed"),
         (None, ONLY, nagios.UNKNOWN, "No management server is read"),
     ],
 )
-def test_backup_state_and_management_server_from_the_cluster_log(state, flags, code, text):
+def test_backup_state_and_management_server_from_the_cluster_log(make_state, flags, code, text):
     """The management server's findings: the latest backup aborted or failed (CRITICAL), none
     completed within backup_age hours (WARNING; -w/-c backup_age=), the management server
-    not answering (WARNING); nothing to judge without one, UNKNOWN when asked for."""
+    not answering (WARNING); nothing to judge without one, UNKNOWN when asked for. The state
+    is made when the test runs: its ages count from then."""
+    state = None if make_state is None else make_state()
     verdict = judged(read(cluster()), *flags, management=state)
     assert verdict.code == code, verdict.output()
     assert text in verdict.output(), verdict.output()

@@ -9,19 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 import yaml
+from ndb_harness.api import answers, api_data
 from ndb_harness.ports import HOST, free_port
 from ndb_harness.process import Process, started
 
 START_SECONDS = 60.0
-
-
-def _ready(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/-/ready", timeout=2.0).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 @dataclass
@@ -32,26 +25,17 @@ class Prometheus:
     process: Process
 
     def query(self, expr: str) -> list[dict]:
-        response = httpx.get(f"{self.url}/api/v1/query", params={"query": expr}, timeout=10.0)
-        body = response.json()
-        assert body.get("status") == "success", f"{expr}: {body}"
-        return body["data"]["result"]
+        return api_data(f"{self.url}/api/v1/query", query=expr)["result"]
 
     def alerts(self) -> list[dict[str, str]]:
         """The labels (alertname included) of every alert whose expression was true at the
         rules' last evaluation, pending or firing: all the rules in one request, evaluated by
         Prometheus itself instead of one query per expression."""
-        response = httpx.get(f"{self.url}/api/v1/alerts", timeout=10.0)
-        body = response.json()
-        assert body.get("status") == "success", body
-        return [alert["labels"] for alert in body["data"]["alerts"]]
+        return [alert["labels"] for alert in api_data(f"{self.url}/api/v1/alerts")["alerts"]]
 
     def rule_groups(self) -> list[dict]:
         """The rule groups of /api/v1/rules, each rule with its `health` and `lastError`."""
-        response = httpx.get(f"{self.url}/api/v1/rules", timeout=10.0)
-        body = response.json()
-        assert body.get("status") == "success", body
-        return body["data"]["groups"]
+        return api_data(f"{self.url}/api/v1/rules")["groups"]
 
 
 @contextlib.contextmanager
@@ -78,7 +62,7 @@ def _running(
     ]
     url = f"http://{address}"
     with started(name, argv, log_dir=workdir) as process:
-        process.wait_until(lambda: _ready(url), "become ready", timeout)
+        process.wait_until(lambda: answers(f"{url}/-/ready"), "become ready", timeout)
         yield Prometheus(url, process)
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
+from ndb_harness.api import answers
 from ndb_harness.control import NdbsimControl
 from ndb_harness.ports import HOST
 from ndb_harness.process import Process, started
@@ -103,13 +103,6 @@ class Ndbsim(NdbsimControl):
         return MysqlAccount(self.host, self.ports[endpoint], self.user, self.password)
 
 
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/status", timeout=5).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
 def ndbsim_argv(*args: str, **options: Any) -> list[str]:
     """``python -m ndbsim`` with ``args``; keyword options become CLI options (speed=10 ->
     --speed 10, ndb_version="7.6" -> --ndb-version 7.6, replica=True -> --replica)."""
@@ -156,7 +149,9 @@ def running_ndbsim(
             for line in list(process.lines):
                 endpoints = parse_ready(line)
                 if endpoints is not None:
-                    return endpoints if _answers(endpoints["control"]) else None
+                    return (
+                        endpoints if answers(f"{endpoints['control']}/status", timeout=5) else None
+                    )
             return None
 
         endpoints = process.wait_until(ready, "start", startup_timeout)

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 import yaml
+from ndb_harness.api import answers, api_data
 from ndb_harness.ports import HOST, free_port
 from ndb_harness.process import Process, started
 
@@ -26,13 +26,6 @@ START_SECONDS = 60.0
 # holds back the newest samples from the rules; vmagent and vmalert here flush every second
 # to a server on the same host, so a second or two is enough.
 LATENCY_OFFSET = "2s"
-
-
-def _ready(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/health", timeout=2.0).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 @dataclass
@@ -52,7 +45,7 @@ def _running(
     argv = [str(program), f"-httpListenAddr={address}", "-loggerLevel=WARN", *flags]
     url = f"http://{address}"
     with started(name, argv, log_dir=workdir) as process:
-        process.wait_until(lambda: _ready(url), "become ready", timeout)
+        process.wait_until(lambda: answers(f"{url}/health"), "become ready", timeout)
         yield VictoriaMetricsProcess(url, process)
 
 
@@ -130,12 +123,6 @@ def running_vmalert(
         yield evaluator
 
 
-def _get(url: str, **params: str) -> dict[str, Any]:
-    body = httpx.get(url, params=params, timeout=10.0).json()
-    assert body.get("status") == "success", f"{url} {params}: {body}"
-    return body["data"]
-
-
 @dataclass
 class VictoriaMetricsStack:
     """vmagent -> VictoriaMetrics <- vmalert, queried as a Prometheus server is: ``query`` asks
@@ -157,16 +144,18 @@ class VictoriaMetricsStack:
     def query(self, expr: str) -> list[dict]:
         """An instant query now; ``nocache`` asks for the newest samples too, as Prometheus
         answers, instead of holding back the latency offset."""
-        return _get(f"{self.server.url}/api/v1/query", query=expr, nocache="1")["result"]
+        return api_data(f"{self.server.url}/api/v1/query", query=expr, nocache="1")["result"]
 
     def alerts(self) -> list[dict[str, str]]:
         """The labels (alertname included) of every alert pending or firing in vmalert."""
-        return [alert["labels"] for alert in _get(f"{self.evaluator.url}/api/v1/alerts")["alerts"]]
+        return [
+            alert["labels"] for alert in api_data(f"{self.evaluator.url}/api/v1/alerts")["alerts"]
+        ]
 
     def rule_groups(self) -> list[dict[str, Any]]:
         """vmalert's rule groups (/api/v1/rules): each with its rules, their type, health and
         lastError."""
-        return _get(f"{self.evaluator.url}/api/v1/rules")["groups"]
+        return api_data(f"{self.evaluator.url}/api/v1/rules")["groups"]
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,7 @@ from tests.support.live_stack import (
     every_prometheus_build,
     require_victoriametrics,
     running_prometheus_builds,
+    serving,
     wait_until,
 )
 
@@ -166,20 +167,6 @@ class _LatestScrape(http.server.BaseHTTPRequestHandler):
 
 
 @contextmanager
-def _latest_scrape_front() -> Iterator[str]:
-    """The _LatestScrape front on a free port; yields its host:port."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _LatestScrape)
-    thread = threading.Thread(target=server.serve_forever)
-    thread.start()
-    try:
-        yield f"127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
-
-
-@contextmanager
 def _following(exporter: str) -> Iterator[None]:
     """The front serves ``exporter``'s scrapes, fetched one after the other in the background,
     once one reports ndb_up 1."""
@@ -288,7 +275,7 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
             }
             for name, sim in (("healthy", healthy_sim), ("faulty", faulty_sim))
         }
-        large_front = running.enter_context(_latest_scrape_front())
+        large_front = running.enter_context(serving(_LatestScrape))
         targets[large_front] = {"cluster": LARGE, "instance": f"mysqld-{LARGE}"}
         for name, port, source in (
             (SOURCE, pair.port, {}),

@@ -203,6 +203,13 @@ def shared_scrapes(exporter: str, max_age: float) -> Iterator[str]:
         (_SharedScrape,),
         {"exporter": exporter, "max_age": max_age, "lock": threading.Lock(), "cached": {}},
     )
+    with serving(handler) as address:
+        yield address
+
+
+@contextmanager
+def serving(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
+    """An HTTP server of ``handler`` on a free port, in a thread; yields its host:port."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-from mysql.connector import errors
+from mysql.connector import errorcode, errors
 from ndbinfo_exporter import __version__, logs, settings
 from ndbinfo_exporter.collectors.base import Collector, Context, Row, TargetInfo, collect_rows
 from ndbinfo_exporter.scrape.exposition import Exposition, render
@@ -31,6 +31,17 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 NO_EXPOSITION = Exposition(b"", b"")
+# The client library's errors for a connection that broke or could not be made: the SQL node
+# may have gone away while the collectors read.
+CONNECTION_LOST = frozenset(
+    {
+        errorcode.CR_CONNECTION_ERROR,
+        errorcode.CR_CONN_HOST_ERROR,
+        errorcode.CR_SERVER_GONE_ERROR,
+        errorcode.CR_SERVER_LOST,
+        errorcode.CR_SERVER_LOST_EXTENDED,
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -60,6 +71,7 @@ class _Outcome:
     families: list[Metric]
     exposition: Exposition | None = None
     error: str | None = None
+    connection_lost: bool = False
 
 
 @dataclass(frozen=True)
@@ -131,6 +143,15 @@ def _alive(connection: PooledConnection) -> TargetInfo:
     else:
         connection.info = detect(connection.raw)
     return connection.info
+
+
+async def _answers(target: TargetConfig, pool: ConnectionPool, timeout: float) -> bool:
+    """Whether the SQL node still answers a statement, on a connection that works."""
+    try:
+        await pool.run(target, _alive, timeout)
+    except Exception:
+        return False
+    return True
 
 
 def _up(value: int) -> GaugeMetricFamily:
@@ -271,10 +292,7 @@ class Scraper:
             error = (
                 "timed out connecting" if isinstance(exc, TimeoutError) else _one_line_error(exc)
             )
-            log.warning("scrape failed", extra={"fields": {"target": target.name, "err": error}})
-            result = _down(target, error)
-            self._last[target.name] = result.kept()
-            return result
+            return self._gone(target, error)
         self._visibility.observe(target.name, info.ndb_visibility)
 
         selected = [c for c in self.collectors if only is None or c.name in only]
@@ -304,6 +322,9 @@ class Scraper:
             slow_outcomes[c.name] if c.name in slow_outcomes else self._served(target, c)
             for c in slow
         )
+        lost = [o.error for o in outcomes if o.connection_lost]
+        if lost and not await _answers(target, pool, remaining()):
+            return self._gone(target, f"went away during the scrape: {lost[0]}")
         families: list[Metric] = [
             _up(1),
             build_info(),
@@ -330,6 +351,14 @@ class Scraper:
         )
         if only is None:
             self._last[target.name] = result.kept()
+        return result
+
+    def _gone(self, target: TargetConfig, error: str) -> ScrapeResult:
+        """The answer for an SQL node that did not answer, or went away during the scrape:
+        ``ndb_up 0`` rather than collectors failing on a node that is up."""
+        log.warning("scrape failed", extra={"fields": {"target": target.name, "err": error}})
+        result = _down(target, error)
+        self._last[target.name] = result.kept()
         return result
 
     def _served(self, target: TargetConfig, collector: Collector) -> _Outcome:
@@ -471,7 +500,8 @@ class Scraper:
                 },
                 exc_info=rendered if log.isEnabledFor(logging.DEBUG) else None,
             )
-        return _Outcome(collector, False, seconds, [], error=error)
+        lost = getattr(rendered, "errno", None) in CONNECTION_LOST
+        return _Outcome(collector, False, seconds, [], error=error, connection_lost=lost)
 
     def _count_skipped(self, target: TargetConfig, collector: Collector, rows: int) -> None:
         key = (target.name, collector.name)

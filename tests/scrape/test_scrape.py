@@ -246,6 +246,28 @@ async def test_server_down_then_back(target):
         scraper.close()
 
 
+async def test_a_node_gone_during_the_scrape_answers_down():
+    """A SQL node stopped while a statement runs (its connections dropped, its port closed)
+    did not answer the scrape: ndb_up 0, not a failing collector on a node that is up."""
+    slow_sql = "SELECT node_id FROM ndbinfo.nodes /* slow */"
+    fake = FakeSqlNode(password=PASSWORD, answers={slow_sql: Answer(["node_id"], [], delay=30)})
+    scraper = make_scraper([gauge_collector("slow", slow_sql)])
+    running = RunningFakeSqlNode(fake)
+    running.__enter__()
+    target = TargetConfig("127.0.0.1", fake.port, "exporter", PASSWORD)
+    try:
+        scrape = asyncio.ensure_future(scraper.scrape(target, 10))
+        while slow_sql not in fake.queries:
+            await asyncio.sleep(0.05)
+        await asyncio.to_thread(running.__exit__)
+        result = await scrape
+        assert (result.up, samples(result, "ndb_up")) == (False, {(): 0})
+        assert result.error.startswith("went away during the scrape: ")
+        assert PASSWORD not in result.error
+    finally:
+        scraper.close()
+
+
 async def test_non_ndb_server_skips_ndb_collectors(node, target):
     node.ndbinfo_version = None
     node.version = "8.0.36"

@@ -2,10 +2,11 @@
 ndbsim faults as Prometheus evaluates them over the scraped series.
 
 ndbsim runs SPEED times faster than wall time, and the Prometheus servers (one of each build)
-evaluate a copy of the rules whose durations are divided by SPEED
+and vmalert over VictoriaMetrics (when its programs are built) evaluate a copy of the rules whose durations are divided by SPEED
 (`compress_rules`): an hour of the rules is an hour of the simulated cluster, while the
 expressions and thresholds are those of the rule files. The `for` durations are covered by
-the promtool tests; here each alert's expression is checked (the rows "compressed clock" of the
+the promtool tests; here each alert's expression is checked on every server (on
+VictoriaMetrics, as MetricsQL reads it), and vmalert's alerts follow (the rows "compressed clock" of the
 fault-to-alert matrix, alert_matrix.py): quiet on a healthy cluster, true under its fault, quiet again after a reset.
 
 To keep the module short, every fault is set at once on one simulated cluster and each alert
@@ -38,7 +39,13 @@ import yaml
 from ndb_harness import Ndbsim, running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
 
-from tests.support.live_stack import RULE_FILES, Prometheus, running_prometheus_builds, wait_until
+from tests.support.live_stack import (
+    RULE_FILES,
+    VICTORIAMETRICS,
+    Prometheus,
+    running_prometheus_builds,
+    wait_until,
+)
 
 CLUSTER = "slow"
 # The same simulated cluster through an exporter that reads no management server and only
@@ -58,6 +65,7 @@ GROWTH_START = 0.55
 BACKUP_AGE_HOURS = 26  # the threshold of NdbBackupNotCompleted and NdbBackupTooOld
 # NdbBackupTooOld's comparison without its `unless` (completion reported)
 BACKUP_STARTED_AGE = "(time() - cluster:ndb_backup_last_id_change:timestamp_seconds) / 3600 > 26"
+BACKUP_SEEN = "changes(ndb_backup_last_id[1m]) > 0"
 CLUSTER_HOUR = 3600 / SPEED  # wall seconds
 STARTUP_SECONDS = 60.0
 MARGIN_SECONDS = 60.0  # scrapes and evaluations on a busy machine
@@ -85,6 +93,14 @@ SCENARIO: dict[str, Case] = {
     "NdbVersionSkew": Case("old-version", {"node": 3}, {"cluster": CLUSTER}),
     "NdbConfigGenerationSkew": Case("old-config-generation", {"node": 2}, {"node_id": "2"}),
 }
+
+# Not checked on VictoriaMetrics: compressed to one second, NdbRestartPhaseStuck's 15-minute
+# windows are shorter than the 3 seconds between samples and hold one only now and then, at
+# evaluation times that differ between the backends (vmalert evaluates 2 s in the past,
+# -rule.evalDelay). At its real windows it is no such case; its promtool test runs under
+# vmalert-tool too.
+NOT_ON_VICTORIAMETRICS = frozenset({"NdbRestartPhaseStuck"})
+SCALING_DOC = Path(__file__).parents[2] / "docs" / "scaling.md"
 
 _DURATION = re.compile(r"(\d+)(ms|s|m|h|d|w|y)")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
@@ -205,14 +221,29 @@ class Stack:
             if all(sample["metric"].get(k) == v for k, v in labels.items())
         ]
 
+    def active_on(self, server: str, alert: str, **labels: str) -> bool:
+        """Whether `server` has `alert` true with `labels`: its expression, and on
+        VictoriaMetrics also vmalert's alert (pending or firing)."""
+        prometheus = self.servers[server]
+        if not self.matches_on(prometheus, alert, **labels):
+            return False
+        return server != VICTORIAMETRICS or any(
+            a["alertname"] == alert and all(a.get(k) == v for k, v in labels.items())
+            for a in prometheus.alerts()
+        )
+
     def true_alerts(self) -> set[str]:
-        """The alerts of SCENARIO with a true expression on any server."""
-        return {
+        """The alerts of SCENARIO with a true expression on any server, or active in
+        vmalert."""
+        true = {
             alert
             for alert in SCENARIO
             for prometheus in self.servers.values()
             if any(prometheus.query(expr) for expr in self.expressions[alert])
         }
+        if VICTORIAMETRICS in self.servers:
+            true |= {a["alertname"] for a in self.servers[VICTORIAMETRICS].alerts()} & set(SCENARIO)
+        return true
 
 
 @pytest.fixture(scope="module")
@@ -246,8 +277,17 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
                 workdir,
                 SCRAPE_INTERVAL,
                 rule_files,
+                victoriametrics=True,
             )
         )
+        # a scheduled backup seen, and its completion reported by the management server
+        for name, prometheus in servers.items():
+            for seen in (BACKUP_SEEN, "ndb_mgmd_backup_last_completed_timestamp_seconds"):
+                wait_until(
+                    lambda p=prometheus, q=seen: p.query(q),
+                    STARTUP_SECONDS,
+                    f"{seen} on {name}",
+                )
         yield Stack(servers, sim, alert_expressions(rule_files))
 
 
@@ -256,12 +296,6 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
 def test_healthy_cluster_leaves_slow_alerts_quiet(stack: Stack):
     """After a few cluster hours and a scheduled backup seen by every server, with the 1- and
     2-hour windows of the trends filled."""
-    for name, prometheus in stack.servers.items():
-        wait_until(
-            lambda p=prometheus: p.query("changes(ndb_backup_last_id[1m]) > 0"),
-            STARTUP_SECONDS,
-            f"a scheduled backup seen by {name}",
-        )
     stack.sim.wait_for(lambda s: s["cluster_time"] > 3 * 3600, timeout=STARTUP_SECONDS)
     for _ in range(3):
         assert stack.true_alerts() == set()
@@ -286,13 +320,17 @@ def test_faults_make_slow_alerts_true_and_reset_clears_them(stack: Stack):
     # second long here, and hold a sample of the 3-second scrapes only now and then.
     seen: dict[tuple[str, str], float] = {}
 
+    expected = {
+        (alert, name)
+        for alert, name in itertools.product(SCENARIO, stack.servers)
+        if not (name == VICTORIAMETRICS and alert in NOT_ON_VICTORIAMETRICS)
+    }
+
     def all_true() -> bool:
-        for (alert, case), (name, prometheus) in itertools.product(
-            SCENARIO.items(), stack.servers.items()
-        ):
-            if (alert, name) not in seen and stack.matches_on(prometheus, alert, **case.labels):
+        for alert, name in expected - seen.keys():
+            if stack.active_on(name, alert, **SCENARIO[alert].labels):
                 seen[alert, name] = time.monotonic() - begin
-        return len(seen) == len(SCENARIO) * len(stack.servers)
+        return seen.keys() == expected
 
     timeout = (BACKUP_AGE_HOURS + 4) * CLUSTER_HOUR + MARGIN_SECONDS
     try:
@@ -327,3 +365,18 @@ def assert_completion_silences_started_age(stack: Stack) -> None:
             f"the last backup started 26 hours ago on {name}",
         )
         assert stack.matches_on(prometheus, "NdbBackupTooOld", cluster=CLUSTER) == []
+
+
+def test_scaling_doc_table_is_the_scenario():
+    """docs/scaling.md's table of the alerts on a compressed clock: each alert of SCENARIO with
+    its fault, true under Prometheus, and under vmalert but NOT_ON_VICTORIAMETRICS."""
+    rows = {}
+    for line in SCALING_DOC.read_text().splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[0].strip("`") in SCENARIO:
+            rows[cells[0].strip("`")] = (cells[1], cells[2], cells[3].startswith("yes"))
+    assert rows.keys() == SCENARIO.keys()
+    for alert, (fault, prometheus, vmalert) in rows.items():
+        assert f"`ndbsim fault {SCENARIO[alert].fault}" in fault, alert
+        assert prometheus == "yes", alert
+        assert vmalert == (alert not in NOT_ON_VICTORIAMETRICS), alert

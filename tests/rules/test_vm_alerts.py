@@ -11,8 +11,8 @@ The table of FAULTS is docs/scaling.md's (test_scaling_doc_table_is_the_faults).
 
 One simulated cluster (with its replica cluster for the replication fault) at SPEED, so that
 300 global checkpoints of the LCP stall pass within half a minute. The alerts that need hours
-(the *ExhaustionPredicted trends) are not made true here: their promtool unit tests run
-under vmalert-tool as well (test_vmalert_tool.py).
+(the *ExhaustionPredicted trends, the backup ages) are made true on a compressed clock under
+vmalert too, in test_e2e_slow_alerts.py.
 """
 
 from __future__ import annotations

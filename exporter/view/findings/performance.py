@@ -70,7 +70,7 @@ def ldm_saturated_tc_idle(check: Check, inputs: Inputs) -> Finding:
     ldm = inputs.samples.by_node("ndb_thread_time_ratio", activity="exec", thread="ldm")
     tc = inputs.samples.by_node("ndb_thread_time_ratio", activity="exec", thread="tc")
     if not ldm:
-        return check.no_data("cpu")
+        return check.no_data("threads")
     nodes = sorted(
         n for n in ldm if ldm[n] >= thresholds.LDM_SATURATED and tc.get(n, 0.0) < thresholds.TC_IDLE
     )
@@ -118,7 +118,7 @@ LDM_SATURATED_TC_IDLE = Check(
         "the LDM threads (PartitionsPerNode, PARTITION_BALANCE)."
     ),
     family="performance",
-    reads=("cpu",),
+    reads=("threads",),
     evaluate=ldm_saturated_tc_idle,
 )
 

@@ -145,7 +145,7 @@ def test_stopped_data_node_and_its_dead_replicas(page, stack):
         page.get_by_test_id("filter-table").fill(dead_table["table"])
         page.get_by_test_id(f"open-{key}").click()
         fragments = page.locator(f"[data-testid='fragments-{key}'][data-loaded]")
-        fragments.wait_for()
+        fragments.wait_for(timeout=CHANGE_TIMEOUT_MS)  # the placement may be read first
         dead = fragments.get_by_test_id("dead-replica")
         assert dead.count() == dead_table["dead_replicas"]
         assert {dead.nth(i).inner_text() for i in range(dead.count())} == {"2"}

@@ -13,6 +13,7 @@ from ndbinfo_exporter.errors import ConfigError
 from ndbinfo_exporter.settings import FLAGS, default, default_text, listen_host_port, parse
 
 from tests.scrape.test_scrape import gauge_collector
+from tests.support.markdown import table_rows
 
 COLLECTORS = [
     gauge_collector("alpha", "SELECT 1"),
@@ -218,10 +219,7 @@ def test_docs_flag_table_follows_the_declarations():
     """docs/exporter.md lists every flag with its environment variable and default."""
     docs = Path(__file__).parents[2] / "docs" / "exporter.md"
     rows = {
-        cells[0]: cells[1:3]
-        for line in docs.read_text().splitlines()
-        if line.startswith("| `--")
-        for cells in [[cell.strip() for cell in line.strip("|").split("|")]]
+        cells[0]: cells[1:3] for cells in table_rows(docs.read_text()) if cells[0].startswith("`--")
     }
     for name, flag in FLAGS.items():
         environment, shown = rows[f"`{flag.name}`"]

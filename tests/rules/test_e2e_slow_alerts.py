@@ -2,12 +2,13 @@
 ndbsim faults as Prometheus evaluates them over the scraped series.
 
 ndbsim runs SPEED times faster than wall time, and the Prometheus servers (one of each build)
-and vmalert over VictoriaMetrics (when its programs are built) evaluate a copy of the rules whose durations are divided by SPEED
-(`compress_rules`): an hour of the rules is an hour of the simulated cluster, while the
-expressions and thresholds are those of the rule files. The `for` durations are covered by
-the promtool tests; here each alert's expression is checked on every server (on
-VictoriaMetrics, as MetricsQL reads it), and vmalert's alerts follow (the rows "compressed clock" of the
-fault-to-alert matrix, alert_matrix.py): quiet on a healthy cluster, true under its fault, quiet again after a reset.
+and vmalert over VictoriaMetrics (when its programs are built) evaluate a copy of the rules
+whose durations are divided by SPEED (`compress_rules`): an hour of the rules is an hour of
+the simulated cluster, while the expressions and thresholds are those of the rule files. The
+`for` durations are covered by the promtool tests; here each alert's expression is checked on
+every server (on VictoriaMetrics, as MetricsQL reads it), and vmalert's alerts too (the rows
+"compressed clock" of the fault-to-alert matrix, alert_matrix.py): quiet on a healthy
+cluster, true under its fault, quiet again after a reset.
 
 To keep the module short, every fault is set at once on one simulated cluster and each alert
 is checked for the labels its own fault gives: the four growth faults, backups-stopped,
@@ -46,6 +47,7 @@ from tests.support.live_stack import (
     running_prometheus_builds,
     wait_until,
 )
+from tests.support.markdown import table_rows
 
 CLUSTER = "slow"
 # The same simulated cluster through an exporter that reads no management server and only
@@ -94,21 +96,21 @@ SCENARIO: dict[str, Case] = {
     "NdbConfigGenerationSkew": Case("old-config-generation", {"node": 2}, {"node_id": "2"}),
 }
 
-# Not required on VictoriaMetrics, and why.
-NOT_ON_VICTORIAMETRICS = {
-    # Compressed to one second, its 15-minute windows are shorter than the 3 seconds between
-    # samples and hold one only now and then, at evaluation times that differ between the
-    # backends (vmalert evaluates 2 s in the past, -rule.evalDelay); at its real windows it
-    # is no such case, and its promtool test runs under vmalert-tool too.
-    "NdbRestartPhaseStuck": "its 15-minute windows are 1 s here, shorter than the 3 s"
-    " between samples",
-    # The disk data trends: true within 20 s alone on a quiet machine, as the other trends;
-    # in runs of the whole suite on a loaded machine one or the other was not true within 3
-    # minutes while the DataMemory and redo log trends were. Not explained yet.
-    "NdbUndoLogExhaustionPredicted": "true alone, not always within 3 minutes in the loaded suite",
-    "NdbTablespaceExhaustionPredicted": "true alone, not always within 3 minutes in the loaded"
-    " suite",
-}
+# Not required on VictoriaMetrics (docs/scaling.md's table says why, as here).
+NOT_ON_VICTORIAMETRICS = frozenset(
+    {
+        # Compressed to one second, its 15-minute windows are shorter than the 3 seconds
+        # between samples and hold one only now and then, at evaluation times that differ
+        # between the backends (vmalert evaluates 2 s in the past, -rule.evalDelay); at its
+        # real windows it is no such case, and its promtool test runs under vmalert-tool too.
+        "NdbRestartPhaseStuck",
+        # The disk data trends: true within 20 s alone on a quiet machine, as the other
+        # trends; in runs of the whole suite on a loaded machine one or the other was not
+        # true within 3 minutes while the DataMemory and redo log trends were. Not explained.
+        "NdbUndoLogExhaustionPredicted",
+        "NdbTablespaceExhaustionPredicted",
+    }
+)
 VMALERT = "vmalert"  # the check of vmalert's alerts
 SCALING_DOC = Path(__file__).parents[2] / "docs" / "scaling.md"
 
@@ -215,6 +217,10 @@ def alert_expressions(rule_files: tuple[Path, ...]) -> dict[str, list[str]]:
     return found
 
 
+def _labelled(series: dict[str, str], labels: dict[str, str]) -> bool:
+    return all(series.get(k) == v for k, v in labels.items())
+
+
 @dataclass
 class Stack:
     servers: dict[str, Prometheus]
@@ -228,7 +234,7 @@ class Stack:
             sample["metric"]
             for expr in self.expressions[alert]
             for sample in prometheus.query(expr)
-            if all(sample["metric"].get(k) == v for k, v in labels.items())
+            if _labelled(sample["metric"], labels)
         ]
 
     @property
@@ -242,7 +248,7 @@ class Stack:
         vmalert's alert (pending or firing)."""
         if check == VMALERT:
             return any(
-                a["alertname"] == alert and all(a.get(k) == v for k, v in labels.items())
+                a["alertname"] == alert and _labelled(a, labels)
                 for a in self.servers[VICTORIAMETRICS].alerts()
             )
         return bool(self.matches_on(self.servers[check], alert, **labels))
@@ -385,11 +391,11 @@ def assert_completion_silences_started_age(stack: Stack) -> None:
 def test_scaling_doc_table_is_the_scenario():
     """docs/scaling.md's table of the alerts on a compressed clock: each alert of SCENARIO with
     its fault, true under Prometheus, and under vmalert but NOT_ON_VICTORIAMETRICS."""
-    rows = {}
-    for line in SCALING_DOC.read_text().splitlines():
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if len(cells) == 4 and cells[0].strip("`") in SCENARIO:
-            rows[cells[0].strip("`")] = (cells[1], cells[2], cells[3].startswith("yes"))
+    rows = {
+        cells[0].strip("`"): (cells[1], cells[2], cells[3].startswith("yes"))
+        for cells in table_rows(SCALING_DOC.read_text())
+        if len(cells) == 4 and cells[0].strip("`") in SCENARIO
+    }
     assert rows.keys() == SCENARIO.keys()
     for alert, (fault, prometheus, vmalert) in rows.items():
         assert f"`ndbsim fault {SCENARIO[alert].fault}" in fault, alert

@@ -40,6 +40,7 @@ from tests.support.live_stack import (
     shared_scrapes,
     wait_until,
 )
+from tests.support.markdown import table_rows
 
 SCALING_DOC = ROOT / "docs" / "scaling.md"
 SOURCE, REPLICA = "vm", "vm-dr"
@@ -322,8 +323,7 @@ def test_fault_makes_the_same_alerts_true_on_both(stack: Stack, fault: Fault):
 def _doc_table() -> dict[str, tuple[set[str], set[str]]]:
     """docs/scaling.md's fault table: fault -> (alerts under Prometheus, under vmalert)."""
     rows = {}
-    for line in SCALING_DOC.read_text().splitlines():
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+    for cells in table_rows(SCALING_DOC.read_text()):
         if len(cells) == 5 and (found := re.fullmatch(r"`ndbsim fault (.+?)`.*", cells[1])):
             alerts = [set(re.findall(r"Ndb\w+", cell)) for cell in cells[2:4]]
             rows[found.group(1).split()[0]] = (alerts[0], alerts[1])

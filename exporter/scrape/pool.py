@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import mysql.connector
-from mysql.connector import errors
+from mysql.connector import errorcode, errors
 from ndbinfo_exporter.collectors.base import Row, TargetInfo
 from ndbinfo_exporter.scrape.sql_node import detect
 from ndbinfo_exporter.targets import TargetConfig
@@ -37,6 +37,14 @@ T = TypeVar("T")
 
 # Errors after which a reused (idle) connection is presumed stale and replaced once.
 _CONNECTION_ERRORS = (errors.InterfaceError, errors.OperationalError)
+# mysqld refusing a new connection: at max_connections, or the account at its own limit.
+_REFUSED = frozenset(
+    {
+        errorcode.ER_CON_COUNT_ERROR,
+        errorcode.ER_TOO_MANY_USER_CONNECTIONS,
+        errorcode.ER_USER_LIMIT_REACHED,
+    }
+)
 _CLOSE_WAIT_SECONDS = 1.0
 MAX_POOLS = 32
 # Rows read from the server at a time by ``PooledConnection.each``.
@@ -90,6 +98,7 @@ class ConnectionPool:
         self._slots = asyncio.Semaphore(max_connections)
         self._idle: dict[TargetConfig, list[PooledConnection]] = {}
         self._lock = threading.Lock()
+        self._given_back = threading.Condition(self._lock)  # a connection idle again, or closed
         self._open = 0
         self._active = 0  # batches running or waiting for a slot
         self._closed = False
@@ -197,7 +206,7 @@ class ConnectionPool:
         connection = self._take_idle(target)
         reused = connection is not None
         if connection is None:
-            connection = self._connect(target, deadline)
+            connection, reused = self._open_or_wait(target, deadline)
         try:
             result = self._attempt(connection, job, deadline)
         except errors.Error as exc:
@@ -211,6 +220,7 @@ class ConnectionPool:
             keep = not (abandoned.is_set() or self._closed)
             if keep:
                 self._idle.setdefault(target, []).append(connection)
+                self._given_back.notify_all()
         if not keep:
             self._close(connection)
         return result
@@ -234,6 +244,33 @@ class ConnectionPool:
                 return idle.pop()
         self._reserve()
         return None
+
+    def _open_or_wait(self, target: TargetConfig, deadline: float) -> tuple[PooledConnection, bool]:
+        """A new connection (and False), or, when mysqld refuses one while the pool holds
+        others in use, the first of those given back (and True): a full SQL node is one to
+        keep reading on the connections already held, not a collector failing."""
+        try:
+            return self._connect(target, deadline), False
+        except errors.Error as exc:
+            if exc.errno not in _REFUSED:
+                raise
+            return self._wait_for_idle(target, deadline, exc), True
+
+    def _wait_for_idle(
+        self, target: TargetConfig, deadline: float, refused: errors.Error
+    ) -> PooledConnection:
+        """An idle connection for ``target`` as soon as one is given back; ``refused`` when
+        none is in use any more, or at the deadline."""
+        with self._given_back:
+            while True:
+                idle = self._idle.get(target)
+                if idle:
+                    return idle.pop()
+                in_use = self._open - sum(len(conns) for conns in self._idle.values())
+                left = deadline - time.monotonic()
+                if in_use == 0 or left <= 0 or self._closed:
+                    raise refused
+                self._given_back.wait(left)
 
     def _reserve(self) -> None:
         """Count a connection about to be opened; at the limit, first close an idle connection
@@ -295,6 +332,7 @@ class ConnectionPool:
     def _close(self, connection: PooledConnection) -> None:
         with self._lock:
             self._open -= 1
+            self._given_back.notify_all()
         _quietly_close(connection.raw)
 
     def close(self) -> None:

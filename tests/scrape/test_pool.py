@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from mysql.connector import errors
 from ndbinfo_exporter.scrape.pool import ConnectionPool, Pools, PoolsBusy
 from ndbinfo_exporter.targets import TargetConfig
 
@@ -119,6 +120,27 @@ async def test_run_each_shares_the_jobs_among_the_connections(node):
     assert isinstance(values[10], ValueError)
     assert all(seconds > 0 for _, seconds in results)
     assert node.max_open_connections == 3
+
+
+async def test_a_full_sql_node_is_read_on_the_connections_held(node):
+    """mysqld at max_connections refuses new connections (1040): the jobs take turns on the
+    connection the pool holds; a pool holding none gets the refusal."""
+    pool = ConnectionPool("n", max_connections=3, query_timeout=5)
+    empty = ConnectionPool("e", max_connections=3, query_timeout=5)
+    node.answers[FAST].delay = 0.02
+    try:
+        assert await pool.run(target(node), query(FAST), 5) == [("fast",)]
+        node.refuse_new_connections = True
+        results = await pool.run_each(target(node), [query(FAST)] * 6, 10)
+        assert [value for value, _ in results] == [[("fast",)]] * 6
+        assert pool.open_connections == 1
+        with pytest.raises(errors.DatabaseError) as refused:
+            await empty.run(target(node), query(FAST), 5)
+        assert refused.value.errno == 1040
+        assert empty.open_connections == 0
+    finally:
+        pool.close()
+        empty.close()
 
 
 async def test_run_each_gives_up_on_a_slow_job_alone(node):

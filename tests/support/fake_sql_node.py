@@ -14,7 +14,9 @@ from typing import Any
 
 from mysql_mimic import MysqlServer, Session
 from mysql_mimic.auth import IdentityProvider, NativePasswordAuthPlugin, User
-from mysql_mimic.errors import MysqlError
+from mysql_mimic.errors import ErrorCode, MysqlError
+from mysql_mimic.packets import make_error
+from mysql_mimic.stream import MysqlStream
 from ndbinfo_exporter.scrape.ndb_visibility import ENGINE_SQL, GRANTS_SQL
 from ndbinfo_exporter.scrape.sql_node import OBJECTS_SQL
 
@@ -39,6 +41,8 @@ class FakeSqlNode:
     # Exact SQL text -> the MySQL error number it fails with.
     errors: dict[str, int] = field(default_factory=dict)
     password: str = ""
+    # mysqld at max_connections: a new connection gets error 1040 instead of the handshake.
+    refuse_new_connections: bool = False
     port: int = 0
     open_connections: int = 0
     max_open_connections: int = 0
@@ -110,13 +114,30 @@ class _PasswordIdentity(IdentityProvider):
         )
 
 
+class _FakeServer(MysqlServer):
+    def __init__(self, node: FakeSqlNode, **kwargs: Any):
+        super().__init__(**kwargs)
+        self._node = node
+
+    async def _client_connected_cb(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        if not self._node.refuse_new_connections:
+            await super()._client_connected_cb(reader, writer)
+            return
+        refused = make_error(msg="Too many connections", code=ErrorCode.CON_COUNT_ERROR)
+        await MysqlStream(reader, writer).write(refused)
+        writer.close()
+
+
 class RunningFakeSqlNode:
     """Runs the server on its own event loop thread on a free port of 127.0.0.1."""
 
     def __init__(self, node: FakeSqlNode):
         self.node = node
         self._loop = asyncio.new_event_loop()
-        self._server = MysqlServer(
+        self._server = _FakeServer(
+            node,
             session_factory=_session_class(node),
             identity_provider=_PasswordIdentity(node.password),
         )

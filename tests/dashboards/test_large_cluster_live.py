@@ -34,8 +34,8 @@ pytestmark = [pytest.mark.integration, pytest.mark.long(minutes=2)]
 # A scrape of 48 data nodes x 2,000 tables takes about 2 s alone and several times that while
 # the suite's other stacks share the two cores: its first complete series take longer.
 LARGE_SETTLE_TIMEOUT = 240.0
+HEALTHY, LARGE = "healthy", "large"  # the cluster labels
 # The large cluster: the most data nodes NDB allows, and many tables.
-HEALTHY, LARGE = "healthy", "large"
 LARGE_CLUSTER = ("--data-nodes", "48", "--tables", "2000")
 # Without the opt-in per-table collectors: they export a fixed number of tables
 # (--collector.*.limit) whatever the tables, and reading 2,000 tables' fragments on 48 data

@@ -117,7 +117,11 @@ class ConnectionPool:
 
     def _idle_count(self) -> int:
         with self._lock:
-            return sum(len(conns) for conns in self._idle.values())
+            return self._idle_total()
+
+    def _idle_total(self) -> int:
+        """Idle connections of every credential set; the caller holds the lock."""
+        return sum(len(conns) for conns in self._idle.values())
 
     async def run(
         self, target: TargetConfig, job: Callable[[PooledConnection], T], timeout: float
@@ -266,7 +270,7 @@ class ConnectionPool:
                 idle = self._idle.get(target)
                 if idle:
                     return idle.pop()
-                in_use = self._open - sum(len(conns) for conns in self._idle.values())
+                in_use = self._open - self._idle_total()
                 left = deadline - time.monotonic()
                 if in_use == 0 or left <= 0 or self._closed:
                     raise refused

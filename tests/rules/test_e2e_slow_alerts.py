@@ -76,7 +76,7 @@ STARTUP_SECONDS = 60.0
 MARGIN_SECONDS = 60.0  # scrapes and evaluations on a busy machine
 
 STUCK_NODE = 4  # stuck-start holds a start that begins while it is set: stop, set, start
-# share per cluster hour
+# rate: the share of the total the resource grows by a cluster hour
 LOG_GROWTH = {"rate": 0.1, "share": GROWTH_START}
 SPACE_GROWTH = {"rate": 0.05, "share": GROWTH_START}
 

@@ -535,7 +535,9 @@ class NdbServer(MysqlServer):
         try:
             full = self.open_connections > int(self.node.store.values["max_connections"])
             if full or self.node.cluster.faults.refuse_connections:
-                self.node.counters.aborted_connects += 1
+                # mysqld refuses before the handshake and counts the refusal here, not in
+                # Aborted_connects (Connection_handler_manager::process_new_connection)
+                self.node.counters.connection_errors_max_connections += 1
                 await stream.write(error_packet(*TOO_MANY_CONNECTIONS))
                 return
             connection = NdbConnection(

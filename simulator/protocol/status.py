@@ -108,6 +108,8 @@ class ServerCounters:
     max_used: int = 0
     aborted_connects: int = 0
     aborted_clients: int = 0
+    # connections refused before the handshake, the server at max_connections (1040)
+    connection_errors_max_connections: int = 0
     questions: int = 0
     com: Counter = field(default_factory=Counter)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -179,6 +181,7 @@ class StatusView:
             out["Connections"] = workload("Connections") + server.connections
             out["Max_used_connections"] = max(workload("Max_used_connections"), server.max_used)
             out["Aborted_connects"] = server.aborted_connects
+            out["Connection_errors_max_connections"] = server.connection_errors_max_connections
             out["Aborted_clients"] = server.aborted_clients
         uptime = int(cluster_status.get("Uptime", 0))
         out["Uptime"] = uptime

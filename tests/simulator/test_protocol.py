@@ -103,7 +103,20 @@ def test_connection_that_never_logs_in_is_closed(front):
     assert conn.closed()
 
 
+def _global_status(front: Front, *names: str) -> tuple[int, ...]:
+    conn = front.connect()
+    cur = conn.cursor()
+    cur.execute("SHOW GLOBAL STATUS")
+    values = dict(cur.fetchall())
+    conn.close()
+    return tuple(int(values[name]) for name in names)
+
+
 def test_max_connections_answers_1040(front):
+    """Refused before the handshake, counted in Connection_errors_max_connections (not in
+    Aborted_connects), as mysqld does."""
+    counters = ("Connection_errors_max_connections", "Aborted_connects")
+    refused, aborted = _global_status(front, *counters)
     held = [front.raw() for _ in range(MAX_CONNECTIONS)]
     for conn in held:
         conn.greeting()
@@ -115,6 +128,7 @@ def test_max_connections_answers_1040(front):
     while front.srv.open_connections and time.monotonic() < deadline:
         time.sleep(0.05)
     _answers(front)
+    assert _global_status(front, *counters) == (refused + 1, aborted)
 
 
 def test_failed_login_closes_the_connection(front):

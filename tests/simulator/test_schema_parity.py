@@ -203,7 +203,7 @@ def test_column_type_style_per_server_version(versioned):
 
 
 def test_simulator_data_is_a_copy_of_shared():
-    for sub in ("ndbinfo", "seed-captures"):
+    for sub in ("ndbinfo", "ndb-mgm", "seed-captures"):
         shared_files = sorted(p.name for p in (SHARED / sub).iterdir() if p.is_file())
         data_files = sorted(p.name for p in (DATA / sub).iterdir() if p.is_file())
         assert data_files == shared_files

@@ -32,7 +32,6 @@ back below half, the stuck node starts, the nodes agree again, and the next sche
 from __future__ import annotations
 
 import itertools
-import re
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -44,6 +43,7 @@ import yaml
 from ndb_harness import Ndbsim, running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
 
+from tests.support.compressed_clock import compress_expr, compress_rules, duration_seconds
 from tests.support.live_stack import (
     RULE_FILES,
     VICTORIAMETRICS,
@@ -116,67 +116,6 @@ NOT_ON_VICTORIAMETRICS = frozenset(
 VMALERT = "vmalert"  # the check of vmalert's alerts
 SCALING_DOC = Path(__file__).parents[2] / "docs" / "scaling.md"
 
-_DURATION = re.compile(r"(\d+)(ms|s|m|h|d|w|y)")
-_UNIT_SECONDS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
-_RANGE = re.compile(r"\[((?:\d+(?:ms|[smhdwy]))+)(?::((?:\d+(?:ms|[smhdwy]))+))?\]")
-_OFFSET = re.compile(r"\boffset\s+((?:\d+(?:ms|[smhdwy]))+)")
-_TIME_UNIT = re.compile(r'(?<![\w."])(3600|86400)(?![\w."])')
-
-
-def _seconds(duration: str) -> float:
-    return sum(int(n) * _UNIT_SECONDS[unit] for n, unit in _DURATION.findall(duration))
-
-
-def _compressed(duration: str, factor: float) -> str:
-    return f"{max(1, round(_seconds(duration) * 1000 / factor))}ms"
-
-
-def _number(value: float) -> str:
-    return str(int(value)) if value == int(value) else repr(value)
-
-
-def compress_expr(expr: str, factor: float) -> str:
-    """`expr` on a clock `factor` times faster. Rewrites, and nothing else:
-    - every range `[d]` and subquery range `[d:s]`: d (and s) divided by `factor`;
-    - every `offset d`: d divided by `factor`;
-    - the literals 3600 and 86400 (not part of a name, number or string): the seconds of an
-      hour and of a day by which the rules turn Prometheus time (time(), per-second slopes)
-      into hours or days, divided by `factor`, so that the values compared with the hour
-      thresholds (26 h since the last backup, 24 h or 4 h to full) are cluster hours.
-    Every other number stays: thresholds in hours (26, 24, 4), shares, and the amounts the
-    cluster itself reports in cluster time (GCIs, seconds of uptime or of idle time).
-    Durations become whole milliseconds (at least 1)."""
-    expr = _RANGE.sub(
-        lambda m: (
-            "["
-            + _compressed(m[1], factor)
-            + (":" + _compressed(m[2], factor) if m[2] else "")
-            + "]"
-        ),
-        expr,
-    )
-    expr = _OFFSET.sub(lambda m: "offset " + _compressed(m[1], factor), expr)
-    return _TIME_UNIT.sub(lambda m: _number(int(m[1]) / factor), expr)
-
-
-def compress_rules(rule_files: tuple[Path, ...], factor: float, into: Path) -> tuple[Path, ...]:
-    """Copies of `rule_files` in directory `into` on a clock `factor` times faster: each rule's
-    `expr` through compress_expr and its `for` divided by `factor`; names, labels and
-    annotations unchanged."""
-    into.mkdir(parents=True, exist_ok=True)
-    copies = []
-    for path in rule_files:
-        document = yaml.safe_load(path.read_text())
-        for group in document["groups"]:
-            for rule in group["rules"]:
-                rule["expr"] = compress_expr(rule["expr"], factor)
-                if "for" in rule:
-                    rule["for"] = _compressed(rule["for"], factor)
-        copy = into / path.name
-        copy.write_text(yaml.safe_dump(document, sort_keys=False))
-        copies.append(copy)
-    return tuple(copies)
-
 
 def test_compress_expr_rewrites_ranges_offsets_and_time_units_only():
     sample = (
@@ -206,7 +145,9 @@ def test_compress_rules_keeps_everything_but_the_clock(tmp_path):
             k: v for k, v in rule.items() if k not in ("expr", "for")
         }
         if "for" in rule:
-            assert _seconds(twin["for"]) == pytest.approx(_seconds(rule["for"]) / 60, abs=0.001)
+            assert duration_seconds(twin["for"]) == pytest.approx(
+                duration_seconds(rule["for"]) / 60, abs=0.001
+            )
 
 
 def alert_expressions(rule_files: tuple[Path, ...]) -> dict[str, list[str]]:

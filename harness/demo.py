@@ -224,6 +224,12 @@ FAULT_EXAMPLES: tuple[tuple[str, str], ...] = (
     ("data-memory 0.97", "DataMemory 97 % full: NdbDataMemoryCritical"),
     ("redo-log 0.95", "REDO log 95 % full: NdbRedoLogSpaceCritical"),
     ("arbitrator-lost", "no arbitrator: NdbNoArbitrator"),
+    ("arbitration-denied", "the arbitrator says no at the next failure: NdbArbitrationLost"),
+    ("data-node-crash 2", "node 2 crashes (2341): NdbDataNodeForcedStop, NdbDataNodeDown"),
+    ("missed-heartbeats 2", "node 2's heartbeats go missing: NdbHeartbeatsMissed"),
+    ("lcp-keep-gci-stall", "the LCP cannot move the keep GCI: NdbLcpKeepGciStuck"),
+    ("api-writes-only", "only NDB API applications write; the SQL nodes read: no alert"),
+    ("sql-node-slot-taken 51", "mysqld 51 restarts into a free API slot: no alert"),
     ("send-overload 1", "node 1's send buffers overloaded: NdbTransporterOverloaded"),
     (
         "stuck-start 2",

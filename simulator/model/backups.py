@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ndbsim.model.ndb_errors import mgm_error_code
+
 if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster
 
@@ -44,8 +46,13 @@ class Backups:
                 self.start(c, at)
                 self._finish(c, until)
 
-    def start(self, c: Cluster, at: float) -> tuple[int, int]:
-        """Start a backup at cluster time `at`: (backup id, 0) or (0, NDB error code)."""
+    def start(self, c: Cluster, at: float, backup_id: int = 0) -> tuple[int, int]:
+        """Start a backup at cluster time `at` (with the id asked for, when not 0): (backup
+        id, 0) or (0, NDB error code). With no data node running, the management server has
+        no node to send BACKUP_REQ to and answers its own error (MgmtSrvr::startBackup), which
+        no data node logs."""
+        if not c.running_ids():
+            return 0, mgm_error_code("SEND_OR_RECEIVE_FAILED")
         master = c.president
         requester = c.topology.mgm_nodes[0].node_id
         when = c.epoch + at / c.spec.speed
@@ -63,17 +70,18 @@ class Backups:
                 error=error,
             )
             return 0, error
-        self.last_id += 1
-        self.running = RunningBackup(self.last_id, requester, at, c.checkpoints.gci)
+        chosen = backup_id or self.last_id + 1
+        self.last_id = max(self.last_id, chosen)
+        self.running = RunningBackup(chosen, requester, at, c.checkpoints.gci)
         c.log.emit(
             "BackupStarted",
             master,
             when,
-            f"Backup {self.last_id} started from node {requester}",
+            f"Backup {chosen} started from node {requester}",
             starting_node=requester,
-            backup_id=self.last_id,
+            backup_id=chosen,
         )
-        return self.last_id, 0
+        return chosen, 0
 
     def node_failed(self, c: Cluster) -> None:
         """A data node failed: the running backup aborts (error 1326)."""

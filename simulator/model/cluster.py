@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ndbsim.model import config_params, log_events
+from ndbsim.model import api_slots, fault_effects, log_events, node_failures
 from ndbsim.model.backups import Backups
 from ndbsim.model.checkpoints import Checkpoints
 from ndbsim.model.cluster_log import ClusterLog
@@ -20,6 +20,7 @@ from ndbsim.model.dictionary import Dictionary, build_dictionary
 from ndbsim.model.faults import DEFAULT_ABORT_SHARE, START_PHASES, Faults
 from ndbsim.model.latency import Latency
 from ndbsim.model.memory import PAGE, memory_by_node
+from ndbsim.model.node_config import build_config, fit_data_memory, fit_limits
 from ndbsim.model.rows import membership
 from ndbsim.model.spec import ClusterSpec
 from ndbsim.model.topology import MGM, NDB, Topology, build_topology
@@ -56,6 +57,7 @@ class DataNodeState:
     connect_count: int = 1
     lcp_frozen: tuple[int, int, int, int, int, int] | None = None  # LCP marks when stopped
     restarted: bool = False  # has a restart_info row
+    initial_start: bool = False  # its next start is an initial node restart
     held: bool = False  # started while stuck-start was set for it
     # cluster seconds each link (by remote node id) has been overloaded since the node started
     overloaded_seconds: dict[int, float] = field(default_factory=dict)
@@ -76,6 +78,8 @@ class SqlNodeState:
     ops: float = 0.0
     extra_aborts: float = 0.0
     connect_count: int = 1  # the data nodes' transporters to it (connect_count)
+    read_ops: float = 0.0  # operations of its read-only transactions (api-writes-only)
+    last_commit_epoch: int = 0  # the epoch of its last write (Ndb_last_commit_epoch_server)
 
 
 class Cluster:
@@ -98,6 +102,8 @@ class Cluster:
         self.sql_node_ids = [n.node_id for n in self.topology.api_nodes if n.process_name]
         self.sql_node_id = self.sql_node_ids[0]
         self.sql_nodes = {n: SqlNodeState() for n in self.sql_node_ids}
+        # the API slot each SQL node is connected with (another one when sql-node-slot-taken)
+        self.api_slots = {n: n for n in self.sql_node_ids}
         # called with (node id, up) when an SQL node is stopped or started (its listener)
         self.sql_node_listeners: list[Callable[[int, bool], None]] = []
         self._changed_sql_nodes: list[tuple[int, bool]] = []  # told once the lock is released
@@ -106,6 +112,7 @@ class Cluster:
         self.faults = Faults(self.topology)
         self.faults.before_change = self.advance
         self.faults.cluster_time = lambda: self.now
+        self.faults.after_change = self._fault_changed
         self.workload = Workload(
             spec.ops_per_second, spec.pruned_scan_share, spec.batching, spec.seed
         )
@@ -116,9 +123,9 @@ class Cluster:
             int(first["TimeBetweenEpochs"]),
         )
         self.dictionary: Dictionary = self._build_dictionary()
-        _fit_limits(self.config, self.dictionary, spec.config)
+        fit_limits(self.config, self.dictionary, spec.config)
         self.node_bytes = memory_by_node(self.dictionary, self.topology)
-        _fit_data_memory(self.config, self.node_bytes, spec.config)
+        fit_data_memory(self.config, self.node_bytes, spec.config)
         rnd = random.Random(spec.seed)
         self.nodes: dict[int, DataNodeState] = {}
         self._started: list[int] | None = None  # started_ids() until a node's state changes
@@ -211,21 +218,34 @@ class Cluster:
         if self.checkpoints.gcp_save_lagging:  # the redo log's disk is slow on every node
             for node_id in ready:
                 self.nodes[node_id].redo_io_lag_seconds += dt
-        self.checkpoints.advance(dt, self.faults.is_active("lcp-stall"))
+        self.checkpoints.advance(dt, fault_effects.lcp_stalled(self))
+        self._note_sql_commits()
         if self.replication is not None and self.replication.source is self:
             self.replication.observe(dt, ops)
         self.backups.advance(self, self.now + dt)
 
     def _share_among_sql_nodes(self, ops: float, aborts: float) -> None:
-        """The application's operations go through the SQL nodes that are up, evenly."""
+        """The application's operations go through the SQL nodes that are up, evenly; while
+        api-writes-only is set, the SQL nodes' transactions only read."""
         up = self.sql_nodes_up()
+        read_only = self.faults.is_active("api-writes-only")
         for node_id in up:
             state = self.sql_nodes[node_id]
+            if read_only:
+                state.read_ops += ops / len(up)
+                continue
             state.ops += ops / len(up)
             state.extra_aborts += aborts / len(up)
 
+    def _note_sql_commits(self) -> None:
+        """The SQL nodes that write commit in the current epoch."""
+        if self.faults.is_active("api-writes-only"):
+            return
+        for node_id in self.sql_nodes_up():
+            self.sql_nodes[node_id].last_commit_epoch = self.checkpoints.epoch
+
     def sql_nodes_up(self) -> list[int]:
-        return [n for n in self.sql_node_ids if self.other_up[n]]
+        return [n for n in self.sql_node_ids if self.other_up[self.api_slots[n]]]
 
     def _count_cold_cache(self, ready: list[int], ops_per_node: float) -> None:
         """Count the operations whose disk page requests disk-page-buffer-misses makes miss."""
@@ -265,6 +285,7 @@ class Cluster:
         s.start_gci = self.checkpoints.gci
         s.lcp_frozen = None
         s.held = False
+        s.initial_start = False
         s.overloaded_seconds = {}
         s.cold_ops = s.cold_hit_ops = 0.0
         s.redo_io_lag_seconds = 0.0
@@ -378,12 +399,14 @@ class Cluster:
     # --- control ------------------------------------------------------------------------------
 
     def stop_node(self, node_id: int) -> dict[str, Any]:
+        """A graceful stop (ndb_mgm's STOP) of a data node; an SQL or management node's
+        process stops."""
         with self._sql_node_changes():
             self.advance()
             if node_id in self.nodes:
                 s = self.nodes[node_id]
                 if s.state != STOPPED:
-                    self._fail_data_node(node_id)
+                    node_failures.stop_gracefully(self, node_id)
                 return self.node_status(node_id)
             if node_id not in self.other_up:
                 raise NodeError(f"unknown node id {node_id}")
@@ -401,24 +424,14 @@ class Cluster:
         for s in self.nodes.values():
             s.overloaded_seconds.pop(node_id, None)
 
-    def _fail_data_node(self, node_id: int) -> None:
-        """Stop a data node; the survivors shut down too when they lose the arbitration
-        (a whole node group gone, or half the nodes without an arbitrator)."""
-        self._stop_data_node(node_id)
-        survivors = self.running_ids()
-        log_events.node_failed(self, node_id, survivors)
-        self.backups.node_failed(self)
-        if survivors and not log_events.arbitration(self, survivors):
-            for other in survivors:
-                self._stop_data_node(other)
-                log_events.node_failed(self, other, [])
-
-    def _stop_data_node(self, node_id: int) -> None:
+    def mark_stopped(self, node_id: int, initial: bool = False) -> None:
+        """A data node's process is gone; `initial`: it must start with --initial."""
         self._disconnect_links(node_id)
         s = self.nodes[node_id]
         if s.state == STARTED:
             s.lcp_frozen = self.lcp_marks(node_id)
         s.state = STOPPED
+        s.initial_start = initial
         self._state_changed()
         s.crashes += 1
         s.stop_gci = self.checkpoints.gci
@@ -450,13 +463,16 @@ class Cluster:
             return self.node_status(node_id)
 
     def _connect_api_node(self, node_id: int) -> None:
-        """A management or SQL node (re)connects; a mysqld starts afresh: its counters and
-        uptime restart, the data nodes' links to it count one more connect."""
+        """A management or SQL node (re)connects; a mysqld starts afresh (restart_sql_node):
+        its counters and uptime restart, the data nodes' links to it count one more connect."""
         self.other_up[node_id] = True
         if node_id in self.sql_nodes:
-            before = self.sql_nodes[node_id].connect_count
-            self.sql_nodes[node_id] = SqlNodeState(started_at=self.now, connect_count=before + 1)
+            self.restart_sql_node(node_id)
             self._notify_sql_node(node_id, True)
+
+    def restart_sql_node(self, node_id: int) -> None:
+        before = self.sql_nodes[node_id].connect_count
+        self.sql_nodes[node_id] = SqlNodeState(started_at=self.now, connect_count=before + 1)
 
     def _notify_sql_node(self, node_id: int, up: bool) -> None:
         self._changed_sql_nodes.append((node_id, up))
@@ -497,6 +513,7 @@ class Cluster:
             for s in self.nodes.values():
                 if s.state != STARTED:
                     self._mark_started(s)
+            api_slots.restore(self)
             for n in self.other_up:
                 if n in self.sql_nodes and not self.other_up[n]:
                     self._connect_api_node(n)
@@ -555,15 +572,13 @@ class Cluster:
             sql = self.sql_nodes[node_id]
             ready = len(self.started_ids())
             values: dict[str, int | str] = {
-                "Ndb_cluster_node_id": node_id,
+                "Ndb_cluster_node_id": self.api_slots[node_id],
                 "Ndb_config_from_host": self.topology.mgm_nodes[0].hostname,
                 "Ndb_config_from_port": 1186,
                 "Ndb_number_of_data_nodes": len(self.nodes),
                 "Ndb_number_of_ready_data_nodes": ready,
                 "Ndb_connect_count": self.connect_count,
-                "Ndb_last_commit_epoch_server": self.checkpoints.epoch
-                if self.spec.ops_per_second > 0
-                else 0,
+                "Ndb_last_commit_epoch_server": self._last_commit_epoch(sql),
                 "Ndb_system_name": self.spec.system_name,
                 "Uptime": int(self.now - sql.started_at),
             }
@@ -571,9 +586,25 @@ class Cluster:
                 values["Ndb_config_generation"] = 1
             values.update(self.workload.api_counters(sql.ops, sql.extra_aborts))
             values.update(self.workload.sql_counters(sql.ops, sql.extra_aborts))
+            for name, count in self.workload.read_only_counters(sql.read_ops).items():
+                values[name] += count
             if self.replication is not None:
                 values.update(self.replication.status_values(self, node_id))
             return values
+
+    def _last_commit_epoch(self, sql: SqlNodeState) -> int:
+        """The epoch an SQL node's last write committed in: the current one while the
+        application writes through it, its last write's while it only reads."""
+        if self.spec.ops_per_second <= 0:
+            return 0
+        if self.faults.is_active("api-writes-only"):
+            return sql.last_commit_epoch
+        return self.checkpoints.epoch
+
+    def _fault_changed(self, name: str) -> None:
+        """A fault was set or cleared: apply the ones that act at once."""
+        with self._sql_node_changes():
+            fault_effects.changed(self, name)
 
     # --- derived quantities used by the row builders ------------------------------------------
 
@@ -659,88 +690,3 @@ class Cluster:
         major, minor, build = self.version.ndb
         previous = (major, minor, build - 1) if build else (major, minor - 1, 0)
         return ".".join(str(p) for p in previous)
-
-
-def build_config(spec: ClusterSpec, version: NdbVersion) -> dict[int, dict[str, str]]:
-    """config_values of every data node: defaults, the [ndbd default] of the model and the
-    overrides; ValueError for a bad layout, unknown parameters, bad values or unknown nodes."""
-    topology = build_topology(
-        spec.data_nodes, spec.replicas, spec.sql_nodes, spec.mgm_nodes, spec.free_api_slots
-    )
-    base = {
-        "NoOfReplicas": str(spec.replicas),
-        "DataMemory": "134217728",
-        "MaxNoOfTables": "130",
-        "MaxNoOfAttributes": "1009",
-        "MaxNoOfTriggers": "1784",
-        "MaxNoOfConcurrentTransactions": "131072",
-        "MaxNoOfConcurrentOperations": "131072",
-        "MaxNoOfOrderedIndexes": "512",
-        "TimeBetweenLocalCheckpoints": "6",
-        "NoOfFragmentLogFiles": "384",
-        "ODirect": "1",
-        "MaxNoOfExecutionThreads": str(min(72, max(2, 2 * spec.ldm_threads))),
-        "NoOfFragmentLogParts": str(max(4, spec.ldm_threads)),
-        "DataDir": "/var/lib/mysql-cluster",
-        "FileSystemPath": "/var/lib/mysql-cluster",
-        "BackupDataDir": "/var/lib/mysql-cluster",
-    }
-    if version.is_7x and not version.at_least(7, 6):
-        base["IndexMemory"] = "68157440"
-    overrides: list[config_params.Override] = []
-    for key, value in spec.config.items():
-        name, _, node = key.partition("@")
-        overrides.append(
-            config_params.parse_override(f"{name}={value}" + (f"@{node}" if node else ""))
-        )
-    result: dict[int, dict[str, str]] = {}
-    params = config_params.params_for(version)
-    for node in topology.data_nodes:
-        values = {p.name: config_params.default_value(p) for p in params}
-        values.update(base)
-        values["NodeId"] = str(node.node_id)
-        values["HostName"] = node.hostname
-        result[node.node_id] = values
-    for o in overrides:
-        param = config_params.lookup(o.name, version)
-        value = config_params.normalize(param, o.value)
-        if o.node_id is not None and o.node_id not in result:
-            raise ValueError(f"--config {o.name}: {o.node_id} is not a data node id")
-        if param.name in ("NodeId", "NoOfReplicas"):
-            raise ValueError(f"--config {param.name} is set by the cluster layout")
-        for node_id in [o.node_id] if o.node_id is not None else list(result):
-            result[node_id][param.name] = value
-    for values in result.values():
-        if "DataDir" in values and values["FileSystemPath"] == base["FileSystemPath"]:
-            values["FileSystemPath"] = values["DataDir"]
-    return result
-
-
-def _fit_limits(config: dict[int, dict[str, str]], d: Dictionary, overridden: dict) -> None:
-    """Raise the Max* limits where the dictionary would not fit (as an operator must)."""
-    counts = d.counts()
-    needs = {
-        "MaxNoOfTables": counts["tables"] + 16,
-        "MaxNoOfOrderedIndexes": counts["ordered_indexes"] + 16,
-        "MaxNoOfUniqueHashIndexes": counts["unique_indexes"] + 16,
-        "MaxNoOfAttributes": counts["attributes"] + 256,
-        "MaxNoOfTriggers": counts["triggers"] * 2 + 768,
-    }
-    explicit = {k.split("@")[0].lower() for k in overridden}
-    for values in config.values():
-        for name, need in needs.items():
-            if name.lower() not in explicit and int(values[name]) < need:
-                values[name] = str(need)
-
-
-def _fit_data_memory(
-    config: dict[int, dict[str, str]], node_bytes: dict[int, int], overridden: dict
-) -> None:
-    """Size DataMemory so the tables take about 40% of it, unless it was set explicitly."""
-    if any(k.split("@")[0].lower() == "datamemory" for k in overridden):
-        return
-    step = 256 * 1024 * 1024
-    for node_id, values in config.items():
-        need = node_bytes[node_id] / 0.40
-        if int(values["DataMemory"]) < need:
-            values["DataMemory"] = str(math.ceil(need / step) * step)

@@ -2,7 +2,7 @@
 management server keeps and forwards them. Each event type is declared once, with its number,
 category, level threshold, severity and named fields as NDB declares them
 (storage/ndb/include/mgmapi/ndb_logevent.h, src/mgmapi/ndb_logevent.cpp,
-src/common/debugger/EventLogger.cpp)."""
+src/common/debugger/EventLogger.cpp), read from the tables of data/ndb-mgm/ (ndb_tables)."""
 
 from __future__ import annotations
 
@@ -10,27 +10,17 @@ import threading
 from collections import deque
 from dataclasses import dataclass
 
+from ndbsim.model import ndb_tables
+
 LOG_SIZE = 2000  # events kept; a listener further behind misses the oldest
-# The block numbers MemoryUsage reports name (kernel/BlockNumbers.h).
-DBACC, DBTUP = 0xF8, 0xF9
+# The block numbers the events name (kernel/BlockNumbers.h): MemoryUsage's DBACC and DBTUP, and
+# the blocks that report their part of a node failure's handling (NodeFailCompleted).
+DBTC, DBDIH, DBLQH, DBACC, DBTUP, DBDICT = 0xF5, 0xF6, 0xF7, 0xF8, 0xF9, 0xFA
 PAGE_SIZE_BYTES = 32768
 
-# ndb_mgm_event_category: CFG_LOGLEVEL_* numbers and the names a listen event filter accepts
-CATEGORIES = {
-    "STARTUP": 250,
-    "SHUTDOWN": 251,
-    "STATISTICS": 252,
-    "CHECKPOINT": 253,
-    "NODERESTART": 254,
-    "CONNECTION": 255,
-    "INFO": 256,
-    "WARNING": 257,
-    "ERROR": 258,
-    "CONGESTION": 259,
-    "DEBUG": 260,
-    "BACKUP": 261,
-    "SCHEMA": 262,
-}
+# ndb_mgm_event_category: CFG_LOGLEVEL_* numbers by the names a listen event filter accepts
+CATEGORIES = ndb_tables.categories()
+_CATEGORY_NAMES = {number: name for name, number in CATEGORIES.items()}
 
 
 @dataclass(frozen=True)
@@ -44,110 +34,8 @@ class EventType:
 
 
 EVENT_TYPES: dict[str, EventType] = {
-    t.name: t
-    for t in (
-        EventType("GlobalCheckpointCompleted", 5, "CHECKPOINT", 10, "INFO", ("gci",)),
-        EventType(
-            "LocalCheckpointStarted",
-            6,
-            "CHECKPOINT",
-            7,
-            "INFO",
-            ("lci", "keep_gci", "restore_gci"),
-        ),
-        EventType("LocalCheckpointCompleted", 7, "CHECKPOINT", 7, "INFO", ("lci",)),
-        EventType("NDBStartStarted", 10, "STARTUP", 1, "INFO", ("version",)),
-        EventType("NDBStartCompleted", 11, "STARTUP", 1, "INFO", ("version",)),
-        EventType("StartPhaseCompleted", 13, "STARTUP", 4, "INFO", ("phase", "starttype")),
-        EventType("NDBStopStarted", 17, "STARTUP", 1, "INFO", ("stoptype",)),
-        EventType("NDBStopCompleted", 53, "STARTUP", 1, "INFO", ("action", "signum")),
-        EventType(
-            "NodeFailCompleted",
-            27,
-            "NODERESTART",
-            8,
-            "ALERT",
-            ("block", "failed_node", "completing_node"),
-        ),
-        EventType(
-            "ArbitState",
-            29,
-            "NODERESTART",
-            6,
-            "INFO",
-            ("code", "arbit_node", "ticket_0", "ticket_1"),
-        ),
-        EventType(
-            "ArbitResult",
-            30,
-            "NODERESTART",
-            2,
-            "ALERT",
-            ("code", "arbit_node", "ticket_0", "ticket_1"),
-        ),
-        EventType(
-            "MemoryUsage",
-            50,
-            "STATISTICS",
-            5,
-            "INFO",
-            ("gth", "page_size_bytes", "pages_used", "pages_total", "block"),
-        ),
-        EventType("WarningEvent", 46, "ERROR", 2, "WARNING", ()),
-        EventType(
-            "EventBufferStatus",
-            58,
-            "INFO",
-            7,
-            "INFO",
-            ("usage", "alloc", "max", "apply_gci_l", "apply_gci_h", "latest_gci_l", "latest_gci_h"),
-        ),
-        EventType("BackupStarted", 54, "BACKUP", 7, "INFO", ("starting_node", "backup_id")),
-        EventType("BackupFailedToStart", 55, "BACKUP", 7, "ALERT", ("starting_node", "error")),
-        EventType(
-            "BackupCompleted",
-            56,
-            "BACKUP",
-            7,
-            "INFO",
-            (
-                "starting_node",
-                "backup_id",
-                "start_gci",
-                "stop_gci",
-                "n_bytes",
-                "n_records",
-                "n_log_bytes",
-                "n_log_records",
-                "n_bytes_hi",
-                "n_records_hi",
-                "n_log_bytes_hi",
-                "n_log_records_hi",
-            ),
-        ),
-        EventType(
-            "BackupAborted", 57, "BACKUP", 7, "ALERT", ("starting_node", "backup_id", "error")
-        ),
-        EventType(
-            "BackupStatus",
-            62,
-            "BACKUP",
-            7,
-            "INFO",
-            (
-                "starting_node",
-                "backup_id",
-                "n_bytes_lo",
-                "n_bytes_hi",
-                "n_records_lo",
-                "n_records_hi",
-                "n_log_bytes_lo",
-                "n_log_bytes_hi",
-                "n_log_records_lo",
-                "n_log_records_hi",
-            ),
-        ),
-    )
+    name: EventType(name, number, _CATEGORY_NAMES[category], threshold, severity, fields)
+    for name, (number, category, threshold, severity, fields) in ndb_tables.event_rows().items()
 }
 EVENTS_BY_NUMBER = {t.number: t for t in EVENT_TYPES.values()}
 
@@ -183,6 +71,9 @@ class ClusterLog:
         self, name: str, source: int, when: float, text: str, words: tuple[int, ...] = (), **f: int
     ) -> LogEvent:
         kind = EVENT_TYPES[name]
+        unknown = set(f) - set(kind.fields)
+        if unknown:
+            raise ValueError(f"{name} has no field(s) {', '.join(sorted(unknown))}")
         fields = {key: int(f.get(key, 0)) for key in kind.fields}
         with self._lock:
             self._seq += 1

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 PREFIX = "ndb$"
 START_PHASES = 9  # a starting data node shows start phases 1..9 in ndbinfo.nodes
 DEFAULT_STUCK_PHASE = 5  # node restart: copying fragments from the live nodes
+DEFAULT_CRASH_ERROR = 2341  # data-node-crash: NDBD_EXIT_NDBREQUIRE, a failed ndbrequire
 DEFAULT_BEHIND_SECONDS = 900.0  # replica-behind without seconds: past the 300 s lag alert
 # conflicts: the epoch conflict functions of mysql.ndb_replication; the _TRANS ones are transactional
 CONFLICT_FUNCTIONS = ("NDB$EPOCH", "NDB$EPOCH2", "NDB$EPOCH_TRANS", "NDB$EPOCH2_TRANS")
@@ -34,6 +35,8 @@ GROWTH = {
     "tablespace-growth": "the disk data tablespace",
 }
 DEFAULT_GROWTH_SHARE = 0.5  # a growth fault starts at half full
+# Faults that act over the cluster time since they were set (their params keep it as "since").
+TIMED = (*GROWTH, "missed-heartbeats")
 
 # Faults of the data nodes' caches, buffers and memory pools, and of the global checkpoint.
 DEFAULT_ABORT_SHARE = 0.2  # transaction-aborts: share of the transactions that abort
@@ -71,6 +74,41 @@ FAULTS: dict[str, FaultSpec] = {
             {"share": (float, True)},
         ),
         FaultSpec("arbitrator-lost", "data nodes lose the arbitrator", {}),
+        FaultSpec(
+            "arbitration-denied",
+            "the arbitrator, asked after a node failure, answers no; timeout=true: it does not "
+            "answer within ArbitrationTimeout",
+            {"timeout": (bool, False)},
+        ),
+        FaultSpec(
+            "data-node-crash",
+            f"a data node shuts down on an ndbd exit code (default {DEFAULT_CRASH_ERROR}) and "
+            "stays down until started; with a phase, each start of it crashes in that start phase",
+            {"node": (int, True), "error": (int, False), "phase": (int, False)},
+        ),
+        FaultSpec(
+            "missed-heartbeats",
+            "a data node's heartbeats stop reaching its neighbour; dies=true: it is declared "
+            "dead after the fourth missed one",
+            {"node": (int, True), "dies": (bool, False)},
+        ),
+        FaultSpec(
+            "lcp-keep-gci-stall",
+            "the local checkpoint stops in CALCULATED_KEEP_GCI and does not complete",
+            {},
+        ),
+        FaultSpec(
+            "api-writes-only",
+            "the SQL nodes only read while an NDB API application writes: the data nodes' writes "
+            "and the GCI go on, the SQL nodes' Ndb_last_commit_epoch_server stays",
+            {},
+        ),
+        FaultSpec(
+            "sql-node-slot-taken",
+            "an SQL node's API slot is held (by ndb_restore): its mysqld restarts and connects "
+            "with a free API slot's node id",
+            {"node": (int, True)},
+        ),
         FaultSpec(
             "slow-ndbinfo",
             "ndbinfo queries answer late",
@@ -318,8 +356,10 @@ def validate(name: str, params: dict[str, Any], topology: Topology | None = None
             )
     if name == "stuck-start":
         clean.setdefault("phase", DEFAULT_STUCK_PHASE)
-        if not 1 <= clean["phase"] <= START_PHASES:
-            raise FaultError(f"{name}: phase must be 1..{START_PHASES}, got {clean['phase']}")
+    if "phase" in clean and not 1 <= clean["phase"] <= START_PHASES:
+        raise FaultError(f"{name}: phase must be 1..{START_PHASES}, got {clean['phase']}")
+    if name == "data-node-crash":
+        clean.setdefault("error", DEFAULT_CRASH_ERROR)
     _check_capacity(name, clean)
     return clean
 
@@ -355,6 +395,9 @@ def _convert(name: str, key: str, kind: type, value: Any) -> Any:
 def _check_nodes(name: str, clean: dict[str, Any], topology: Topology | None) -> None:
     data_nodes = topology.data_node_ids if topology else []
     node = clean["node"]
+    if name == "sql-node-slot-taken":
+        _check_sql_node(name, node, topology)
+        return
     if name == "certificate-expiring":  # every node holds a certificate
         if topology is None or topology.node(node) is None:
             raise FaultError(f"{name}: node {node} is not a node of the cluster")
@@ -370,6 +413,15 @@ def _check_nodes(name: str, clean: dict[str, Any], topology: Topology | None) ->
         if topology.node(remote) is None:
             others = [n.node_id for n in topology.all_nodes if n.node_id != node]
             raise FaultError(f"{name}: remote {remote} is not a node (nodes: {_ids(others)})")
+
+
+def _check_sql_node(name: str, node: int, topology: Topology | None) -> None:
+    api = topology.api_nodes if topology else ()
+    sql = [n.node_id for n in api if n.process_name]
+    if node not in sql:
+        raise FaultError(f"{name}: node {node} is not an SQL node (SQL nodes: {_ids(sql)})")
+    if not any(not n.process_name for n in api):
+        raise FaultError(f"{name}: no free API slot to connect with (see --free-api-slots)")
 
 
 def _ids(ids: list[int]) -> str:
@@ -389,16 +441,18 @@ class Faults:
         self.before_change: Callable[[], None] = lambda: None
         self.link = False  # a replication link runs (ndbsim --replica): link faults apply
         self.cluster_time: Callable[[], float] = lambda: 0.0  # the model's current time
+        self.after_change: Callable[[str], None] = lambda name: None  # a fault set or cleared
 
     def set(self, name: str, **params: Any) -> dict[str, Any]:
         clean = validate(name, params, self.topology)
         if name in LINK_FAULTS and not self.link:
             raise FaultError(f"{name}: no replication link; start ndbsim with --replica")
         self.before_change()
-        if name in GROWTH:
+        if name in TIMED:
             clean["since"] = self.cluster_time()
         with self._lock:
             self._active[name] = clean
+        self.after_change(name)
         return clean
 
     def clear(self, name: str) -> bool:
@@ -407,7 +461,10 @@ class Faults:
             raise FaultError(f"unknown fault {name!r}; known: {', '.join(FAULTS)}")
         self.before_change()
         with self._lock:
-            return self._active.pop(name, None) is not None
+            was_active = self._active.pop(name, None) is not None
+        if was_active:
+            self.after_change(name)
+        return was_active
 
     def clear_all(self) -> None:
         self.before_change()

@@ -1,27 +1,30 @@
-"""What the cluster writes to its cluster log as the model changes: node failures and restarts
-(reported when they happen), and the changes the model's state shows between two advances
-(start phases, checkpoints, DataMemory thresholds, the arbitrator, a stalled GCP, a lagging
-event buffer), found by `LogWatcher.observe` comparing with what it saw last."""
+"""What the cluster writes to its cluster log as the model changes: a data node starting, and
+the changes the model's state shows between two advances (start phases, checkpoints, DataMemory
+thresholds, the arbitrator, a stalled GCP or LCP, missed heartbeats, a lagging event buffer and
+the subscriber SUMA disconnects for it), found by `LogWatcher.observe` comparing with what it
+saw last. A data node leaving is node_failures'."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ndbsim.model import event_buffer, node_failures
 from ndbsim.model.cluster_log import DBTUP, PAGE_SIZE_BYTES, text_words
 from ndbsim.model.faults import START_PHASES
+from ndbsim.model.ndb_tables import start_types
+from ndbsim.model.node_failures import ARBIT_RUN, ARBIT_START
 from ndbsim.model.rows.membership import start_phase
 
 if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster
 
-# ArbitCode (kernel/signaldata/ArbitSignalData.hpp)
-API_START, API_FAIL = 31, 32
-WIN_NODES, WIN_GROUPS, LOSE_GROUPS, WIN_CHOOSE, LOSE_NORUN = 41, 43, 44, 46, 48
 MEMORY_THRESHOLDS = (80, 90, 99)  # Dbtup reports DataMemory crossing these percentages
 MEMORY_CHECK_SECONDS = 10.0  # cluster seconds between two looks at the DataMemory levels
 GCP_MONITOR_SECONDS = 60.0  # a stalled GCP is reported every this many cluster seconds
-NODE_RESTART = 3  # NodeState::ST_NODE_RESTART
-EVENT_BUFFER_BYTES_PER_GCI = 256 * 1024
+# Qmgr::checkHeartbeat: missed heartbeats are reported from the third check without one, the
+# node is declared dead at the fifth; a late heartbeat arrives at the fourth
+FIRST_REPORTED_CHECK, DEAD_AT_CHECK, LATE_HEARTBEAT_CHECK = 3, 5, 4
+MAX_HEARTBEAT_CHECKS = 100  # heartbeat checks reported per look, at most
 
 
 def ndb_version_number(c: Cluster) -> int:
@@ -33,64 +36,22 @@ def _when(c: Cluster) -> float:
     return c.wall_time()
 
 
-def node_failed(c: Cluster, node_id: int, survivors: list[int]) -> None:
-    """A data node stopped: its own stop report, then the survivors' failure handling and
-    the president's arbitration check. Returns nothing; survivors that lose arbitration are
-    for the caller to stop (see `arbitration`)."""
-    log, when = c.log, _when(c)
-    log.emit("NDBStopStarted", node_id, when, "Node shutdown initiated", stoptype=0)
-    log.emit("NDBStopCompleted", node_id, when, "Node shutdown completed.", action=0, signum=0)
-    if not survivors:
-        return
-    log.emit(
-        "NodeFailCompleted",
-        min(survivors),
-        when,
-        f"All nodes completed failure of Node {node_id}",
-        block=0,
-        failed_node=node_id,
-        completing_node=0,
-    )
-
-
-def arbitration(c: Cluster, survivors: list[int]) -> bool:
-    """The president's arbitration check after a failure: True when the survivors win (or
-    need no arbitration), False when they lose and must shut down. Logged as ArbitResult."""
-    groups = c.topology.nodegroups.values()
-    president = c.president if c.president in survivors else min(survivors)
-    arbitrator = (
-        next((m.node_id for m in c.topology.mgm_nodes if c.node_up(m.node_id)), 0)
-        if not c.faults.is_active("arbitrator-lost")
-        else 0
-    )
-    if not all(any(n in survivors for n in members) for members in groups):
-        code, text, won = LOSE_GROUPS, "Arbitration check lost - missing node group", False
-    elif 2 * len(survivors) > len(c.nodes):
-        code = WIN_NODES
-        text = "Arbitration check won - all node groups and more than 1/2 nodes left"
-        won = True
-    elif arbitrator:
-        code, text, won = (
-            WIN_CHOOSE,
-            f"Arbitration won - positive reply from node {arbitrator}",
-            True,
-        )
-    else:
-        code, text, won = LOSE_NORUN, "Network partitioning - no arbitrator available", False
-    c.log.emit("ArbitResult", president, _when(c), text, code=code, arbit_node=arbitrator)
-    return won
+def version_text(c: Cluster, node_id: int) -> str:
+    """ndbGetVersionString as NDBStartStarted and NDBStartCompleted print it."""
+    ndb = c.ndb_version_text(node_id)
+    mysql = c.version.version_string.split("-")[0] if c.version.is_7x else ndb
+    return f"mysql-{mysql} ndb-{ndb}"
 
 
 def node_starting(c: Cluster, node_id: int) -> None:
+    """The node's process connects to the management server and begins its start."""
     c.watcher.phases[node_id] = 0
-    version = ndb_version_number(c)
-    c.log.emit(
-        "NDBStartStarted",
-        node_id,
-        _when(c),
-        f"Start initiated (version {c.ndb_version_text(node_id)})",
-        version=version,
-    )
+    initial = c.nodes[node_id].initial_start
+    c.watcher.start_types[node_id] = "ST_INITIAL_NODE_RESTART" if initial else "ST_NODE_RESTART"
+    mgm = node_failures.mgm_node(c)
+    c.log.emit("Connected", mgm, _when(c), f"Node {node_id} Connected", node=node_id)
+    text = f"Start initiated ({version_text(c, node_id)})"
+    c.log.emit("NDBStartStarted", node_id, _when(c), text, version=ndb_version_number(c))
 
 
 class LogWatcher:
@@ -98,6 +59,7 @@ class LogWatcher:
 
     def __init__(self, c: Cluster) -> None:
         self.phases: dict[int, int] = {}  # starting data node -> last start phase reported
+        self.start_types: dict[int, str] = {}  # starting data node -> its NodeState StartType
         self.memory: dict[int, int] = {n: self._memory_level(c, n) for n in c.nodes}
         self.memory_checked = c.now
         self.lcp_started = c.checkpoints.running_lcp_id if c.checkpoints.in_round else 0
@@ -105,7 +67,9 @@ class LogWatcher:
         self.gci = c.checkpoints.gci
         self.arbitrator_lost = c.faults.is_active("arbitrator-lost")
         self.gcp_reported = 0.0  # stalled seconds already reported
-        self.lagging = False
+        self.keep_gci_stalled = False
+        self.heartbeats: tuple[int, float, int] | None = None  # node, since, checks reported
+        self.event_buffer = event_buffer.EventBufferWatch()
 
     def observe(self, c: Cluster) -> None:
         self._start_phases(c)
@@ -113,7 +77,9 @@ class LogWatcher:
         self._memory(c)
         self._arbitrator(c)
         self._gcp_stall(c)
-        self._event_buffer(c)
+        self._keep_gci(c)
+        self._heartbeats(c)
+        self.event_buffer.observe(c)
 
     def _start_phases(self, c: Cluster) -> None:
         for n, s in c.nodes.items():
@@ -123,26 +89,24 @@ class LogWatcher:
                 done = START_PHASES
             else:
                 continue
+            kind = self.start_types.get(n, "ST_NODE_RESTART")
+            starttype, type_text = start_types()[kind]
             for phase in range(self.phases.get(n, 0) + 1, done + 1):
+                if _crashes_in(c, n, phase):
+                    break
+                text = f"Start phase {phase} completed {type_text}"
                 c.log.emit(
-                    "StartPhaseCompleted",
-                    n,
-                    _when(c),
-                    f"Start phase {phase} completed (node restart)",
-                    phase=phase,
-                    starttype=NODE_RESTART,
+                    "StartPhaseCompleted", n, _when(c), text, phase=phase, starttype=starttype
                 )
+            if s.state == "STOPPED":
+                self.phases.pop(n, None)
+                continue
             self.phases[n] = done
             if s.state == "STARTED":
                 del self.phases[n]
-                version = ndb_version_number(c)
-                c.log.emit(
-                    "NDBStartCompleted",
-                    n,
-                    _when(c),
-                    f"Started (version {c.ndb_version_text(n)})",
-                    version=version,
-                )
+                self.start_types.pop(n, None)
+                text = f"Started ({version_text(c, n)})"
+                c.log.emit("NDBStartCompleted", n, _when(c), text, version=ndb_version_number(c))
 
     def _checkpoints(self, c: Cluster) -> None:
         cp, master = c.checkpoints, c.president
@@ -215,20 +179,15 @@ class LogWatcher:
             )
 
     def _arbitrator(self, c: Cluster) -> None:
+        """Qmgr::handleArbitApiFail when the arbitrator is lost (in state RUN), the new
+        arbitrator's ApiStart (in state START) once it runs again."""
         lost = c.faults.is_active("arbitrator-lost")
         if lost == self.arbitrator_lost or not c.is_up():
             return
         self.arbitrator_lost = lost
-        arbitrator = c.topology.mgm_nodes[0].node_id
-        if lost:
-            text = f"Lost arbitrator node {arbitrator} - process failure [state=6]"
-            code = API_FAIL | (6 << 16)
-        else:
-            text = (
-                f"Started arbitrator node {arbitrator} [ticket={c.president:08x}{arbitrator:08x}]"
-            )
-            code = API_START
-        c.log.emit("ArbitState", c.president, _when(c), text, code=code, arbit_node=arbitrator)
+        arbitrator = node_failures.mgm_node(c)
+        code, state = ("ApiFail", ARBIT_RUN) if lost else ("ApiStart", ARBIT_START)
+        node_failures.arbit_event(c, "ArbitState", code, state, c.president, arbitrator)
 
     def _gcp_stall(self, c: Cluster) -> None:
         stalled = c.checkpoints.stalled_time if c.checkpoints.gcp_stalled else 0.0
@@ -239,27 +198,56 @@ class LogWatcher:
             text = f"GCP Monitor: GCP_COMMIT lag {int(self.gcp_reported)} seconds (no max lag)"
             c.log.emit("WarningEvent", c.president, _when(c), text, words=text_words(text))
 
-    def _event_buffer(self, c: Cluster) -> None:
-        lag = c.faults.get("subscriber-lag")
-        lagging = lag is not None
-        if lagging == self.lagging:
+    def _keep_gci(self, c: Cluster) -> None:
+        """lcp-keep-gci-stall: the master's DIH reports the local checkpoint stopped while it
+        calculates the GCI to keep (Dbdih::calculateKeepGciLab), once per stall."""
+        stalled = c.faults.is_active("lcp-keep-gci-stall") and c.is_up()
+        if stalled and not self.keep_gci_stalled:
+            text = "Local Checkpoint stopped in CALCULATED_KEEP_GCI"
+            c.log.emit("LCPStoppedInCalcKeepGci", c.president, _when(c), text, data=0)
+        self.keep_gci_stalled = stalled
+
+    def _heartbeats(self, c: Cluster) -> None:
+        """missed-heartbeats: Qmgr::checkHeartbeat on the node's right neighbour, once every
+        HeartbeatIntervalDbDb: MissedHeartbeat from the third check without a heartbeat, and
+        with dies=true DeadDueToHeartbeat at the fifth; otherwise a late heartbeat arrives at
+        the fourth and the count starts over."""
+        params = c.faults.get("missed-heartbeats")
+        node = params["node"] if params else 0
+        reporter = _right_neighbour(c, node) if node in c.started_ids() else None
+        if reporter is None:
+            self.heartbeats = None
             return
-        self.lagging = lagging
-        gcis = lag.get("gcis", 10) if lag else 0
-        latest = c.checkpoints.gci
-        usage = gcis * EVENT_BUFFER_BYTES_PER_GCI
-        alloc = max(usage, EVENT_BUFFER_BYTES_PER_GCI)
-        c.log.emit(
-            "EventBufferStatus",
-            c.sql_node_id,
-            _when(c),
-            f"Event buffer status: max=unlimited used={usage // 1024}KB alloc={alloc // 1024}KB "
-            f"apply_epoch={latest - gcis}/0 latest_epoch={latest}/0",
-            usage=usage,
-            alloc=alloc,
-            max=0,
-            apply_gci_l=0,
-            apply_gci_h=latest - gcis,
-            latest_gci_l=0,
-            latest_gci_h=latest,
-        )
+        if self.heartbeats is None or self.heartbeats[0] != node:
+            self.heartbeats = (node, max(params["since"], c.nodes[node].started_at), 0)
+        _, since, reported = self.heartbeats
+        interval = int(c.config[node]["HeartbeatIntervalDbDb"]) / 1000.0
+        checks = int((c.now - since) / interval)
+        for check in range(max(reported, checks - MAX_HEARTBEAT_CHECKS) + 1, checks + 1):
+            count = check if params.get("dies") else (check - 1) % LATE_HEARTBEAT_CHECK + 1
+            if count >= FIRST_REPORTED_CHECK:
+                text = f"Node {node} missed heartbeat {count - 1}"
+                c.log.emit("MissedHeartbeat", reporter, _when(c), text, node=node, count=count - 1)
+            if count >= DEAD_AT_CHECK:
+                self.heartbeats = None
+                node_failures.declared_dead(c, node, reporter)
+                return
+        self.heartbeats = (node, since, checks)
+
+
+def _right_neighbour(c: Cluster, node: int) -> int | None:
+    """The started data node that checks `node`'s heartbeats: the next one in the ring of
+    node ids (Qmgr's left neighbour of it), none when it runs alone."""
+    ring = c.started_ids()
+    if len(ring) < 2:
+        return None
+    return ring[(ring.index(node) + 1) % len(ring)]
+
+
+def _crashes_in(c: Cluster, node: int, phase: int) -> bool:
+    """data-node-crash with a phase: the starting node crashes in that start phase."""
+    params = c.faults.get("data-node-crash")
+    if params is None or params["node"] != node or params.get("phase") != phase:
+        return False
+    node_failures.crash(c, node, params["error"], phase)
+    return True

@@ -96,6 +96,24 @@ class Workload:
             "Ndb_api_event_bytes_count": int(writes(ops) * 180),
         }
 
+    def read_only_counters(self, ops: float) -> dict[str, int]:
+        """What `ops` operations of read-only transactions (primary key reads, each
+        transaction committed) add to an SQL node's Ndb_api_* and Com_* counters."""
+        trans = ops / OPS_PER_TRANSACTION
+        counts = {
+            "Ndb_api_wait_exec_complete_count": ops / self.batching,
+            "Ndb_api_bytes_sent_count": ops * BYTES_SENT_PER_OP,
+            "Ndb_api_bytes_received_count": ops * BYTES_PER_ROW,
+            "Ndb_api_pk_op_count": ops,
+            "Ndb_api_read_row_count": ops,
+            "Com_select": trans,
+            "Com_commit": trans,
+            "Questions": 2 * trans,
+        }
+        for name in ("start", "commit", "close"):
+            counts[f"Ndb_api_trans_{name}_count"] = trans
+        return {name: int(value) for name, value in counts.items()}
+
     def sql_counters(self, ops: float, extra_aborts: float = 0.0) -> dict[str, int]:
         """Questions and Com_* of the application statements behind `ops` operations
         (`extra_aborts` as for api_counters)."""

@@ -6,13 +6,16 @@ from __future__ import annotations
 import pytest
 from ndbsim import versions
 from ndbsim.model.cluster import Cluster, ClusterSpec
+from ndbsim.model.cluster_log import DBDICT, DBDIH, DBLQH, DBTC
+from ndbsim.model.ndb_tables import arbit_codes
 from ndbsim.protocol.mgm import replies
-from ndbsim.protocol.mgm.server import ParseError, parse_filter
+from ndbsim.protocol.mgm.server import FilterError, parse_filter
 
 
-def _cluster() -> tuple[Cluster, list[float]]:
+def _cluster(spec: ClusterSpec | None = None) -> tuple[Cluster, list[float]]:
     now = [0.0]
-    return Cluster(ClusterSpec(), versions.parse_version("8.4"), clock=lambda: now[0]), now
+    spec = spec or ClusterSpec()
+    return Cluster(spec, versions.parse_version("8.4"), clock=lambda: now[0]), now
 
 
 def _names(c: Cluster) -> list[str]:
@@ -62,17 +65,171 @@ def test_scheduled_backups_log_start_and_completion():
     assert _names(c).count("BackupStarted") == _names(c).count("BackupCompleted") == 1
 
 
-def test_node_failure_without_arbitrator_loses_arbitration_and_stops_the_cluster():
-    c, _ = _cluster()
-    c.stop_node(2)
-    c.start_node(2)
-    assert "ArbitResult" in _names(c)
-    c.reset()
+def _spec(**kw) -> ClusterSpec:
+    return ClusterSpec(**kw)
+
+
+def _arbit_results(c: Cluster) -> list[str]:
+    """The ArbitResult codes by name (the code's low 16 bits; the state is in the high)."""
+    names = {v: k for k, v in arbit_codes().items()}
+    return [names[e.fields["code"] & 0xFFFF] for e in _events(c, "ArbitResult")]
+
+
+def _events(c: Cluster, name: str) -> list:
+    return [e for e in c.log.since(0) if e.type.name == name]
+
+
+@pytest.mark.parametrize(
+    ("layout", "stopped", "results", "up"),
+    [
+        ({"data_nodes": 4, "replicas": 2}, [1], ["WinGroups"], True),
+        ({"data_nodes": 3, "replicas": 3}, [1], ["WinNodes"], True),
+        ({"data_nodes": 2, "replicas": 2}, [2], ["Partitioning", "WinChoose"], True),
+        ({"data_nodes": 4, "replicas": 2}, [1, 2], ["WinGroups", "LoseGroups"], False),
+        ({"data_nodes": 4, "replicas": 1}, [1, 2, 3], ["LoseGroups"], False),
+    ],
+)
+def test_arbitration_decides_as_handle_arbit_check(layout, stopped, results, up):
+    c, _ = _cluster(_spec(**layout))
+    for node in stopped:
+        c.stop_node(node)
+    assert _arbit_results(c) == results
+    assert c.is_up() is up
+
+
+def test_half_the_data_nodes_without_arbitrator_lose_norun_and_shut_down():
+    c, _ = _cluster(_spec(data_nodes=4, replicas=2))
     c.faults.set("arbitrator-lost")
-    c.stop_node(2)
-    lost = [e for e in c.log.since(0) if e.type.name == "ArbitResult"][-1]
-    assert lost.fields["code"] == 48  # ArbitCode::LoseNorun
+    c.stop_node(1)
+    c.stop_node(3)
+    assert _arbit_results(c) == ["WinGroups", "LoseNorun"]
+    lost = _events(c, "ArbitResult")[-1]
+    assert lost.fields["code"] >> 16 == 8  # ARBIT_CRASH
+    assert lost.text == "Network partitioning - no arbitrator available"
+    forced = _events(c, "NDBStopForced")
+    assert sorted(e.source_node for e in forced) == [2, 4]
+    assert {e.fields["error"] for e in forced} == {2305}  # NDBD_EXIT_ARBIT_SHUTDOWN
     assert not c.is_up()
+
+
+@pytest.mark.parametrize(
+    ("timeout", "event", "code"),
+    [(False, "ArbitResult", "LoseChoose"), (True, "ArbitState", "ErrTimeout")],
+)
+def test_an_arbitrator_that_denies_or_does_not_answer_shuts_the_survivors_down(
+    timeout, event, code
+):
+    c, _ = _cluster()
+    c.faults.set("arbitration-denied", timeout=timeout)
+    c.stop_node(2)
+    last = _events(c, event)[-1]
+    assert last.fields["code"] & 0xFFFF == arbit_codes()[code]
+    assert "timeout" in last.text if timeout else "negative reply from node 49" in last.text
+    assert not c.is_up()
+
+
+def test_a_graceful_stop_then_the_survivors_failure_handling():
+    c, _ = _cluster(_spec(data_nodes=4, replicas=2))
+    c.stop_node(2)
+    own = [e.type.name for e in c.log.since(0) if e.source_node == 2]
+    assert own == ["NDBStopStarted", "NDBStopCompleted"]
+    assert [e.source_node for e in _events(c, "Disconnected")] == [49, 1, 3, 4]
+    assert len(_events(c, "NODE_FAILREP")) == 3
+    done = _events(c, "NodeFailCompleted")
+    blocks = {e.fields["block"] for e in done}
+    assert blocks == {0, DBTC, DBLQH, DBDICT, DBDIH}
+    assert len(done) == 3 * 6
+    assert sum(e.text == "All nodes completed failure of Node 2" for e in done) == 3
+    assert not _events(c, "NDBStopForced")
+
+
+def test_a_crash_is_forced_and_stays_down_until_started():
+    c, now = _cluster(_spec(data_nodes=4, replicas=2))
+    c.faults.set("data-node-crash", node=3)
+    forced = _events(c, "NDBStopForced")
+    assert [(e.source_node, e.fields["error"], e.fields["sphase"]) for e in forced] == [
+        (3, 2341, 255)
+    ]
+    assert forced[0].text == (
+        "Forced node shutdown completed. Caused by error 2341: 'Internal program error (failed "
+        "ndbrequire)(Internal error, programming error or missing error message, please report "
+        "a bug). Temporary error, restart node'."
+    )
+    assert not _events(c, "NDBStopStarted")
+    assert len(_events(c, "NODE_FAILREP")) == 3
+    now[0] = 600
+    c.advance()
+    assert c.node_status(3)["state"] == "STOPPED"
+    c.start_node(3)
+    now[0] = 1200
+    c.advance()
+    assert c.node_status(3)["state"] == "STARTED"
+
+
+@pytest.mark.parametrize(("error", "starttype"), [(2341, 2), (2310, 3)])
+def test_start_phases_tell_a_node_restart_or_an_initial_one_after_a_file_system_error(
+    error, starttype
+):
+    c, now = _cluster()
+    c.faults.set("data-node-crash", node=2, error=error)
+    c.faults.clear("data-node-crash")
+    c.start_node(2)
+    now[0] = 600
+    c.advance()
+    phases = _events(c, "StartPhaseCompleted")
+    assert [e.fields["phase"] for e in phases] == list(range(1, 10))
+    assert {e.fields["starttype"] for e in phases} == {starttype}
+    kind = "(node restart)" if starttype == 2 else "(initial node restart)"
+    assert phases[-1].text == f"Start phase 9 completed {kind}"
+    assert [e.type.name for e in _events(c, "Connected")] == ["Connected"]
+
+
+def test_a_crash_in_a_start_phase_reports_the_phase():
+    c, now = _cluster()
+    c.stop_node(2)
+    c.faults.set("data-node-crash", node=2, phase=4)
+    c.start_node(2)
+    now[0] = 600
+    c.advance()
+    assert [e.fields["phase"] for e in _events(c, "StartPhaseCompleted")] == [1, 2, 3]
+    forced = _events(c, "NDBStopForced")[-1]
+    assert (forced.source_node, forced.fields["sphase"]) == (2, 4)
+    assert "Occurred during startphase 4." in forced.text
+    assert c.node_status(2)["state"] == "STOPPED"
+
+
+@pytest.mark.parametrize("dies", [False, True])
+def test_missed_heartbeats_are_reported_by_the_right_neighbour(dies):
+    c, now = _cluster(_spec(data_nodes=4, replicas=2))
+    c.faults.set("missed-heartbeats", node=2, dies=dies)
+    now[0] = 40  # eight heartbeat checks of 5 s
+    c.advance()
+    missed = _events(c, "MissedHeartbeat")
+    assert {e.source_node for e in missed} == {3}
+    if dies:
+        assert [e.fields["count"] for e in missed] == [2, 3, 4]
+        dead = _events(c, "DeadDueToHeartbeat")
+        assert [(e.source_node, e.fields["node"]) for e in dead] == [(3, 2)]
+        assert _events(c, "NDBStopForced")[0].fields["error"] == 2315
+        assert c.node_status(2)["state"] == "STOPPED"
+    else:
+        assert [e.fields["count"] for e in missed] == [2, 3, 2, 3]
+        assert not _events(c, "DeadDueToHeartbeat")
+        assert c.node_status(2)["state"] == "STARTED"
+
+
+def test_lcp_stopped_in_calc_keep_gci_once_and_the_lcp_stalls():
+    c, now = _cluster()
+    c.faults.set("lcp-keep-gci-stall")
+    completed = c.checkpoints.last.lcp_id
+    for t in (100, 200, 300):
+        now[0] = t
+        c.advance()
+    stopped = _events(c, "LCPStoppedInCalcKeepGci")
+    assert (
+        len(stopped) == 1 and stopped[0].text == "Local Checkpoint stopped in CALCULATED_KEEP_GCI"
+    )
+    assert c.checkpoints.last.lcp_id <= completed + 1
 
 
 def test_data_memory_crossing_thresholds_reports_memory_usage():
@@ -87,7 +244,7 @@ def test_data_memory_crossing_thresholds_reports_memory_usage():
 def test_parsable_and_plain_event_texts():
     c, _ = _cluster()
     c.stop_node(2)
-    event = next(e for e in c.log.since(0) if e.type.name == "NodeFailCompleted")
+    event = _events(c, "NodeFailCompleted")[-1]
     lines = replies.event_lines(event, parsable=True)
     assert lines[:2] == ["log event reply", "type=27"]
     assert "failed_node=2" in lines and lines[-1] == ""
@@ -106,5 +263,5 @@ def test_filter(text, levels):
 
 @pytest.mark.parametrize("text", ["", "NOPE=1", "BACKUP=16", "BACKUP"])
 def test_bad_filter(text):
-    with pytest.raises(ParseError):
+    with pytest.raises(FilterError):
         parse_filter(text)

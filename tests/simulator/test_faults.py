@@ -367,11 +367,107 @@ def test_connection_and_latency_faults(sim):
         ("undo-log-growth", {"rate": 0}, "rate must be > 0 and <= 1"),
         ("tablespace-growth", {"rate": 0.1, "share": 2}, "between 0 and 1"),
         ("old-version", {"node": 1}, "not a data node"),
+        ("missed-heartbeats", {"node": 1, "dies": "maybe"}, "true or false"),
+        ("arbitration-denied", {"timeout": "soon"}, "true or false"),
     ],
 )
 def test_bad_fault_requests(name, params, message):
     with pytest.raises(FaultError, match=message):
         Faults().set(name, **params)
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "message"),
+    [
+        ("data-node-crash", {"node": 51}, "not a data node"),
+        ("data-node-crash", {"node": 1, "phase": 10}, "phase must be 1..9"),
+        ("missed-heartbeats", {"node": 49}, "not a data node"),
+        ("sql-node-slot-taken", {"node": 1}, "not an SQL node"),
+    ],
+)
+def test_new_faults_check_their_nodes_and_phase(sim, name, params, message):
+    with pytest.raises(FaultError, match=message):
+        sim.cluster.faults.set(name, **params)
+
+
+def test_api_writes_only_sql_nodes_read_while_the_data_nodes_write():
+    sim = Sim(data_nodes=2, replicas=2, tables=4, ops_per_second=200)
+    sim.tick(60)
+    c = sim.cluster
+    c.faults.set("api-writes-only")
+    before, gci = c.global_status(), c.checkpoints.gci
+    ops = {n: s.ops for n, s in c.nodes.items()}
+    sim.tick(120)
+    after = c.global_status()
+    assert after["Ndb_last_commit_epoch_server"] == before["Ndb_last_commit_epoch_server"]
+    assert after["Ndb_api_trans_commit_count"] > before["Ndb_api_trans_commit_count"]
+    assert after["Com_insert"] == before["Com_insert"]
+    assert c.checkpoints.gci > gci
+    assert all(s.ops > ops[n] for n, s in c.nodes.items())
+    c.faults.clear("api-writes-only")
+    sim.tick(10)
+    assert c.global_status()["Ndb_last_commit_epoch_server"] == c.checkpoints.epoch
+
+
+def test_sql_node_slot_taken_moves_the_mysqld_to_a_free_api_slot(sim):
+    c = sim.cluster
+    mysqld, free = c.sql_node_ids[1], c.topology.api_nodes[len(c.sql_node_ids)].node_id
+    sim.tick(100)
+    c.faults.set("sql-node-slot-taken", node=mysqld)
+    status = c.global_status(mysqld)
+    assert (status["Ndb_cluster_node_id"], status["Uptime"]) == (free, 0)
+    states = {n["node_id"]: n["state"] for n in c.status()["nodes"]}
+    assert (states[mysqld], states[free]) == ("DISCONNECTED", "CONNECTED")
+    assert c.topology.node(free).process_name == "mysqld"
+    assert not c.topology.node(mysqld).process_name
+    events = [(e.type.name, e.fields["node"]) for e in c.log.since(0) if e.source_node == 49]
+    assert events[-2:] == [("Disconnected", mysqld), ("Connected", free)]
+    assert mysqld in c.sql_nodes_up()
+    c.faults.clear("sql-node-slot-taken")
+    assert c.global_status(mysqld)["Ndb_cluster_node_id"] == mysqld
+    states = {n["node_id"]: n["state"] for n in c.status()["nodes"]}
+    assert (states[mysqld], states[free]) == ("CONNECTED", "DISCONNECTED")
+
+
+@pytest.mark.parametrize(
+    ("version", "event", "usage_key"),
+    [("8.4", "EventBufferStatus3", "usage_l"), ("7.6", "EventBufferStatus2", "usage")],
+)
+@pytest.mark.parametrize("fault", ["subscriber-lag", "injector-behind"])
+def test_the_binlog_servers_event_buffer_status(version, event, usage_key, fault):
+    sim = Sim(data_nodes=2, replicas=2, tables=4, version=version)
+    c = sim.cluster
+    c.faults.link = True
+    c.faults.set(fault)
+    sim.tick(5)
+    c.faults.clear(fault)
+    sim.tick(5)
+    reports = [e for e in c.log.since(0) if e.type.name == event]
+    assert [e.source_node for e in reports] == [c.sql_node_id] * 2
+    lagging, recovered = reports
+    assert lagging.fields[usage_key] > 0 and recovered.fields[usage_key] == 0
+    assert lagging.fields["latest_consumed_epoch_h"] < lagging.fields["latest_buffered_epoch_h"]
+    assert "report_reason=BUFFERED_EPOCHS_OVER_THRESHOLD" in lagging.text
+    assert not [e for e in c.log.since(0) if e.type.name == "EventBufferStatus"]
+
+
+@pytest.mark.parametrize(("gcis", "disconnects"), [(4, 0), (5, 2)])
+def test_suma_disconnects_a_subscriber_at_max_buffered_epochs(gcis, disconnects):
+    sim = Sim(data_nodes=2, replicas=2, tables=4)  # 20 epochs a GCI, MaxBufferedEpochs 100
+    c = sim.cluster
+    c.faults.link = True
+    c.faults.set("subscriber-lag", gcis=gcis)
+    sim.tick(5)
+    sim.tick(5)
+    status = [e for e in c.log.since(0) if e.type.name == "SubscriptionStatus"]
+    assert len(status) == disconnects
+    assert sorted(e.source_node for e in status) == [1, 2][:disconnects]
+    if disconnects:
+        assert status[0].words[:2] == (1, c.sql_node_id)  # SubscriptionStatus::DISCONNECTED
+        assert (
+            f"Disconnecting node {c.sql_node_id} because it has exceeded MaxBufferedEpochs (100 >= 100)"
+            in status[0].text
+        )
 
 
 DISK_PAGE_REQUESTS = (

@@ -1,0 +1,38 @@
+"""Faults that act the moment they are set or cleared (a crash, an SQL node moving to another
+API slot) rather than over cluster time."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ndbsim.model import api_slots, node_failures
+from ndbsim.model.ndbd_exit_codes import NO_START_PHASE
+from ndbsim.model.rows.membership import start_phase
+
+if TYPE_CHECKING:
+    from ndbsim.model.cluster import Cluster
+
+
+def lcp_stalled(c: Cluster) -> bool:
+    """Local checkpoints do not complete (lcp-stall, lcp-keep-gci-stall)."""
+    return c.faults.is_active("lcp-stall") or c.faults.is_active("lcp-keep-gci-stall")
+
+
+def changed(c: Cluster, name: str) -> None:
+    params = c.faults.get(name)
+    if name == "data-node-crash" and params is not None and "phase" not in params:
+        crash_now(c, params["node"], params["error"])
+    elif name == "sql-node-slot-taken":
+        if params is not None:
+            api_slots.take(c, params["node"])
+        else:
+            api_slots.restore(c)
+
+
+def crash_now(c: Cluster, node_id: int, error: int) -> None:
+    """A running data node crashes: during its start, the start phase it was in is told."""
+    s = c.nodes[node_id]
+    if s.state == "STOPPED":
+        return
+    sphase = start_phase(c, node_id) if s.state == "STARTING" else NO_START_PHASE
+    node_failures.crash(c, node_id, error, sphase)

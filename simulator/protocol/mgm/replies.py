@@ -3,27 +3,27 @@ lines a command writes, the blank line that ends the reply included."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ndbsim.model.cluster import STARTING, STOPPED
 from ndbsim.model.cluster_log import DBACC, DBTUP, EVENTS_BY_NUMBER, PAGE_SIZE_BYTES, LogEvent
+from ndbsim.model.ndb_errors import ndb_error_string
 from ndbsim.model.rows.membership import start_phase
 from ndbsim.model.topology import MGM, NDB
+from ndbsim.protocol.mgm import tables
 
 if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster
+    from ndbsim.model.topology import Node
 
-TYPE_NAMES = {NDB: "NDB", MGM: "MGM"}  # anything else is an API node
-# Texts of the NDB error codes a backup answers (storage/ndb/src/ndbapi/ndberror.cpp)
-BACKUP_ERRORS = {
-    1302: "A backup is already running",
-    1325: "File or scan error",
-    1326: "Backup aborted due to node failure",
-    1340: "Backup undefined error",
-    1342: "Backup failed to allocate buffers (check configuration)",
-    1343: "Backup failed to setup fs buffers (check configuration)",
-    1350: "Backup failed: file already exists (use 'START BACKUP <backup id>')",
-}
 DUMPABLE = {50: "MemoryUsage", 62: "BackupStatus"}  # dump events types and reports per node
+
+
+def int32(value: int) -> int:
+    """An unsigned 32-bit value as the server's %d prints it."""
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if value >= 1 << 31 else value
 
 
 def version_number(major: int, minor: int, build: int) -> int:
@@ -53,50 +53,106 @@ def version(c: Cluster) -> list[str]:
     ]
 
 
-def _node_lines(c: Cluster, node) -> list[str]:
-    n = node.node_id
-    kind = TYPE_NAMES.get(node.node_type, "API")
-    up = c.node_up(n)
-    phase, group, connects = 0, 0, 1 if up else 0
-    if n in c.nodes:
-        s = c.nodes[n]
-        status = {"STARTED": "STARTED", "STARTING": "STARTING"}.get(s.state, "NO_CONTACT")
-        if s.state == "STARTING":
-            phase = start_phase(c, n)
-        group, connects = node.nodegroup or 0, s.connect_count
-    else:
-        status = "CONNECTED" if up else "NO_CONTACT"
-    if up:
-        major, minor, build = (int(p) for p in c.ndb_version_text(n).split("."))
-        ndb_version = version_number(major, minor, build)
-        my_version = version_number(*mysql_version(c))
-    else:
-        ndb_version = my_version = 0
-    return [
-        f"node.{n}.type: {kind}",
-        f"node.{n}.status: {status}",
-        f"node.{n}.version: {ndb_version}",
-        f"node.{n}.mysql_version: {my_version}",
-        f"node.{n}.startphase: {phase}",
-        f"node.{n}.dynamic_id: {n if up else 0}",
-        f"node.{n}.node_group: {group}",
-        f"node.{n}.connect_count: {connects}",
-        f"node.{n}.address: {node.hostname if up else ''}",
+def _status(name: str) -> str:
+    return tables.node_status_string(f"NDB_MGM_NODE_STATUS_{name}")
+
+
+@dataclass
+class NodeStatus:
+    """What MgmtSrvr::status reports of a node; the zeros are what printNodeStatus prints for
+    the values it leaves unset (a data node without contact, every MGM and API node's
+    dynamic_id, node_group and connect_count)."""
+
+    status: str
+    version: int = 0
+    mysql_version: int = 0
+    startphase: int = 0
+    dynamic_id: int = 0
+    node_group: int = 0
+    connect_count: int = 0
+    address: str = ""
+
+
+def _versions(c: Cluster, node_id: int) -> tuple[int, int]:
+    major, minor, build = (int(p) for p in c.ndb_version_text(node_id).split("."))
+    return version_number(major, minor, build), version_number(*mysql_version(c))
+
+
+def _data_node_status(c: Cluster, node: Node) -> NodeStatus:
+    """MgmtSrvr::status for a data node: NO_CONTACT (and nothing else) while it is not
+    connected, else its start level as a status."""
+    s = c.nodes[node.node_id]
+    if s.state == STOPPED:
+        return NodeStatus(_status("NO_CONTACT"))
+    version, my_version = _versions(c, node.node_id)
+    phase = start_phase(c, node.node_id) if s.state == STARTING else 0
+    return NodeStatus(
+        _status(s.state),
+        version,
+        my_version,
+        phase,
+        node.node_id,
+        node.nodegroup or 0,
+        s.connect_count,
+        node.hostname,
+    )
+
+
+def _mgm_node_status(c: Cluster, node: Node, own_id: int) -> NodeStatus:
+    """MgmtSrvr::status_mgmd: this management server is always CONNECTED; another one is as
+    its transporter shows."""
+    if node.node_id != own_id and not c.node_up(node.node_id):
+        return NodeStatus(_status("NO_CONTACT"))
+    version, my_version = _versions(c, node.node_id)
+    return NodeStatus(_status("CONNECTED"), version, my_version, address=node.hostname)
+
+
+def _api_node_status(c: Cluster, node: Node) -> NodeStatus:
+    """MgmtSrvr::status_api: a data node answers for an API node (API_VERSION_REQ); with none
+    to ask, UNKNOWN."""
+    if not c.started_ids():
+        return NodeStatus(_status("UNKNOWN"))
+    if not c.node_up(node.node_id):
+        return NodeStatus(_status("NO_CONTACT"))
+    version, my_version = _versions(c, node.node_id)
+    return NodeStatus(_status("CONNECTED"), version, my_version, address=node.hostname)
+
+
+def node_status(c: Cluster, node: Node, own_id: int) -> NodeStatus:
+    if node.node_type == NDB:
+        return _data_node_status(c, node)
+    if node.node_type == MGM:
+        return _mgm_node_status(c, node, own_id)
+    return _api_node_status(c, node)
+
+
+def _node_lines(n: int, kind: int, s: NodeStatus, single_user: bool) -> list[str]:
+    """printNodeStatus: the fields of one node, signed as it prints them (%d)."""
+    lines = [
+        f"node.{n}.type: {tables.node_type_string(kind)}",
+        f"node.{n}.status: {s.status}",
+        f"node.{n}.version: {int32(s.version)}",
+        f"node.{n}.mysql_version: {int32(s.mysql_version)}",
+        f"node.{n}.startphase: {int32(s.startphase)}",
+        f"node.{n}.dynamic_id: {int32(s.dynamic_id)}",
+        f"node.{n}.node_group: {int32(s.node_group)}",
+        f"node.{n}.connect_count: {int32(s.connect_count)}",
+        f"node.{n}.address: {s.address}",
     ]
+    if single_user:
+        lines.append(f"node.{n}.is_single_user: 0")
+    return lines
 
 
-def status(c: Cluster, types: list[str] | None = None) -> list[str]:
-    """`get status`: the nodes of each type asked (default NDB, MGM, API) in node id order."""
-    wanted = types or ["NDB", "MGM", "API"]
+def status(c: Cluster, kinds: list[int], own_id: int, single_user: bool) -> list[str]:
+    """`get status` (MgmApiSession::getStatus): the nodes of each type asked, a type at a
+    time, in node id order; `is_single_user` for clients of 8.0.22 and later."""
     nodes = [
-        node
-        for kind in wanted
-        for node in c.topology.all_nodes
-        if TYPE_NAMES.get(node.node_type, "API") == kind
+        (node, kind) for kind in kinds for node in c.topology.all_nodes if node.node_type == kind
     ]
     lines = ["node status", f"nodes: {len(nodes)}"]
-    for node in nodes:
-        lines += _node_lines(c, node)
+    for node, kind in nodes:
+        lines += _node_lines(node.node_id, kind, node_status(c, node, own_id), single_user)
     return [*lines, ""]
 
 
@@ -105,7 +161,7 @@ def event_lines(event: LogEvent, parsable: bool) -> list[str]:
     if not parsable:
         text = f"Node {event.source_node}: {event.text}"
         if "error" in event.fields:  # the server appends the NDB error's text
-            text += f" - {backup_error_text(event.fields['error'])}"
+            text += f" - {ndb_error_string(event.fields['error'])}"
         return [text]
     lines = [
         "log event reply",
@@ -154,7 +210,3 @@ def _reports(c: Cluster, name: str, n: int) -> list[tuple[str, dict[str, int]]]:
     values.update(starting_node=run.starting_node, backup_id=run.backup_id)
     text = f"Local backup status: backup {run.backup_id} started from node {run.starting_node}"
     return [(text, values)]
-
-
-def backup_error_text(error: int) -> str:
-    return BACKUP_ERRORS.get(error, f"Unknown error code {error}")

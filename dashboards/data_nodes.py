@@ -674,13 +674,16 @@ def _disk_row(layout: Layout) -> None:
             "Share of the time the LDM threads' redo log writes lagged behind the disk "
             "(slowdowns_due_to_io_lag of ndbinfo.disk_write_speed_aggregate, which also slows "
             "the checkpoint write speed), the ten nodes with the most. Above the line for 5 "
-            "minutes: NdbRedoWritesLagging; global checkpoints (GCP_SAVE) wait on the same "
-            "disk.",
+            "minutes: NdbRedoWritesLagging, which also fires when the REDO log buffers hold "
+            "more than 2 seconds of redo writes (this share stays 0 when MinDiskWriteSpeed "
+            "equals MaxDiskWriteSpeed); global checkpoints (GCP_SAVE) wait on the same disk.",
             "percentunit",
             per_node(_node_rate("ndb_redo_io_lag_seconds_total")),
             min_value=0,
             width=8,
-            threshold_line=alert_steps(threshold("NdbRedoWritesLagging")),
+            threshold_line=alert_steps(
+                threshold("NdbRedoWritesLagging", after="ndb_redo_io_lag_seconds_total")
+            ),
         ),
     )
 

@@ -7,7 +7,9 @@ import pytest
 from ndbinfo_exporter import mycnf, targets
 from ndbinfo_exporter.errors import ConfigError
 from ndbinfo_exporter.scrape.mgmd import protocol
-from ndbinfo_exporter.scrape.mgmd.events import ClusterLogState
+from ndbinfo_exporter.scrape.mgmd.client import Subscription
+from ndbinfo_exporter.scrape.mgmd.events import ClusterLogState, arbitration_result
+from ndbinfo_exporter.scrape.mgmd.reader import log_families
 from ndbinfo_exporter.targets import ProbeRefused
 
 STATUS = """node status
@@ -59,13 +61,111 @@ def test_cluster_log_state_counts_events_and_keeps_the_last_backup():
         1000.0,
     )
     assert (state.backups_aborted, state.backups_failed_to_start) == (1, 1)
-    assert state.arbitration == {"won": 0, "lost": 1}
+    assert {key: n for key, n in state.arbitration.items() if n} == {("lost", "LoseNorun"): 1}
     assert state.events[("BackupAborted", "2")] == 1 and state.events[("other", "1")] == 1
 
 
 def test_warning_event_data_words_parse():
     event = _event("type=46", "source_nodeid=1", "data=1129336903 1869564237 0 ")
     assert event.name == "WarningEvent" and event.fields == {"data": 1129336903}
+    assert event.data == (1129336903, 1869564237, 0)
+
+
+def test_get_status_as_mgmapi_reads_it():
+    """status_ackumulate: SINGLE USER MODE is SINGLEUSER, DB is NDB, any other text
+    UNKNOWN; a node without node_group, dynamic_id or connect_count keeps their defaults."""
+    lines = [
+        "node status",
+        "nodes: 3",
+        "node.1.type: DB",
+        "node.1.status: SINGLE USER MODE",
+        "node.1.node_group: 0",
+        "node.1.dynamic_id: 1",
+        "node.2.type: NDB",
+        "node.2.status: NO_CONTACT",
+        "node.51.type: API",
+        "node.51.status: SOMETHING NEW",
+        "node.51.address: fe80::1",
+    ]
+    nodes = protocol.node_statuses(protocol.reply_values(lines, "node status"))
+    assert [(n.node_id, n.type, n.status, n.node_group, n.connect_count) for n in nodes] == [
+        (1, "NDB", "SINGLEUSER", 0, 0),
+        (2, "NDB", "NO_CONTACT", None, 0),
+        (51, "API", "UNKNOWN", None, 0),
+    ]
+
+
+@pytest.mark.parametrize("line", ["node.0.type: NDB", "nodex.1.type: NDB"])
+def test_get_status_line_mgmapi_refuses(line):
+    with pytest.raises(protocol.ProtocolError):
+        protocol.node_statuses({"nodes": "1", line.split(": ")[0]: "x"})
+
+
+def test_get_status_key_of_a_newer_server_is_passed_over():
+    (node,) = protocol.node_statuses(
+        {"nodes": "1", "node.1.type": "NDB", "node.1.status": "STARTED", "node.1.colour": "red"}
+    )
+    assert (node.type, node.status) == ("NDB", "STARTED")
+
+
+@pytest.mark.parametrize(
+    "lines, result",
+    [
+        (("type=30", "code=41"), "lost"),
+        (("type=30", "code=42"), "won"),
+        (("type=30", f"code={46 | 7 << 16}"), "won"),
+        (("type=30", "code=50"), "won"),
+        (("type=30", f"code={45 | 6 << 16}"), None),  # Partitioning: the arbitrator decides
+        (("type=29", f"code={94 | 7 << 16}"), "timeout"),  # no answer while choosing
+        (("type=29", f"code={94 | 5 << 16}"), None),  # no answer to start: tried again
+        (("type=29", "code=31"), None),
+    ],
+)
+def test_arbitration_results_follow_qmgr(lines, result):
+    assert arbitration_result(_event(*lines, "source_nodeid=1")) == result
+
+
+def test_cluster_log_state_tables_by_node():
+    state = ClusterLogState(clock=lambda: 50.0)
+    for lines in (
+        ("type=59", "source_nodeid=3", "action=1", "signum=0", "error=2341", "sphase=4"),
+        ("type=45", "source_nodeid=1", "node=2"),
+        ("type=44", "source_nodeid=1", "node=2", "count=3"),
+        ("type=44", "source_nodeid=1", "node=2", "count=4"),
+        ("type=28", "source_nodeid=1", "failed_node=2", "failure_state=1"),
+        ("type=69", "source_nodeid=1", "data=1 52 7 1234 100 100 0 "),
+        ("type=69", "source_nodeid=1", "data=2 0 7 1234 "),
+        ("type=5", "source_nodeid=1", "gci=-5"),
+        (
+            "type=87",
+            "source_nodeid=51",
+            "usage_l=-2",
+            "usage_h=1",
+            "alloc_l=10",
+            "max_l=0",
+            "max_h=2",
+        ),
+        ("type=85", "source_nodeid=52", "usage=5", "alloc=6", "max=7"),
+    ):
+        state.record(_event(*lines))
+    assert state.forced_stops["3"].error == 2341 and state.forced_stops["3"].start_phase == 4
+    assert (state.heartbeat_deaths, state.heartbeats_missed) == ({"2": 1}, {"2": 2})
+    assert state.node_failures == {"2": 1} and state.subscribers_disconnected == {"52": 1}
+    assert state.global_checkpoint.gci == 2**32 - 5 and state.global_checkpoint.time == 50.0
+    assert state.event_buffers["51"].used == (1 << 32) + 2**32 - 2
+    assert state.event_buffers["51"].max == 2 << 32
+    assert state.event_buffers["52"].allocated == 6
+
+
+def test_reader_families_carry_the_cluster_log_tables():
+    state = ClusterLogState(clock=lambda: 50.0)
+    state.record(_event("type=45", "source_nodeid=1", "node=12"))
+    state.record(_event("type=45", "source_nodeid=1", "node=3"))
+    state.record(_event("type=5", "source_nodeid=1", "gci=900"))
+    families = {f.name: f for f in log_families(state, Subscription([], lambda e: None))}
+    deaths = families["ndb_mgmd_heartbeat_deaths"].samples
+    assert [s.labels["node_id"] for s in deaths] == ["3", "12"]
+    assert families["ndb_mgmd_global_checkpoint_gci"].samples[0].value == 900
 
 
 def test_configured_and_probed_management_servers():
@@ -86,3 +186,13 @@ def test_connectstring_from_my_cnf(tmp_path):
     cnf = tmp_path / "my.cnf"
     cnf.write_text("[client]\nuser=u\n[mysql_cluster]\nndb-connectstring=nodeid=4,m1:1186,m2\n")
     assert mycnf.connectstring(cnf) == ("m1:1186", "m2")
+
+
+def test_counters_an_alert_reads_start_at_zero_for_every_listed_node():
+    state = ClusterLogState(clock=lambda: 1000.0)
+    state.know_nodes([1, 2], [51])
+    assert state.events[("NDBStopForced", "2")] == 0
+    assert (state.heartbeat_deaths["1"], state.subscribers_disconnected["51"]) == (0, 0)
+    state.record(_event("type=59", "source_nodeid=2", "error=2341"))
+    state.know_nodes([1, 2], [51])  # a later get status keeps the count
+    assert state.events[("NDBStopForced", "2")] == 1

@@ -198,13 +198,18 @@ def shared_scrapes(exporter: str, max_age: float) -> Iterator[str]:
     collects once per scrape interval however many servers scrape it, and every server stores
     the same samples (Prometheus 2 and 3 scrape one target at different offsets within the
     interval). Yields the front's host:port."""
-    handler = type(
+    with serving(shared_scrape_handler(exporter, max_age)) as address:
+        yield address
+
+
+def shared_scrape_handler(exporter: str, max_age: float) -> type[_SharedScrape]:
+    """The handler of a shared_scrapes front; its `exporter` may be changed while it serves (an
+    exporter restarted on another port, as Prometheus sees a restart of its target)."""
+    return type(
         "SharedScrape",
         (_SharedScrape,),
         {"exporter": exporter, "max_age": max_age, "lock": threading.Lock(), "cached": {}},
     )
-    with serving(handler) as address:
-        yield address
 
 
 @contextmanager

@@ -1,16 +1,25 @@
 """What the exporter keeps from the cluster log: events counted by type and source node, the
-latest RECENT_EVENTS events themselves (for their readers), the last
-completed backup, backups aborted or failed to start, arbitration results. Only the event
-loop touches it."""
+latest RECENT_EVENTS events themselves (for their readers), the last completed backup, backups
+aborted or failed to start, arbitration results, the nodes that failed, missed heartbeats or
+stopped by force, the subscribers the data nodes disconnected, each SQL node's event buffer
+and the latest completed global checkpoint. Only the event loop touches it."""
 
 from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from ndbinfo_exporter.scrape.mgmd.protocol import ARBITRATION_LOST, ARBITRATION_WON, Event
+from ndbinfo_exporter.scrape.mgmd.protocol import (
+    ARBIT_CHOOSE,
+    ARBIT_CODES,
+    ARBIT_ERR_TIMEOUT,
+    ARBITRATION_LOST,
+    ARBITRATION_OUTCOMES,
+    ARBITRATION_WON,
+    Event,
+)
 
 RECENT_EVENTS = 50
 # The text of the most frequent events, after EventLogger.cpp's getText functions; any
@@ -32,6 +41,30 @@ TEXTS = {
     "ArbitResult": "Arbitration check {result} (code {code})",
 }
 MAX_FIELDS_SHOWN = 8
+# Fields EventLogger's texts do not send: describe() adds them.
+DERIVED_FIELDS = frozenset({"result"})
+# The wire keys (ndb_logevent.cpp ndb_logevent_body[]) the exporter reads from each event,
+# and `data` for the `data=` words of an event without body rows.
+READS = {
+    "BackupCompleted": ("backup_id", "n_bytes", "n_bytes_hi", "n_records", "n_records_hi"),
+    "ArbitResult": ("code",),
+    "ArbitState": ("code",),
+    "NDBStopForced": ("error", "sphase"),
+    "DeadDueToHeartbeat": ("node",),
+    "MissedHeartbeat": ("node",),
+    "NODE_FAILREP": ("failed_node",),
+    "SubscriptionStatus": ("data",),
+    "GlobalCheckpointCompleted": ("gci",),
+    "EventBufferStatus": ("usage", "alloc", "max"),
+    "EventBufferStatus2": ("usage", "alloc", "max"),
+    "EventBufferStatus3": ("usage_l", "usage_h", "alloc_l", "alloc_h", "max_l", "max_h"),
+}
+# SubscriptionStatus report types (Suma.cpp; EventLogger.cpp getTextSubscriptionStatus):
+# DISCONNECTED, sent by Suma::checkMaxBufferedEpochs with the words report type, subscriber
+# node, epoch low and high word, epochs buffered, MaxBufferedEpochs.
+SUBSCRIPTION_DISCONNECTED = 1
+# Node ids are 1..255: the labels of the per-node tables stay bounded.
+MAX_NODE_ID = 255
 
 
 @dataclass(frozen=True)
@@ -53,6 +86,31 @@ class CompletedBackup:
     records: int
 
 
+@dataclass(frozen=True)
+class ForcedStop:
+    error: int  # NDBStopForced's error (0 for a stop by a signal)
+    start_phase: int  # sphase: the start phase the node was in (0 once started)
+
+
+@dataclass(frozen=True)
+class EventBuffer:
+    """An SQL node's NDB API event buffer as its last EventBufferStatus* report gave it."""
+
+    used: int
+    allocated: int
+    max: int  # ndb_eventbuffer_max_alloc, 0 for unlimited
+
+
+@dataclass(frozen=True)
+class GlobalCheckpoint:
+    gci: int
+    time: float  # unix time the exporter received GlobalCheckpointCompleted
+
+
+# Events whose count by data node an alert reads (NdbDataNodeForcedStop, NdbLcpKeepGciStuck).
+ALERTED_EVENTS = ("NDBStopForced", "LCPStoppedInCalcKeepGci")
+
+
 @dataclass
 class ClusterLogState:
     clock: Callable[[], float] = time.time
@@ -61,8 +119,32 @@ class ClusterLogState:
     last_backup: CompletedBackup | None = None
     backups_aborted: int = 0
     backups_failed_to_start: int = 0
-    arbitration: dict[str, int] = field(default_factory=lambda: {"won": 0, "lost": 0})
+    # (result, ArbitCode name) -> count: every code that ends an arbitration, from 0
+    arbitration: dict[tuple[str, str], int] = field(
+        default_factory=lambda: dict.fromkeys(ARBITRATION_OUTCOMES, 0)
+    )
     recent: deque[LoggedEvent] = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
+    # per node id (str): the node the event is about, not the one that reported it
+    heartbeat_deaths: dict[str, int] = field(default_factory=dict)
+    heartbeats_missed: dict[str, int] = field(default_factory=dict)
+    node_failures: dict[str, int] = field(default_factory=dict)
+    subscribers_disconnected: dict[str, int] = field(default_factory=dict)
+    # per source node (str)
+    forced_stops: dict[str, ForcedStop] = field(default_factory=dict)
+    event_buffers: dict[str, EventBuffer] = field(default_factory=dict)
+    global_checkpoint: GlobalCheckpoint | None = None
+
+    def know_nodes(self, data_nodes: Iterable[int], api_nodes: Iterable[int]) -> None:
+        """Count from 0 for every node the management server lists, in the tables the alerts
+        take the increase of: a series that first appears at 1 shows no increase, so that a
+        node's first forced stop or heartbeat death would page no one."""
+        for node in map(str, data_nodes):
+            for table in (self.heartbeat_deaths, self.heartbeats_missed, self.node_failures):
+                table.setdefault(node, 0)
+            for kind in ALERTED_EVENTS:
+                self.events.setdefault((kind, node), 0)
+        for node in map(str, api_nodes):
+            self.subscribers_disconnected.setdefault(node, 0)
 
     def record(self, event: Event) -> None:
         key = (event.name, str(event.source_node))
@@ -72,41 +154,114 @@ class ClusterLogState:
         self.recent.append(
             LoggedEvent(event.name, now, event.source_node, event.severity, describe(event))
         )
-        f = event.fields
-        if event.name == "BackupCompleted":
-            self.last_backup = CompletedBackup(
-                f.get("backup_id", 0),
-                now,
-                _u64(f, "n_bytes"),
-                _u64(f, "n_records"),
-            )
-        elif event.name == "BackupAborted":
-            self.backups_aborted += 1
-        elif event.name == "BackupFailedToStart":
-            self.backups_failed_to_start += 1
-        elif event.name == "ArbitResult":
-            result = arbitration_result(f.get("code", 0))
-            if result is not None:
-                self.arbitration[result] += 1
+        handler = HANDLERS.get(event.name)
+        if handler is not None:
+            handler(self, event, now)
+
+    def _backup_completed(self, event: Event, now: float) -> None:
+        self.last_backup = CompletedBackup(
+            event.u32("backup_id"),
+            now,
+            event.u64("n_bytes", "n_bytes_hi"),
+            event.u64("n_records", "n_records_hi"),
+        )
+
+    def _backup_aborted(self, event: Event, now: float) -> None:
+        self.backups_aborted += 1
+
+    def _backup_failed_to_start(self, event: Event, now: float) -> None:
+        self.backups_failed_to_start += 1
+
+    def _arbitration(self, event: Event, now: float) -> None:
+        result = arbitration_result(event)
+        if result is not None:
+            key = (result, ARBIT_CODES[event.u32("code") & 0xFFFF])
+            self.arbitration[key] += 1
+
+    def _forced_stop(self, event: Event, now: float) -> None:
+        self.forced_stops[str(event.source_node)] = ForcedStop(
+            event.u32("error"), event.u32("sphase")
+        )
+
+    def _heartbeat_death(self, event: Event, now: float) -> None:
+        _count(self.heartbeat_deaths, event.u32("node"))
+
+    def _heartbeat_missed(self, event: Event, now: float) -> None:
+        _count(self.heartbeats_missed, event.u32("node"))
+
+    def _node_failure(self, event: Event, now: float) -> None:
+        _count(self.node_failures, event.u32("failed_node"))
+
+    def _subscription_status(self, event: Event, now: float) -> None:
+        words = event.data
+        if len(words) >= 2 and words[0] == SUBSCRIPTION_DISCONNECTED:
+            _count(self.subscribers_disconnected, words[1])
+
+    def _global_checkpoint(self, event: Event, now: float) -> None:
+        self.global_checkpoint = GlobalCheckpoint(event.u32("gci"), now)
+
+    def _event_buffer(self, event: Event, now: float) -> None:
+        self.event_buffers[str(event.source_node)] = EventBuffer(
+            event.u32("usage"), event.u32("alloc"), event.u32("max")
+        )
+
+    def _event_buffer3(self, event: Event, now: float) -> None:
+        self.event_buffers[str(event.source_node)] = EventBuffer(
+            event.u64("usage_l", "usage_h"),
+            event.u64("alloc_l", "alloc_h"),
+            event.u64("max_l", "max_h"),
+        )
 
 
-def arbitration_result(code: int) -> str | None:
-    code &= 0xFFFF
-    if code in ARBITRATION_LOST:
+HANDLERS = {
+    "BackupCompleted": ClusterLogState._backup_completed,
+    "BackupAborted": ClusterLogState._backup_aborted,
+    "BackupFailedToStart": ClusterLogState._backup_failed_to_start,
+    "ArbitResult": ClusterLogState._arbitration,
+    "ArbitState": ClusterLogState._arbitration,
+    "NDBStopForced": ClusterLogState._forced_stop,
+    "DeadDueToHeartbeat": ClusterLogState._heartbeat_death,
+    "MissedHeartbeat": ClusterLogState._heartbeat_missed,
+    "NODE_FAILREP": ClusterLogState._node_failure,
+    "SubscriptionStatus": ClusterLogState._subscription_status,
+    "GlobalCheckpointCompleted": ClusterLogState._global_checkpoint,
+    "EventBufferStatus": ClusterLogState._event_buffer,
+    "EventBufferStatus2": ClusterLogState._event_buffer,
+    "EventBufferStatus3": ClusterLogState._event_buffer3,
+}
+
+
+def _count(table: dict[str, int], node_id: int) -> None:
+    """One more for a node id; an id outside 1..MAX_NODE_ID is not a node and is left out."""
+    if 0 < node_id <= MAX_NODE_ID:
+        key = str(node_id)
+        table[key] = table.get(key, 0) + 1
+
+
+def arbitration_result(event: Event) -> str | None:
+    """won, lost or timeout for an ArbitResult that ends an arbitration, and for the
+    ArbitState timeout of asking the arbitrator (the nodes shut down after it); None for
+    any other arbitration event."""
+    code = event.u32("code")
+    result, state = code & 0xFFFF, code >> 16
+    if event.name == "ArbitState":
+        return "timeout" if (result, state) == (ARBIT_ERR_TIMEOUT, ARBIT_CHOOSE) else None
+    if result in ARBITRATION_LOST:
         return "lost"
-    return "won" if code in ARBITRATION_WON else None
+    return "won" if result in ARBITRATION_WON else None
 
 
 def describe(event: Event) -> str:
     """The event's text: EventLogger's wording for the common events, else its type name and
     (at most MAX_FIELDS_SHOWN of) its fields."""
-    fields = dict(event.fields)
+    fields: dict[str, object] = dict(event.fields)
     if event.name == "BackupCompleted":
-        extra = f": {_u64(fields, 'n_records')} records, {_u64(fields, 'n_bytes')} bytes"
+        records, size = event.u64("n_records", "n_records_hi"), event.u64("n_bytes", "n_bytes_hi")
+        extra = f": {records} records, {size} bytes"
     else:
         extra = ""
     if event.name == "ArbitResult":
-        fields["result"] = arbitration_result(fields.get("code", 0)) or "done"
+        fields["result"] = arbitration_result(event) or "done"
     template = TEXTS.get(event.name)
     if template is not None:
         try:
@@ -115,8 +270,3 @@ def describe(event: Event) -> str:
             pass
     shown = " ".join(f"{k}={v}" for k, v in list(fields.items())[:MAX_FIELDS_SHOWN])
     return f"{event.name} {shown}".strip()
-
-
-def _u64(fields: dict[str, int], name: str) -> int:
-    """A 64-bit count sent as its low word and, from NDB 7.6 on, a `_hi` word."""
-    return (fields.get(f"{name}_hi", 0) << 32) | (fields.get(name, 0) & 0xFFFFFFFF)

@@ -5,88 +5,95 @@ replies the same way; a listener receives `log event reply` blocks of `name=valu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from ndbinfo_exporter.scrape.mgmd.event_types import EVENT_TYPES
 
 DEFAULT_PORT = 1186
-# Ndb_logevent_type numbers and their names (storage/ndb/include/mgmapi/ndb_logevent.h): the
-# bounded set of `type` label values; any other number is counted as "other".
-EVENT_NAMES = {
-    0: "Connected",
-    1: "Disconnected",
-    2: "CommunicationClosed",
-    3: "CommunicationOpened",
-    4: "GlobalCheckpointStarted",
-    5: "GlobalCheckpointCompleted",
-    6: "LocalCheckpointStarted",
-    7: "LocalCheckpointCompleted",
-    8: "LCPStoppedInCalcKeepGci",
-    10: "NDBStartStarted",
-    11: "NDBStartCompleted",
-    13: "StartPhaseCompleted",
-    17: "NDBStopStarted",
-    18: "NDBStopAborted",
-    24: "NR_CopyFragsStarted",
-    26: "NR_CopyFragsCompleted",
-    27: "NodeFailCompleted",
-    28: "NODE_FAILREP",
-    29: "ArbitState",
-    30: "ArbitResult",
-    42: "TransporterError",
-    43: "TransporterWarning",
-    44: "MissedHeartbeat",
-    45: "DeadDueToHeartbeat",
-    46: "WarningEvent",
-    49: "InfoEvent",
-    50: "MemoryUsage",
-    51: "ConnectedApiVersion",
-    52: "SingleUser",
-    53: "NDBStopCompleted",
-    54: "BackupStarted",
-    55: "BackupFailedToStart",
-    56: "BackupCompleted",
-    57: "BackupAborted",
-    58: "EventBufferStatus",
-    59: "NDBStopForced",
-    60: "StartReport",
-    62: "BackupStatus",
-    69: "SubscriptionStatus",
-    73: "RedoStatus",
-}
+# The bounded set of `type` label values: every Ndb_logevent_type; any other number is
+# counted as "other".
+EVENT_NAMES = {event.number: event.name for event in EVENT_TYPES}
+SEVERITIES = {event.name: event.severity for event in EVENT_TYPES}
 OTHER = "other"
-# The Logger severity of each event type that is not INFO (EventLogger.cpp, the matrix).
-SEVERITIES = {
-    "Disconnected": "ALERT",
-    "LCPStoppedInCalcKeepGci": "ALERT",
-    "NDBStopForced": "ALERT",
-    "NodeFailCompleted": "ALERT",
-    "NODE_FAILREP": "ALERT",
-    "ArbitResult": "ALERT",
-    "TransporterError": "ERROR",
-    "TransporterWarning": "WARNING",
-    "MissedHeartbeat": "WARNING",
-    "DeadDueToHeartbeat": "ALERT",
-    "WarningEvent": "WARNING",
-    "SubscriptionStatus": "WARNING",
-    "BackupFailedToStart": "ALERT",
-    "BackupAborted": "ALERT",
+# The level asked of each category: every event the exporter counts or reads, up to
+# GlobalCheckpointCompleted (CHECKPOINT 10, one per GCI) and not the statistics and
+# per-fragment chatter above (LCPFragmentCompleted is CHECKPOINT 11).
+LISTEN_LEVELS = {
+    "STARTUP": 8,
+    "NODERESTART": 8,
+    "CONNECTION": 8,
+    "CHECKPOINT": 10,
+    "ERROR": 8,
+    "INFO": 8,
+    "BACKUP": 15,
+    "STATISTICS": 5,
 }
-# The categories and levels the exporter listens to: every event it counts, not the
-# statistics and per-GCP chatter above level 8 (GlobalCheckpointCompleted is level 10).
-LISTEN_FILTER = "STARTUP=8 SHUTDOWN=8 CHECKPOINT=8 NODERESTART=8 CONNECTION=8 ERROR=8 INFO=8 BACKUP=15 STATISTICS=5"
-# ArbitCode values that mean the arbitration was lost (kernel/signaldata/ArbitSignalData.hpp)
-ARBITRATION_LOST = {42, 44, 47, 48, 49}
-ARBITRATION_WON = {41, 43, 46}
-NODE_STATES = (
-    "UNKNOWN",
-    "NO_CONTACT",
-    "NOT_STARTED",
-    "STARTING",
-    "STARTED",
-    "SHUTTING_DOWN",
-    "RESTARTING",
-    "SINGLEUSER",
-    "RESUME",
-    "CONNECTED",
+LISTEN_FILTER = " ".join(f"{name}={level}" for name, level in LISTEN_LEVELS.items())
+# ArbitCode values (kernel/signaldata/ArbitSignalData.hpp) of the arbitration results and the
+# one error the exporter tells apart. Qmgr::handleArbitCheck (QmgrMain.cpp) reports the
+# result of the check after a node failure; Partitioning (45) is reported only on the way to
+# asking the arbitrator, whose answer (WinChoose, LoseChoose) or timeout follows, so it is
+# neither won nor lost. WinWaitExternal (50): with Arbitration=WaitExternal the nodes wait
+# ArbitrationTimeout for an external arbitrator to kill one side, then continue: they survive.
+ARBIT_CODES = {
+    41: "LoseNodes",
+    42: "WinNodes",
+    43: "WinGroups",
+    44: "LoseGroups",
+    45: "Partitioning",
+    46: "WinChoose",
+    47: "LoseChoose",
+    48: "LoseNorun",
+    49: "LoseNocfg",
+    50: "WinWaitExternal",
+    94: "ErrTimeout",
+}
+ARBITRATION_LOST = frozenset({41, 44, 47, 48, 49})
+ARBITRATION_WON = frozenset({42, 43, 46, 50})
+ARBITRATION_PENDING = frozenset({45})
+ARBIT_ERR_TIMEOUT = 94
+# Every (result, code name) the exporter counts: a bounded label set, present from the start.
+ARBITRATION_OUTCOMES = (
+    *(("won", ARBIT_CODES[c]) for c in sorted(ARBITRATION_WON)),
+    *(("lost", ARBIT_CODES[c]) for c in sorted(ARBITRATION_LOST)),
+    ("timeout", ARBIT_CODES[ARBIT_ERR_TIMEOUT]),
+)
+# Qmgr's ArbitState value in the high 16 bits of an ArbitState event's code
+# (Qmgr::reportArbitEvent): ARBIT_CHOOSE (Qmgr.hpp) is asking the arbitrator after a
+# possible partition, where a timeout shuts the nodes down (Qmgr::stateArbitChoose).
+ARBIT_CHOOSE = 7
+# mgmapi.cpp status_values[]: the text `get status` sends -> the ndb_mgm_node_status name
+# (without NDB_MGM_NODE_STATUS_) the exporter labels it with; ndb_mgm_match_node_status
+# makes any other text UNKNOWN.
+NODE_STATUS_TEXTS = {
+    "UNKNOWN": "UNKNOWN",
+    "NO_CONTACT": "NO_CONTACT",
+    "NOT_STARTED": "NOT_STARTED",
+    "STARTING": "STARTING",
+    "STARTED": "STARTED",
+    "SHUTTING_DOWN": "SHUTTING_DOWN",
+    "RESTARTING": "RESTARTING",
+    "SINGLE USER MODE": "SINGLEUSER",
+    "RESUME": "RESUME",
+    "CONNECTED": "CONNECTED",
+}
+NODE_STATES = tuple(dict.fromkeys(NODE_STATUS_TEXTS.values()))
+# mgmapi.cpp type_values[] (ndb_mgm_match_node_type): "DB" is the old name of NDB.
+NODE_TYPE_TEXTS = {"NDB": "NDB", "DB": "NDB", "API": "API", "MGM": "MGM"}
+# The per-node keys status_ackumulate accepts; any other fails the reply, as in mgmapi.
+STATUS_KEYS = frozenset(
+    {
+        "type",
+        "status",
+        "startphase",
+        "dynamic_id",
+        "node_group",
+        "version",
+        "connect_count",
+        "address",
+        "mysql_version",
+        "is_single_user",
+    }
 )
 
 
@@ -96,9 +103,14 @@ class ProtocolError(ValueError):
 
 @dataclass(frozen=True)
 class Event:
+    """One event: its fields as sent (`%d`, so a 32-bit word past 2^31 arrives negative: read
+    it with u32), and the words of the `data=` line that an event without body rows in
+    ndb_logevent.cpp gets instead (theData[1..], `%u` each)."""
+
     type: int
     source_node: int
     fields: dict[str, int]
+    data: tuple[int, ...] = field(default=())
 
     @property
     def name(self) -> str:
@@ -108,15 +120,28 @@ class Event:
     def severity(self) -> str:
         return SEVERITIES.get(self.name, "INFO")
 
+    def u32(self, name: str) -> int:
+        """A field as the unsigned 32-bit word the data node sent."""
+        return self.fields.get(name, 0) & 0xFFFFFFFF
+
+    def u64(self, low: str, high: str) -> int:
+        """A 64-bit value sent as two words."""
+        return (self.u32(high) << 32) | self.u32(low)
+
 
 @dataclass(frozen=True)
 class NodeStatus:
+    """One node of `get status`, as mgmapi's status_ackumulate reads it. A key the reply
+    leaves out keeps its default: mgmapi leaves the field unset."""
+
     node_id: int
-    type: str  # NDB, MGM, API
-    status: str
-    start_phase: int
-    connect_count: int
-    version: int
+    type: str  # NDB, API, MGM, UNKNOWN
+    status: str  # one of NODE_STATES
+    start_phase: int = 0
+    connect_count: int = 0
+    version: int = 0
+    node_group: int | None = None
+    dynamic_id: int | None = None
 
 
 def command(name: str, args: dict[str, object] | None = None) -> bytes:
@@ -138,36 +163,47 @@ def reply_values(lines: list[str], header: str) -> dict[str, str]:
 
 
 def node_statuses(values: dict[str, str]) -> list[NodeStatus]:
-    """The nodes of a `get status` reply (`node.ID.key: value`)."""
-    ids = sorted(
-        {
-            int(k.split(".")[1])
-            for k in values
-            if k.startswith("node.") and k.count(".") == 2 and k.split(".")[1].isdigit()
-        }
-    )
-    if "nodes" not in values or int(values["nodes"]) != len(ids):
+    """The nodes of a `get status` reply (`node.ID.key: value`), checked as
+    ndb_mgm_get_status2 checks them: a node id that is not a number above 0 or a node count
+    other than `nodes:` fail the reply. A key status_ackumulate does not read is passed over,
+    so that a newer management server's additions leave the reply readable."""
+    per_node: dict[int, dict[str, str]] = {}
+    for name, value in values.items():
+        if name == "nodes":
+            continue
+        prefix, _, rest = name.partition(".")
+        node, _, key = rest.partition(".")
+        if prefix != "node" or not node.isdigit() or int(node) == 0:
+            raise ProtocolError(f"get status: illegal node status line {name[:40]!r}")
+        keys = per_node.setdefault(int(node), {})
+        if key in STATUS_KEYS:
+            keys[key] = value
+    if "nodes" not in values or _int(values["nodes"]) != len(per_node):
         raise ProtocolError("get status: the node count does not match the nodes listed")
-    return [_node(values, n) for n in ids]
+    return [_node(n, per_node[n]) for n in sorted(per_node)]
 
 
-def _node(values: dict[str, str], n: int) -> NodeStatus:
-    def get(key: str, default: str = "0") -> str:
-        return values.get(f"node.{n}.{key}", default)
+def _node(node_id: int, keys: dict[str, str]) -> NodeStatus:
+    def number(key: str) -> int | None:
+        return _int(keys[key]) if key in keys else None
 
     return NodeStatus(
-        node_id=n,
-        type=get("type", "API"),
-        status=get("status", "UNKNOWN"),
-        start_phase=_int(get("startphase")),
-        connect_count=_int(get("connect_count")),
-        version=_int(get("version")),
+        node_id=node_id,
+        type=NODE_TYPE_TEXTS.get(keys.get("type", ""), "UNKNOWN"),
+        status=NODE_STATUS_TEXTS.get(keys.get("status", ""), "UNKNOWN"),
+        start_phase=number("startphase") or 0,
+        connect_count=number("connect_count") or 0,
+        version=number("version") or 0,
+        node_group=number("node_group"),
+        dynamic_id=number("dynamic_id"),
     )
 
 
 def _int(text: str) -> int:
+    """atoi: the leading whole number, 0 without one."""
+    digits = text.strip().split(" ")[0]
     try:
-        return int(text)
+        return int(digits)
     except ValueError:
         return 0
 
@@ -175,13 +211,16 @@ def _int(text: str) -> int:
 def event(lines: list[str]) -> Event:
     """A parsable event: the `name=value` lines after `log event reply`."""
     values: dict[str, int] = {}
+    data: tuple[int, ...] = ()
     for line in lines:
         name, sep, value = line.partition("=")
         if not sep:
             raise ProtocolError(f"event line without '=': {line[:80]!r}")
-        values[name.strip()] = _int(value.strip().split(" ")[0])
+        values[name.strip()] = _int(value)
+        if name.strip() == "data":
+            data = tuple(_int(word) for word in value.split())
     if "type" not in values or "source_nodeid" not in values:
         raise ProtocolError("event without type or source_nodeid")
     kind, source = values.pop("type"), values.pop("source_nodeid")
     values.pop("time", None)
-    return Event(kind, source, values)
+    return Event(kind, source, values, data)

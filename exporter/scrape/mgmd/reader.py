@@ -11,7 +11,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ndbinfo_exporter.collectors.base import add_states, counter, gauge
+from ndbinfo_exporter.collectors.base import MetricSpec, add_states, counter, gauge
 from ndbinfo_exporter.scrape.mgmd import client
 from ndbinfo_exporter.scrape.mgmd.client import Address, Subscription
 from ndbinfo_exporter.scrape.mgmd.events import ClusterLogState, CompletedBackup, LoggedEvent
@@ -81,8 +81,67 @@ BACKUPS_FAILED = counter(
 )
 ARBITRATIONS = counter(
     "ndb_mgmd_arbitration_results_total",
-    "Arbitration results after node failures (ArbitResult), won or lost.",
-    ("result",),
+    "Arbitration results after node failures: ArbitResult won or lost, and timeout when the"
+    " arbitrator did not answer (ArbitState ErrTimeout while asking it); code is the ArbitCode"
+    " that decided (WinGroups: a node group complete, WinNodes: more than half the data nodes,"
+    " WinChoose/LoseChoose: the arbitrator's answer, LoseGroups, LoseNodes, LoseNorun, ...).",
+    ("result", "code"),
+)
+HEARTBEAT_DEATHS = counter(
+    "ndb_mgmd_heartbeat_deaths_total",
+    "Times a node was declared dead for missed heartbeats (DeadDueToHeartbeat), by that node.",
+    ("node_id",),
+)
+HEARTBEATS_MISSED = counter(
+    "ndb_mgmd_heartbeats_missed_total",
+    "Missed heartbeats reported (MissedHeartbeat), by the node that missed them.",
+    ("node_id",),
+)
+NODE_FAILURES = counter(
+    "ndb_mgmd_node_failures_total",
+    "Node failures reported by the data nodes (NODE_FAILREP), by the failed node.",
+    ("node_id",),
+)
+SUBSCRIBERS_DISCONNECTED = counter(
+    "ndb_mgmd_subscribers_disconnected_total",
+    "Times the data nodes disconnected an event subscriber that exceeded MaxBufferedEpochs"
+    " (SubscriptionStatus DISCONNECTED), by the subscriber's node id.",
+    ("node_id",),
+)
+FORCED_STOP_ERROR = gauge(
+    "ndb_mgmd_node_forced_stop_error",
+    "Error code of the data node's last forced stop (NDBStopForced; 0 for a stop by a signal).",
+    ("node_id",),
+)
+FORCED_STOP_PHASE = gauge(
+    "ndb_mgmd_node_forced_stop_start_phase",
+    "Start phase the data node was in at its last forced stop (NDBStopForced; 0 when started).",
+    ("node_id",),
+)
+EVENT_BUFFER_USED = gauge(
+    "ndb_mgmd_eventbuffer_used_bytes",
+    "Bytes of the NDB API event buffer in use, as the SQL node's last EventBufferStatus"
+    " report gave it, by its node id.",
+    ("node_id",),
+)
+EVENT_BUFFER_ALLOCATED = gauge(
+    "ndb_mgmd_eventbuffer_allocated_bytes",
+    "Bytes allocated to the NDB API event buffer, as the SQL node's last report gave it.",
+    ("node_id",),
+)
+EVENT_BUFFER_MAX = gauge(
+    "ndb_mgmd_eventbuffer_max_bytes",
+    "The event buffer's limit (ndb_eventbuffer_max_alloc), 0 for unlimited, as the SQL node's"
+    " last report gave it.",
+    ("node_id",),
+)
+GCI = gauge(
+    "ndb_mgmd_global_checkpoint_gci",
+    "GCI of the latest completed global checkpoint (GlobalCheckpointCompleted).",
+)
+GCI_TIME = gauge(
+    "ndb_mgmd_global_checkpoint_timestamp_seconds",
+    "Unix time the exporter received the latest GlobalCheckpointCompleted.",
 )
 METRICS = (
     UP,
@@ -101,6 +160,17 @@ METRICS = (
     BACKUPS_ABORTED,
     BACKUPS_FAILED,
     ARBITRATIONS,
+    HEARTBEAT_DEATHS,
+    HEARTBEATS_MISSED,
+    NODE_FAILURES,
+    SUBSCRIBERS_DISCONNECTED,
+    FORCED_STOP_ERROR,
+    FORCED_STOP_PHASE,
+    EVENT_BUFFER_USED,
+    EVENT_BUFFER_ALLOCATED,
+    EVENT_BUFFER_MAX,
+    GCI,
+    GCI_TIME,
 )
 
 
@@ -151,6 +221,10 @@ class MgmdReader:
             up.add_metric([name], 1.0 if answered else 0.0)
         nodes = next((n for n in answers if n is not None), [])
         self._nodes, self._read_at = tuple(nodes), time.time()
+        self.state.know_nodes(
+            (n.node_id for n in nodes if n.type == "NDB"),
+            (n.node_id for n in nodes if n.type == "API"),
+        )
         return [up, *node_families(nodes), *log_families(self.state, self.subscription)]
 
     async def current(self, timeout: float, max_age: float) -> ManagementState:
@@ -207,18 +281,19 @@ def log_families(state: ClusterLogState, subscription: Subscription) -> list[Met
         (BACKUPS_ABORTED, state.backups_aborted),
         (BACKUPS_FAILED, state.backups_failed_to_start),
     ):
-        family = spec.family()
-        family.add_metric([], value)
-        out.append(family)
+        out.append(_single(spec, value))
     events, last = EVENTS.family(), LAST_EVENT.family()
     for (kind, node), count in sorted(state.events.items()):
         events.add_metric([kind, node], count)
     for kind, when in sorted(state.last_seen.items()):
         last.add_metric([kind], when)
     arbitrations = ARBITRATIONS.family()
-    for result, count in sorted(state.arbitration.items()):
-        arbitrations.add_metric([result], count)
-    out += [events, last, arbitrations]
+    for (result, code), count in sorted(state.arbitration.items()):
+        arbitrations.add_metric([result, code], count)
+    out += [events, last, arbitrations, *per_node_families(state)]
+    checkpoint = state.global_checkpoint
+    if checkpoint is not None:
+        out += [_single(GCI, checkpoint.gci), _single(GCI_TIME, checkpoint.time)]
     backup = state.last_backup
     if backup is not None:
         for spec, value in (
@@ -227,10 +302,36 @@ def log_families(state: ClusterLogState, subscription: Subscription) -> list[Met
             (BACKUP_BYTES, backup.bytes),
             (BACKUP_RECORDS, backup.records),
         ):
-            family = spec.family()
-            family.add_metric([], value)
-            out.append(family)
+            out.append(_single(spec, value))
     return out
+
+
+def per_node_families(state: ClusterLogState) -> list[Metric]:
+    """The cluster log's tables by node id, sorted."""
+    tables = [
+        (HEARTBEAT_DEATHS, state.heartbeat_deaths),
+        (HEARTBEATS_MISSED, state.heartbeats_missed),
+        (NODE_FAILURES, state.node_failures),
+        (SUBSCRIBERS_DISCONNECTED, state.subscribers_disconnected),
+        (FORCED_STOP_ERROR, {n: s.error for n, s in state.forced_stops.items()}),
+        (FORCED_STOP_PHASE, {n: s.start_phase for n, s in state.forced_stops.items()}),
+        (EVENT_BUFFER_USED, {n: b.used for n, b in state.event_buffers.items()}),
+        (EVENT_BUFFER_ALLOCATED, {n: b.allocated for n, b in state.event_buffers.items()}),
+        (EVENT_BUFFER_MAX, {n: b.max for n, b in state.event_buffers.items()}),
+    ]
+    out = []
+    for spec, values in tables:
+        family = spec.family()
+        for node, value in sorted(values.items(), key=lambda item: int(item[0])):
+            family.add_metric([node], value)
+        out.append(family)
+    return out
+
+
+def _single(spec: MetricSpec, value: float) -> Metric:
+    family = spec.family()
+    family.add_metric([], value)
+    return family
 
 
 class MgmdReaders:

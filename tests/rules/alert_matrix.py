@@ -92,7 +92,12 @@ class Row:
     rule's window (a 5-minute rate, a 15-minute or 1-hour count of restarts, failed backups,
     conflicts): the runner does not wait for them to resolve. `standing`: a fault set when
     ndbsim starts (a command-line option), never cleared. `also_lingering`: alerts that a
-    cleared restart leaves active though the fault itself does not name them."""
+    cleared restart leaves active though the fault itself does not name them.
+
+    `evidence`: PromQL expressions that must each return a series of the row's cluster (their
+    `CLUSTER` stands for its `cluster` label matcher) once its alerts are active, or at the end
+    of its quiet time: what the cluster said that decides the row (an arbitration's result
+    code, a forced stop's error). `quiet_seconds`: how long a row without alerts is watched."""
 
     name: str
     steps: tuple[Step, ...]
@@ -104,6 +109,8 @@ class Row:
     ndbsim_args: tuple[str, ...] = ()
     undo: tuple[Step, ...] | None = None  # what clears the fault, if not the steps undone
     final: bool = False  # the cluster is not brought back: the last row of its cluster
+    evidence: tuple[str, ...] = ()
+    quiet_seconds: float | None = None
 
     @property
     def cluster_scoped(self) -> bool:
@@ -136,14 +143,22 @@ def _row(
     return Row(name, steps, frozenset(alerts), **kw)
 
 
+def arbitrated(code: str) -> str:
+    """Evidence: the cluster log reported an arbitration decided by `code` (an ArbitCode
+    name) in the last ten minutes."""
+    return f'increase(ndb_mgmd_arbitration_results_total{{CLUSTER, code="{code}"}}[10m]) > 0'
+
+
 RESTARTED = {"NdbDataNodeRestarted"}
 # A cluster that shut down as the arbitration decides (a whole node group lost, or half the
 # data nodes without an arbitrator): every data node down and ndbinfo unreadable, so the
-# ndbinfo collectors fail and no alert reads node groups, fragments or the arbitrator.
+# ndbinfo collectors fail and no alert reads node groups, fragments or the arbitrator; the
+# survivors that lost shut down with NDBStopForced (2305, NDBD_EXIT_ARBIT_SHUTDOWN).
 CLUSTER_DOWN = {
     "NdbArbitrationLost",
     "NdbClusterDown",
     "NdbDataNodeDown",
+    "NdbDataNodeForcedStop",
     "NdbExporterCollectorFailing",
 }
 # A cluster-wide scrape (30 s) of every restart: each is a drop of the node's uptime.
@@ -161,7 +176,19 @@ ROWS: tuple[Row, ...] = (
         {"NdbReplicationLagHigh"},
         note="in seconds (the applier) and in GCIs (the replica cluster, per source server_id)",
     ),
-    _row("subscriber-lag", fault("subscriber-lag"), {"NdbSubscriberEpochLagHigh"}),
+    _row(
+        "subscriber-lag",
+        fault("subscriber-lag", gcis=3),
+        {"NdbSubscriberEpochLagHigh"},
+        note="60 epochs behind: past half of MaxBufferedEpochs (100), short of the disconnect",
+    ),
+    _row(
+        "subscriber-disconnected",
+        fault("subscriber-lag", gcis=10),
+        {"NdbSubscriberEpochLagHigh", "NdbSubscriberDisconnected"},
+        lingers={"NdbSubscriberDisconnected"},
+        note="200 epochs behind: SUMA disconnects the subscriber (SubscriptionStatus)",
+    ),
     _row(
         "injector-behind",
         fault("injector-behind"),
@@ -170,7 +197,14 @@ ROWS: tuple[Row, ...] = (
     _row(
         "injector-gap",
         fault("injector-behind", gap=True),
-        {"NdbBinlogInjectorBehind", "NdbEventBufferHigh", "NdbBinlogGap", "NdbReplicationStopped"},
+        {
+            "NdbBinlogInjectorBehind",
+            "NdbEventBufferHigh",
+            "NdbEventBufferNearMax",
+            "NdbBinlogGap",
+            "NdbReplicationStopped",
+        },
+        note="the event buffer at ndb_eventbuffer_max_alloc (EventBufferStatus3)",
     ),
     _row(
         "conflicts",
@@ -194,7 +228,12 @@ ROWS: tuple[Row, ...] = (
         fault("undo-log-growth", rate=0.01, share=0.97),
         {"NdbUndoLogSpaceHigh", "NdbUndoLogSpaceCritical"},
     ),
-    _row("redo-buffer", fault("buffer-full", buffer="redo", share=0.9), {"NdbRedoBufferHigh"}),
+    _row(
+        "redo-buffer",
+        fault("buffer-full", buffer="redo", share=0.9),
+        {"NdbRedoBufferHigh", "NdbRedoWritesLagging"},
+        note="a REDO buffer held full is seconds of redo writes waiting for the disk",
+    ),
     _row("undo-buffer", fault("buffer-full", buffer="undo", share=0.9), {"NdbUndoBufferHigh"}),
     _row(
         "long-message-buffer",
@@ -312,6 +351,63 @@ ROWS: tuple[Row, ...] = (
         stop(2),
         {"NdbDataNodeDown", "NdbNodeGroupDegraded", "NdbDeadFragmentReplicas"},
         after_clear=RESTARTED,
+        evidence=(arbitrated("WinGroups"),),
+        note="two node groups: the other one complete, WinGroups (43) without the arbitrator",
+    ),
+    _row(
+        "three-replicas-node-stopped",
+        stop(2),
+        {"NdbDataNodeDown", "NdbDeadFragmentReplicas"},
+        after_clear=RESTARTED,
+        evidence=(arbitrated("WinNodes"),),
+        note="one node group of three: two of three left, WinNodes (42), no arbitration alert",
+    ),
+    _row(
+        "data-node-crash",
+        fault("data-node-crash", node=3),
+        {"NdbDataNodeForcedStop", "NdbDataNodeDown", "NdbDeadFragmentReplicas"},
+        lingers={"NdbDataNodeForcedStop"},
+        after_clear=RESTARTED,
+        undo=(Step("clear", "data-node-crash"), Step("start", node=3)),
+        evidence=('ndb_mgmd_node_forced_stop_error{CLUSTER, node_id="3"} == 2341',),
+        note="NDBStopForced with ndbd exit code 2341, not a planned stop",
+    ),
+    _row(
+        "missed-heartbeats",
+        fault("missed-heartbeats", node=2),
+        {"NdbHeartbeatsMissed"},
+        lingers=True,
+    ),
+    _row(
+        "dead-by-heartbeat",
+        fault("missed-heartbeats", node=4, dies=True),
+        {
+            "NdbNodeDeadByHeartbeat",
+            "NdbHeartbeatsMissed",
+            "NdbDataNodeForcedStop",
+            "NdbDataNodeDown",
+            "NdbNodeGroupDegraded",
+            "NdbDeadFragmentReplicas",
+        },
+        lingers={"NdbNodeDeadByHeartbeat", "NdbHeartbeatsMissed", "NdbDataNodeForcedStop"},
+        after_clear=RESTARTED,
+        undo=(Step("clear", "missed-heartbeats"), Step("start", node=4)),
+        evidence=('max_over_time(ndb_mgmd_heartbeat_deaths_total{CLUSTER, node_id="4"}[10m]) > 0',),
+        note="declared dead by its neighbour (DeadDueToHeartbeat), then NDBStopForced 2315",
+    ),
+    _row(
+        "lcp-keep-gci-stall",
+        fault("lcp-keep-gci-stall"),
+        {"NdbLcpKeepGciStuck"},
+        lingers=True,
+        note="LCPStoppedInCalcKeepGci in the cluster log",
+    ),
+    _row(
+        "sql-node-slot-taken",
+        fault("sql-node-slot-taken", node=51),
+        set(),
+        quiet_seconds=150.0,
+        note="mysqld 51 restarts into a free API slot: its old slot is no SQL node gone",
     ),
     _row(
         "primaries-away",
@@ -358,7 +454,24 @@ ROWS: tuple[Row, ...] = (
         CLUSTER_DOWN,
         final=True,
         proof=FAST,
-        note="half the data nodes and no arbitrator: they shut down",
+        evidence=(arbitrated("LoseNorun"),),
+        note="half the data nodes and no arbitrator: LoseNorun (48), they shut down",
+    ),
+    _row(
+        "arbitration-denied",
+        (fault("arbitration-denied"), stop(2), stop(4)),
+        CLUSTER_DOWN,
+        final=True,
+        evidence=(arbitrated("LoseChoose"),),
+        note="half the data nodes, the arbitrator says no: LoseChoose (47), NDBStopForced 2305",
+    ),
+    _row(
+        "api-writes-only",
+        fault("api-writes-only"),
+        set(),
+        final=True,
+        quiet_seconds=480.0,
+        note="the healthy cluster: an NDB API application writes, its SQL nodes only read",
     ),
     _row(
         "exporter-stopped",

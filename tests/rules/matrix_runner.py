@@ -173,7 +173,7 @@ class Lane:
         starts = {"restart", "start"} & {s.action for s in (*row.steps, *row.undo_steps())}
         allowed = row.alerts | self.lingering | (RESTART_PENDING if starts else set())
         extra: set[str] = set()
-        timeout = SLOW_ROWS.get(row.name, FAULT_SECONDS)
+        timeout = max(SLOW_ROWS.get(row.name, FAULT_SECONDS), row.quiet_seconds or 0.0)
         last: dict[str, list[dict[str, str]]] = {}
         while True:
             last = self.snapshot()
@@ -182,7 +182,7 @@ class Lane:
             if row.alerts and all(row.alerts <= names(a) for a in last.values()):
                 outcome.seconds_to_active = time.monotonic() - began
                 break
-            if not row.alerts and time.monotonic() - began > QUIET_SECONDS:
+            if not row.alerts and time.monotonic() - began > (row.quiet_seconds or QUIET_SECONDS):
                 break
             if time.monotonic() - began > timeout:
                 missing = {n: sorted(row.alerts - names(a)) for n, a in last.items()}
@@ -191,12 +191,27 @@ class Lane:
             time.sleep(POLL_SECONDS)
         for alerts in last.values():
             outcome.problems += scope_problems(alerts, row.alerts)
+        outcome.problems += self.missing_evidence(row)
         if extra:
             outcome.problems.append(f"active though not expected: {sorted(extra)}")
         if starts:
             self.lingering |= RESTART_LINGERS
         if not row.final:
             self.resolve(row, outcome)
+
+    def missing_evidence(self, row: Row) -> list[str]:
+        """The row's evidence expressions that return no series of its cluster, waited for as
+        long as a fault's alerts (the exporters read the cluster log as it comes)."""
+        matcher = f'cluster=~"{"|".join(sorted(self.target.clusters))}"'
+        missing = [expr.replace("CLUSTER", matcher) for expr in row.evidence]
+        deadline = time.monotonic() + FAULT_SECONDS
+        while missing and time.monotonic() < deadline:
+            missing = [
+                expr for expr in missing if not all(e.query(expr) for e in self.evaluators.values())
+            ]
+            if missing:
+                time.sleep(POLL_SECONDS)
+        return [f"no evidence: {expr}" for expr in missing]
 
     def resolve(self, row: Row, outcome: Outcome) -> None:
         """The row's undo steps, then every alert resolved but those that stay."""

@@ -5,10 +5,12 @@ with only the targets replaced (and the rules read from the repository).
 
 - `healthy`: ndbsim --replica at wall-clock speed, the source cluster (its first SQL node the
   binlog server) and its replica cluster (its first SQL node the applier), a management
-  server; nothing is done to it: the healthy watch.
+  server; its source cluster's SQL nodes only read while an NDB API application writes
+  (api-writes-only, the lane `readers`), and nothing else is done to it: the healthy watch.
 - lanes of faults (LANES), each a simulated cluster whose rows run one after another, at
   wall-clock speed but for `fast` (ndbsim 10x faster, for the checkpoint and 30-minute
-  uptime rows, with the configuration drift of one data node set at its start).
+  uptime rows, with the configuration drift of one data node set at its start); `triple`,
+  three data nodes in one node group of three replicas.
 
 Every target is scraped at its own phase (Prometheus spreads targets over the interval), the
 `ndb` job every 15 s from every SQL node, `ndb-cluster` every 30 s from every SQL node, by one
@@ -61,6 +63,8 @@ SIMS: dict[str, tuple[int, bool, tuple[str, ...]]] = {
     "space": (1, True, DISK_DATA),
     "nodes": (1, True, NO_DISK_DATA),
     "fast": (FAST_SPEED, False, (*DISK_DATA, *BY_NAME["config-drift"].ndbsim_args)),
+    "triple": (1, False, (*NO_DISK_DATA, "--data-nodes", "3", "--replicas", "3")),
+    "beats": (1, False, NO_DISK_DATA),
 }
 LANES: dict[str, LanePlan] = {
     "replication": LanePlan(
@@ -73,7 +77,7 @@ LANES: dict[str, LanePlan] = {
             "subscriber-lag",
             "injector-behind",
             "injector-gap",
-            "backup-start-failure",
+            "subscriber-disconnected",
             "conflicts",
             "restart-loop",
         ),
@@ -145,6 +149,22 @@ LANES: dict[str, LanePlan] = {
             "gcp-save-lag",
             "arbitration-lost",
         ),
+    ),
+    "readers": LanePlan("healthy", "source", ("api-writes-only",)),
+    "triple": LanePlan(
+        "triple",
+        "source",
+        (
+            "three-replicas-node-stopped",
+            "data-node-crash",
+            "lcp-keep-gci-stall",
+            "sql-node-slot-taken",
+        ),
+    ),
+    "beats": LanePlan(
+        "beats",
+        "source",
+        ("missed-heartbeats", "dead-by-heartbeat", "backup-start-failure", "arbitration-denied"),
     ),
 }
 

@@ -217,7 +217,8 @@ class Cluster:
         self.checkpoints.gcp_save_lagging = self.faults.is_active("gcp-save-lag")
         if self.checkpoints.gcp_save_lagging:  # the redo log's disk is slow on every node
             for node_id in ready:
-                self.nodes[node_id].redo_io_lag_seconds += dt
+                if fault_effects.redo_lag_slows_checkpoints(self, node_id):
+                    self.nodes[node_id].redo_io_lag_seconds += dt
         self.checkpoints.advance(dt, fault_effects.lcp_stalled(self))
         self._note_sql_commits()
         if self.replication is not None and self.replication.source is self:

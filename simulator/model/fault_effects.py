@@ -18,6 +18,14 @@ def lcp_stalled(c: Cluster) -> bool:
     return c.faults.is_active("lcp-stall") or c.faults.is_active("lcp-keep-gci-stall")
 
 
+def redo_lag_slows_checkpoints(c: Cluster, node_id: int) -> bool:
+    """Whether the BACKUP block asks Dblqh if the redo log lags, and so counts
+    slowdowns_due_to_io_lag: Backup::calculate_disk_write_speed returns at the lowest speed
+    before it asks when MaxDiskWriteSpeed leaves no room above MinDiskWriteSpeed."""
+    config = c.config[node_id]
+    return int(config["MaxDiskWriteSpeed"]) > int(config["MinDiskWriteSpeed"])
+
+
 def changed(c: Cluster, name: str) -> None:
     params = c.faults.get(name)
     if name == "data-node-crash" and params is not None and "phase" not in params:

@@ -581,6 +581,31 @@ def test_gcp_save_lag_keeps_the_gci_while_micro_gcps_go_on(sim):
     healthy(sim)
 
 
+def test_gcp_save_lag_holds_redo_pages_and_slows_checkpoints_where_the_speed_adapts():
+    """A redo disk too slow for GCP_SAVE: half of every REDO log buffer waits for it on every
+    node; the LDM threads count the slowdowns only where MaxDiskWriteSpeed leaves room above
+    MinDiskWriteSpeed (node 1 has both at 20 MiB/s)."""
+    sim = Sim(data_nodes=4, replicas=2, tables=12, config={"MinDiskWriteSpeed@1": "20971520"})
+    redo = (
+        "SELECT node_id, SUM(used), SUM(total) FROM ndbinfo.logbuffers"
+        " WHERE log_type = 'REDO' GROUP BY node_id ORDER BY node_id"
+    )
+    lag = (
+        "SELECT node_id, MAX(slowdowns_due_to_io_lag) FROM ndbinfo.disk_write_speed_aggregate"
+        " GROUP BY node_id ORDER BY node_id"
+    )
+    assert all(used < total / 10 for _, used, total in sim.q(redo))
+    sim.cluster.faults.set("gcp-save-lag")
+    sim.tick(30)
+    assert all(used == total // 2 for _, used, total in sim.q(redo))
+    assert [(node, seconds > 0) for node, seconds in sim.q(lag)] == [
+        (1, False),
+        (2, True),
+        (3, True),
+        (4, True),
+    ]
+
+
 POOL_SQL = (
     "SELECT node_id, reserved, used, max FROM ndbinfo.resources "
     "WHERE resource_name = '{}' ORDER BY node_id"

@@ -20,6 +20,10 @@ UNDO_BUFFER_BYTES = 8388608  # UNDO_BUFFER_SIZE 8M of the log file group
 MIN_POOL_LIMIT_PAGES = 64  # resource-pool: the limit of a pool that reserves less
 
 
+# The share of each REDO buffer held by pages waiting for a redo disk too slow for GCP_SAVE.
+REDO_BACKLOG_SHARE = 0.5
+
+
 def buffer_share(c: Cluster, buffer: str) -> float | None:
     """The share buffer-full fills `buffer` of every data node to, if it names it."""
     params = c.faults.get("buffer-full")
@@ -159,6 +163,8 @@ def logbuffers(c: Cluster) -> list[dict]:
         total = int(cfg["RedoBuffer"])
         util = thread_util(c, n, "ldm")
         redo_share = buffer_share(c, "redo")
+        if redo_share is None and c.checkpoints.gcp_save_lagging:
+            redo_share = REDO_BACKLOG_SHARE
         for part in range(int(cfg["NoOfFragmentLogParts"])):
             used = int(total * util * 0.05) + 32768 * (part % 2)
             if redo_share is not None:

@@ -165,6 +165,9 @@ CLUSTER_DOWN = {
 SCRAPED = Step("wait", params={"seconds": 90})
 GROWTH = {"rate": 0.1, "share": 0.55}
 DRIFT = "MaxNoOfConcurrentOperations=65536@2"
+# MinDiskWriteSpeed raised to MaxDiskWriteSpeed's default on every data node: the disk write
+# speed does not adapt, and Backup::calculate_disk_write_speed never counts a redo IO lag.
+EQUAL_DISK_WRITE_SPEEDS = ("--config", "MinDiskWriteSpeed=20971520")
 
 ROWS: tuple[Row, ...] = (
     # --- replication: ndbsim --replica, the link between the source and the replica cluster
@@ -252,6 +255,9 @@ ROWS: tuple[Row, ...] = (
         {"NdbGlobalCheckpointStalled", "NdbRedoWritesLagging"},
         lingers={"NdbRedoWritesLagging"},
         proof=FAST,
+        evidence=("max(ndb_redo_io_lag_seconds_total{CLUSTER}) == 0",),
+        note="MinDiskWriteSpeed = MaxDiskWriteSpeed on that cluster: slowdowns_due_to_io_lag"
+        " stays 0, the REDO buffers' backlog shows the lag",
     ),
     _row("gcp-stall", fault("gcp-stall"), {"NdbGlobalCheckpointStalled"}, proof=FAST),
     _row("lcp-stall", fault("lcp-stall"), {"NdbLcpStalled"}, proof=FAST),
@@ -511,6 +517,14 @@ ROWS: tuple[Row, ...] = (
         {"NdbBackupNotCompleted"},
         proof=COMPRESSED,
         note="NdbBackupTooOld instead where no management server is read",
+    ),
+    _row(
+        "weekly-backups",
+        fault("backups-stopped"),
+        {"NdbBackupNotCompleted"},
+        proof=COMPRESSED,
+        note="the runbook's weekly threshold, > 170 h, after an exporter restart: the"
+        " completion read back from Prometheus (test_e2e_weekly_backups.py)",
     ),
     _row(
         "restart-phase-stuck",

@@ -9,7 +9,8 @@ with only the targets replaced (and the rules read from the repository).
   (api-writes-only, the lane `readers`), and nothing else is done to it: the healthy watch.
 - lanes of faults (LANES), each a simulated cluster whose rows run one after another, at
   wall-clock speed but for `fast` (ndbsim 10x faster, for the checkpoint and 30-minute
-  uptime rows, with the configuration drift of one data node set at its start); `triple`,
+  uptime rows, with the configuration drift of one data node set at its start and the disk
+  write speed fixed, MinDiskWriteSpeed = MaxDiskWriteSpeed); `triple`,
   three data nodes in one node group of three replicas.
 
 Every target is scraped at its own phase (Prometheus spreads targets over the interval), the
@@ -30,7 +31,7 @@ from typing import Any
 import yaml
 from ndb_harness import Exporter, Ndbsim, running_exporter, running_ndbsim, running_prometheus
 
-from tests.rules.alert_matrix import BY_NAME, Row
+from tests.rules.alert_matrix import BY_NAME, EQUAL_DISK_WRITE_SPEEDS, Row
 from tests.rules.matrix_runner import Target
 from tests.support.live_stack import PROMETHEUS_BUILDS, RULE_FILES, PrometheusBuild
 
@@ -62,7 +63,11 @@ SIMS: dict[str, tuple[int, bool, tuple[str, ...]]] = {
     "link": (1, True, NO_DISK_DATA),
     "space": (1, True, DISK_DATA),
     "nodes": (1, True, NO_DISK_DATA),
-    "fast": (FAST_SPEED, False, (*DISK_DATA, *BY_NAME["config-drift"].ndbsim_args)),
+    "fast": (
+        FAST_SPEED,
+        False,
+        (*DISK_DATA, *BY_NAME["config-drift"].ndbsim_args, *EQUAL_DISK_WRITE_SPEEDS),
+    ),
     "triple": (1, False, (*NO_DISK_DATA, "--data-nodes", "3", "--replicas", "3")),
     "beats": (1, False, NO_DISK_DATA),
 }

@@ -15,6 +15,12 @@ if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster
 
 
+def mysqld_in(c: Cluster, slot: int) -> int:
+    """The SQL node (its first node id) whose mysqld holds API slot `slot` now; `slot` itself
+    for any other node."""
+    return next((sql_node for sql_node, held in c.api_slots.items() if held == slot), slot)
+
+
 def take(c: Cluster, sql_node: int) -> None:
     """The mysqld of `sql_node` restarts into the first free API slot."""
     if c.api_slots[sql_node] != sql_node:

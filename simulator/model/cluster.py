@@ -494,8 +494,8 @@ class Cluster:
     def server_id(self, node_id: int) -> int | None:
         """@@server_id of an SQL node: 1, 2, ... in its cluster (the replica cluster of ndbsim
         --replica counts from 101); None for a lone cluster's first SQL node, which keeps the
-        version's default."""
-        index = self.sql_node_ids.index(node_id)
+        version's default. A mysqld moved to another API slot keeps its server id there."""
+        index = self.sql_node_ids.index(api_slots.mysqld_in(self, node_id))
         if index == 0 and self.replication is None:
             return None
         return self.server_id_base + index + 1

@@ -320,7 +320,9 @@ def _replication_faults(sub) -> None:
         help=f"seconds behind (default {DEFAULT_BEHIND_SECONDS:g})",
     )
     s = sub.add_parser("subscriber-lag", help="the source's event buffer receives epochs late")
-    s.add_argument("--gcis", type=_positive_int(1, 100000), help="GCIs late (default 10)")
+    late = s.add_mutually_exclusive_group()
+    late.add_argument("--gcis", type=_positive_int(1, 100000), help="GCIs late (default 10)")
+    late.add_argument("--epochs", type=_positive_int(1, 1_000_000), help="epochs (micro GCPs) late")
     s = sub.add_parser("injector-behind", help="the source's binlog injector falls behind")
     s.add_argument(
         "--gap",

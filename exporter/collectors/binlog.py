@@ -6,8 +6,10 @@ The row is there on every SQL node whose binlog thread runs, which is also the t
 distributes schema changes: every SQL node subscribes to the data nodes' events for it, and
 its event buffer receives every epoch (the data nodes keep up to MaxBufferedEpochs of them for
 each subscriber). So the buffered epoch (latest_epoch) is exported on every SQL node with the
-row. On a SQL node that writes no binary log the three binlog epochs stay 0 (the manual's
-example): it exports only the buffered one, so that no rule reads those zeros as a lag. mysqld
+row, as its GCI and its micro GCP counter: the data nodes count a subscriber's lag in epochs,
+and while GCP_SAVE lags one GCI holds hundreds of them. On a SQL node that writes no binary log
+the three binlog epochs stay 0 (the manual's example): it exports only the buffered epoch, so
+that no rule reads those zeros as a lag. mysqld
 reports the event buffer's bytes only in the cluster log; through SQL the buffer shows in
 epochs: buffered - received. The families carry this SQL node's @@server_id, the id the
 replicas' mysql.ndb_apply_status rows name it by."""
@@ -16,13 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ._epochs import gci
+from ._epochs import gci, micro_gcp
 from .base import Collector, Context, Row, gauge, text
 
 SQL = "SHOW ENGINE NDBCLUSTER STATUS"
 
-# (spec, name in the Status text)
-EPOCHS = (
+# The event buffer's newest epoch (latest_epoch) in its two halves: (spec, its part)
+BUFFERED = (
     (
         gauge(
             "ndb_binlog_buffered_gci",
@@ -30,8 +32,20 @@ EPOCHS = (
             " buffer (latest_epoch); on every SQL node, binlog server or not.",
             ("server_id",),
         ),
-        "latest_epoch",
+        gci,
     ),
+    (
+        gauge(
+            "ndb_binlog_buffered_epoch_micro",
+            "Micro GCP counter (epoch & 0xFFFFFFFF) of the newest epoch fully received into this"
+            " SQL node's event buffer (latest_epoch): its place within ndb_binlog_buffered_gci.",
+            ("server_id",),
+        ),
+        micro_gcp,
+    ),
+)
+# The binlog injector's epochs as GCIs: (spec, name in the Status text)
+INJECTOR = (
     (
         gauge(
             "ndb_binlog_received_gci",
@@ -77,10 +91,11 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
     if binlog is None:
         return
     pairs = status_pairs(text(binlog["Status"]))
-    gcis = [(spec, gci(pairs.get(name))) for spec, name in EPOCHS]
-    writes_binlog = any(value for _, value in gcis[1:])  # received, handled, written not all 0
+    buffered = [(spec, part(pairs.get("latest_epoch"))) for spec, part in BUFFERED]
+    injector = [(spec, gci(pairs.get(name))) for spec, name in INJECTOR]
+    writes_binlog = any(value for _, value in injector)  # received, handled, written not all 0
     server_id = "" if ctx.target.server_id is None else str(ctx.target.server_id)
-    for spec, value in gcis if writes_binlog else gcis[:1]:
+    for spec, value in buffered + injector if writes_binlog else buffered:
         if value is not None:
             family = spec.family()
             family.add_metric([server_id], value)
@@ -91,14 +106,13 @@ COLLECTOR = Collector(
     name="binlog",
     help="The NDB binlog injector's epochs as GCIs: buffered, taken from the event buffer,"
     " handled and written to the binary log (SHOW ENGINE NDBCLUSTER STATUS, row binlog)."
-    " On by default: four series on a SQL node that writes a binary log, the buffered one on the"
-    " others;"
-    " needs PROCESS.",
+    " On by default: the buffered epoch's GCI and micro GCP on every SQL node with the row, and"
+    " the three injector GCIs on one that writes a binary log; needs PROCESS.",
     default_enabled=True,
     reads={},
     server_reads={"SHOW ENGINE NDBCLUSTER STATUS": ("Name", "Status")},
     min_version=(7, 5, 0),
     sql=SQL,
     collect=collect,
-    metrics=tuple(spec for spec, _ in EPOCHS),
+    metrics=tuple(spec for spec, _ in BUFFERED + INJECTOR),
 )

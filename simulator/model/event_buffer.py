@@ -8,12 +8,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ndbsim.model.replication import INJECTOR_BEHIND_GCIS, SUBSCRIBER_LAG_GCIS
+from ndbsim.model.replication import (
+    INJECTOR_BEHIND_GCIS,
+    epoch_before,
+    epochs_per_gci,
+    subscriber_lag_epochs,
+)
 
 if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster
 
-EVENT_BUFFER_BYTES_PER_GCI = 256 * 1024
+EVENT_BUFFER_BYTES_PER_EPOCH = 12 * 1024
 # ndb_logevent_event_buffer_status_report_reason (ndb_logevent.h), in value order as
 # EventLogger.cpp's ndb_logevent_eventBuff_status_reasons[] names them
 REPORT_REASONS = (
@@ -48,7 +53,7 @@ class EventBufferWatch:
     disconnected it for the current lag."""
 
     def __init__(self) -> None:
-        self.lag = 0  # GCIs the reported buffer held
+        self.lag = 0  # epochs the reported buffer held
         self.disconnected = False
 
     def observe(self, c: Cluster) -> None:
@@ -59,43 +64,41 @@ class EventBufferWatch:
         self._max_buffered_epochs(c)
 
     def _max_buffered_epochs(self, c: Cluster) -> None:
-        params = c.faults.get("subscriber-lag")
-        epochs = params.get("gcis", SUBSCRIBER_LAG_GCIS) * epochs_per_gci(c) if params else 0
+        """Suma::checkMaxBufferedEpochs: at each epoch's completion a data node counts the
+        epochs some subscriber has not acknowledged, and disconnects the subscribers of the
+        oldest one once they reach MaxBufferedEpochs."""
+        epochs = subscriber_lag_epochs(c)
         ready = c.started_ids()
         limit = min((int(c.config[n]["MaxBufferedEpochs"]) for n in ready), default=0)
-        over = bool(ready) and epochs >= limit
+        over = bool(ready) and epochs > 0 and epochs >= limit
         if over and not self.disconnected:
-            oldest = c.checkpoints.epoch - (params.get("gcis", SUBSCRIBER_LAG_GCIS) << 32)
+            oldest = epoch_before(c.checkpoints, epochs)
             for n in ready:
-                _disconnecting(c, n, max(0, oldest), epochs, limit)
+                _disconnecting(c, n, oldest, epochs, limit)
         self.disconnected = over
 
 
-def epochs_per_gci(c: Cluster) -> int:
-    return max(1, round(c.checkpoints.gcp_interval / c.checkpoints.epoch_interval))
-
-
 def _lag(c: Cluster) -> tuple[int, str]:
-    """GCIs the binlog server's event buffer holds, and the reason it reports them."""
+    """Epochs the binlog server's event buffer holds, and the reason it reports them."""
     behind = c.faults.get("injector-behind")
     if behind is not None:
         gap = behind.get("gap", False)
         return (
-            INJECTOR_BEHIND_GCIS,
+            INJECTOR_BEHIND_GCIS * epochs_per_gci(c.checkpoints),
             "COMPLETELY_DISCARDING" if gap else "BUFFERED_EPOCHS_OVER_THRESHOLD",
         )
-    lag = c.faults.get("subscriber-lag")
-    if lag is not None:
-        return lag.get("gcis", SUBSCRIBER_LAG_GCIS), "BUFFERED_EPOCHS_OVER_THRESHOLD"
+    if c.faults.is_active("subscriber-lag"):
+        return subscriber_lag_epochs(c), "BUFFERED_EPOCHS_OVER_THRESHOLD"
     return 0, "ENOUGH_FREE_EVENTBUFFER"
 
 
-def report_status(c: Cluster, gcis: int, reason: str) -> None:
-    """The binlog server's event buffer status, with `gcis` GCIs buffered and not consumed."""
+def report_status(c: Cluster, epochs: int, reason: str) -> None:
+    """The binlog server's event buffer status, with `epochs` epochs buffered and not
+    consumed."""
     node, latest = c.sql_node_id, c.checkpoints.epoch
-    consumed = max(0, latest - (gcis << 32))
-    usage = gcis * EVENT_BUFFER_BYTES_PER_GCI
-    alloc = max(usage, EVENT_BUFFER_BYTES_PER_GCI)
+    consumed = epoch_before(c.checkpoints, epochs)
+    usage = epochs * EVENT_BUFFER_BYTES_PER_EPOCH
+    alloc = max(usage, EVENT_BUFFER_BYTES_PER_EPOCH)
     limit = alloc if reason == "COMPLETELY_DISCARDING" else 0  # ndb_eventbuffer_max_alloc
     reference = node << 16 | INJECTOR_NDB_BLOCK
     used = size_text(usage) if usage else "0B"

@@ -249,9 +249,10 @@ FAULTS: dict[str, FaultSpec] = {
         ),
         FaultSpec(
             "subscriber-lag",
-            "the source's event buffer receives the cluster's epochs a number of GCIs late"
-            " (default 10)",
-            {"gcis": (int, False)},
+            "the source's event buffer receives the cluster's epochs late: `epochs` micro GCPs,"
+            " or `gcis` GCIs of TimeBetweenGlobalCheckpoints / TimeBetweenEpochs epochs"
+            " (default 10 GCIs)",
+            {"gcis": (int, False), "epochs": (int, False)},
         ),
         FaultSpec(
             "metadata-excluded",
@@ -318,6 +319,10 @@ def validate(name: str, params: dict[str, Any], topology: Topology | None = None
         raise FaultError(f"{name}: share must be between 0 and 1, got {clean['share']}")
     if "gcis" in clean and clean["gcis"] < 1:
         raise FaultError(f"{name}: gcis must be 1 or more, got {clean['gcis']}")
+    if "epochs" in clean and not 1 <= clean["epochs"] <= 1_000_000:
+        raise FaultError(f"{name}: epochs must be 1..1000000, got {clean['epochs']}")
+    if {"gcis", "epochs"} <= clean.keys():
+        raise FaultError(f"{name}: give gcis or epochs, not both")
     if "days" in clean and not 0.0 <= clean["days"] <= 3650.0:
         raise FaultError(f"{name}: days must be between 0 and 3650, got {clean['days']}")
     if "error" in clean and not 1 <= clean["error"] <= 65535:

@@ -25,6 +25,7 @@ from ndbsim.model.faults import DEFAULT_BEHIND_SECONDS
 from ndbsim.model.workload import writes
 
 if TYPE_CHECKING:
+    from ndbsim.model.checkpoints import Checkpoints
     from ndbsim.model.cluster import Cluster
 
 SOURCE_SERVER_ID = 1  # @@server_id of the source SQL node (the replica is 2)
@@ -47,6 +48,35 @@ RETRY_SECONDS = 60  # SOURCE_CONNECT_RETRY default
 # such a transaction and those depending on it realign
 ROWS_IN_CONFLICT_PER_TRANSACTION = 1.5
 ROWS_REJECTED_PER_TRANSACTION = 4.0
+
+
+def epochs_per_gci(cp: Checkpoints) -> int:
+    """The micro GCPs of a GCI at the configured timing: TimeBetweenGlobalCheckpoints /
+    TimeBetweenEpochs (20 at the defaults)."""
+    return max(1, round(cp.gcp_interval / cp.epoch_interval))
+
+
+def epoch_before(cp: Checkpoints, epochs: int) -> int:
+    """The cluster's epoch `epochs` micro GCPs before its current one: in the current GCI while
+    its micro GCP counter reaches back that far (a GCI standing while GCP_SAVE lags holds
+    hundreds of epochs), else in the GCIs before it, of epochs_per_gci each."""
+    micro = cp.epoch & 0xFFFFFFFF
+    if epochs <= micro:
+        return cp.epoch - epochs
+    per_gci = epochs_per_gci(cp)
+    index = max(0, (cp.epoch >> 32) * per_gci - (epochs - micro))
+    return (index // per_gci) << 32 | index % per_gci
+
+
+def subscriber_lag_epochs(c: Cluster) -> int:
+    """The epochs the subscriber-lag fault holds the binlog server's event buffer behind:
+    its `epochs`, or its `gcis` (default 10) whole GCIs of epochs_per_gci; 0 without it."""
+    params = c.faults.get("subscriber-lag")
+    if params is None:
+        return 0
+    if "epochs" in params:
+        return params["epochs"]
+    return params.get("gcis", SUBSCRIBER_LAG_GCIS) * epochs_per_gci(c.checkpoints)
 
 
 @dataclass
@@ -252,13 +282,11 @@ class ReplicationLink:
         return self.files[-1].size
 
     def buffered_epoch(self) -> int:
-        """latest_epoch: the newest epoch complete in the event buffer."""
+        """latest_epoch: the newest epoch complete in the event buffer, subscriber-lag's
+        epochs behind the cluster's."""
         if not self.source.is_up():
             return self.handled_epoch()
-        lag = self.source.faults.get("subscriber-lag")
-        if lag is None:
-            return self.source.checkpoints.epoch
-        return max(0, self.source.checkpoints.epoch - (lag.get("gcis", SUBSCRIBER_LAG_GCIS) << 32))
+        return epoch_before(self.source.checkpoints, subscriber_lag_epochs(self.source))
 
     def handled_epoch(self) -> int:
         """latest_handled_binlog_epoch (and latest_received_binlog_epoch), never past the

@@ -96,12 +96,15 @@ def ndb_engine_status(
     return rows
 
 
-def idle_binlog(status: dict[str, Any]) -> str:
-    """The `binlog` row of a SQL node whose injector writes no binary log."""
-    epoch = int(status.get("Ndb_last_commit_epoch_server", 0))
+def idle_binlog(status: dict[str, Any], buffered_epoch: int) -> str:
+    """The `binlog` row of a SQL node whose injector writes no binary log: its event buffer
+    receives every epoch of the cluster (its binlog thread subscribes for schema distribution),
+    whether or not it commits in them."""
+    committed = int(status.get("Ndb_last_commit_epoch_server", 0))
     return (
-        f"latest_epoch={epoch}, latest_trans_epoch={epoch}, latest_received_binlog_epoch=0, "
-        "latest_handled_binlog_epoch=0, latest_applied_binlog_epoch=0"
+        f"latest_epoch={buffered_epoch}, latest_trans_epoch={committed}, "
+        "latest_received_binlog_epoch=0, latest_handled_binlog_epoch=0, "
+        "latest_applied_binlog_epoch=0"
     )
 
 

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 from ndbinfo_exporter.collectors import apply_status, binlog, replica_status
-from ndbinfo_exporter.collectors._epochs import gci
+from ndbinfo_exporter.collectors._epochs import gci, micro_gcp
 from ndbinfo_exporter.collectors.base import BadValue, Context, TargetInfo, collect_rows
 from ndbsim.protocol import replies
 from ndbsim.versions import SUPPORTED, parse_version
@@ -41,14 +41,16 @@ def test_the_other_collectors_have_one_statement():
     assert apply_status.SQL.endswith("LIMIT 64")
 
 
-def test_gci_shifts_the_integer_epoch():
+def test_gci_and_micro_gcp_split_the_integer_epoch():
     top = (1 << 64) - 1  # as a float it rounds up to 2^64, whose GCI would be 2^32
-    assert gci(top) == 4294967295.0
+    assert gci(top) == micro_gcp(top) == 4294967295.0
     assert gci(str(top)) == gci(Decimal(top)) == gci(str(top).encode()) == 4294967295.0
-    assert gci((7003 << 32) | 5) == 7003.0
-    assert gci(None) is None
-    with pytest.raises(BadValue):
-        gci("12.5")
+    assert micro_gcp(str(top)) == micro_gcp(Decimal(top)) == 4294967295.0
+    assert (gci((7003 << 32) | 5), micro_gcp((7003 << 32) | 5)) == (7003.0, 5.0)
+    assert gci(None) is None and micro_gcp(None) is None
+    for part in (gci, micro_gcp):
+        with pytest.raises(BadValue):
+            part("12.5")
 
 
 def test_binlog_status_text_becomes_pairs():
@@ -63,11 +65,12 @@ def test_binlog_status_text_becomes_pairs():
 
 
 def test_binlog_labels_with_the_server_id_of_the_target():
-    status = f"latest_epoch={9 << 32}, latest_handled_binlog_epoch={8 << 32}"
+    status = f"latest_epoch={9 << 32 | 250}, latest_handled_binlog_epoch={8 << 32}"
     rows = [{"Type": "ndbcluster", "Name": "binlog", "Status": status}]
     context = Context(target=target("8.4.3-cluster", server_id=21))
-    buffered, handled = binlog.collect(rows, context)
+    buffered, micro, handled = binlog.collect(rows, context)
     assert [(s.labels, s.value) for s in buffered.samples] == [({"server_id": "21"}, 9.0)]
+    assert [(s.labels, s.value) for s in micro.samples] == [({"server_id": "21"}, 250.0)]
     assert [(s.labels, s.value) for s in handled.samples] == [({"server_id": "21"}, 8.0)]
 
 
@@ -79,7 +82,8 @@ def test_a_sql_node_writing_no_binlog_exports_only_its_buffered_epoch():
     rows = [{"Type": "ndbcluster", "Name": "binlog", "Status": status}]
     families = list(binlog.collect(rows, Context(target=target("8.4.3-cluster"))))
     assert [(f.name, [s.value for s in f.samples]) for f in families] == [
-        ("ndb_binlog_buffered_gci", [9.0])
+        ("ndb_binlog_buffered_gci", [9.0]),
+        ("ndb_binlog_buffered_epoch_micro", [0.0]),
     ]
 
 

@@ -423,6 +423,8 @@ def test_sql_node_slot_taken_moves_the_mysqld_to_a_free_api_slot(sim):
     events = [(e.type.name, e.fields["node"]) for e in c.log.since(0) if e.source_node == 49]
     assert events[-2:] == [("Disconnected", mysqld), ("Connected", free)]
     assert mysqld in c.sql_nodes_up()
+    uris = dict(sim.q("SELECT DISTINCT node_id, service_URI FROM ndbinfo.processes"))
+    assert mysqld not in uris and uris[free].endswith("?server-id=2")  # its server id kept
     c.faults.clear("sql-node-slot-taken")
     assert c.global_status(mysqld)["Ndb_cluster_node_id"] == mysqld
     states = {n["node_id"]: n["state"] for n in c.status()["nodes"]}
@@ -451,22 +453,36 @@ def test_the_binlog_servers_event_buffer_status(version, event, usage_key, fault
     assert not [e for e in c.log.since(0) if e.type.name == "EventBufferStatus"]
 
 
-@pytest.mark.parametrize(("gcis", "disconnects"), [(4, 0), (5, 2)])
-def test_suma_disconnects_a_subscriber_at_max_buffered_epochs(gcis, disconnects):
+@pytest.mark.parametrize(
+    ("save_lag", "lag", "disconnects"),
+    [
+        (False, {"gcis": 4}, 0),
+        (False, {"gcis": 5}, 2),
+        (True, {"epochs": 60}, 0),
+        (True, {"epochs": 150}, 2),
+    ],
+)
+def test_suma_disconnects_a_subscriber_at_max_buffered_epochs(save_lag, lag, disconnects):
+    """Suma::checkMaxBufferedEpochs counts epochs, micro GCPs included: while GCP_SAVE lags the
+    GCI stands and a subscriber 150 epochs behind in it is disconnected, 60 epochs is not."""
     sim = Sim(data_nodes=2, replicas=2, tables=4)  # 20 epochs a GCI, MaxBufferedEpochs 100
     c = sim.cluster
     c.faults.link = True
-    c.faults.set("subscriber-lag", gcis=gcis)
+    if save_lag:
+        c.faults.set("gcp-save-lag")
+        sim.tick(30)  # the GCI stands for 300 micro GCPs
+    c.faults.set("subscriber-lag", **lag)
     sim.tick(5)
     sim.tick(5)
     status = [e for e in c.log.since(0) if e.type.name == "SubscriptionStatus"]
     assert len(status) == disconnects
     assert sorted(e.source_node for e in status) == [1, 2][:disconnects]
     if disconnects:
+        epochs = lag.get("epochs", 100)
         assert status[0].words[:2] == (1, c.sql_node_id)  # SubscriptionStatus::DISCONNECTED
         assert (
-            f"Disconnecting node {c.sql_node_id} because it has exceeded MaxBufferedEpochs (100 >= 100)"
-            in status[0].text
+            f"Disconnecting node {c.sql_node_id} because it has exceeded MaxBufferedEpochs"
+            f" ({epochs} >= 100)" in status[0].text
         )
 
 

@@ -127,6 +127,30 @@ def test_a_stopped_sql_thread_keeps_its_epoch(pair):
     assert caught_up["applied_epoch"] == caught_up["written_epoch"]
 
 
+def test_subscriber_lag_in_epochs_stays_in_the_gci_that_gcp_save_lag_holds(pair):
+    """While GCP_SAVE lags the GCI stands and its micro GCPs go on: a subscriber 60 epochs
+    behind has the same GCI, 60 micro GCPs back; `gcis` counts 20 epochs a GCI."""
+    pair.source.faults.set("gcp-save-lag")
+    pair.tick(30)
+    pair.source.faults.set("subscriber-lag", epochs=60)
+    snap = pair.tick(1)
+    cluster = pair.source.checkpoints.epoch
+    assert snap["buffered_epoch"] == cluster - 60 and gci(cluster) == snap["source_gci"]
+    assert snap["handled_epoch"] <= snap["buffered_epoch"]
+    pair.source.faults.clear("gcp-save-lag")
+    pair.source.faults.set("subscriber-lag", gcis=3)
+    snap = pair.tick(5)
+    cluster = pair.source.checkpoints.epoch
+    assert (gci(snap["buffered_epoch"]), snap["buffered_epoch"] & 0xFFFFFFFF) == (
+        gci(cluster) - 3,
+        cluster & 0xFFFFFFFF,
+    )
+    with pytest.raises(FaultError, match="gcis or epochs"):
+        pair.source.faults.set("subscriber-lag", gcis=3, epochs=60)
+    pair.source.reset()
+    assert pair.tick(1)["buffered_epoch"] == pair.source.checkpoints.epoch
+
+
 def test_injector_behind_and_its_gap(pair):
     pair.tick(5)
     pair.source.faults.set("injector-behind")

@@ -83,7 +83,7 @@ async def _engine(s: Statement) -> WireResult:
         elif node.role == "replica":
             binlog = None  # no binary log on the replica's SQL node
         else:
-            binlog = replies.idle_binlog(status)
+            binlog = replies.idle_binlog(status, node.cluster.checkpoints.epoch)
         return plain(header, replies.ndb_engine_status(status, len(node.sessions), binlog))
     if name == "innodb":
         return plain(header, [("InnoDB", "", _INNODB_STATUS)])

@@ -31,8 +31,8 @@ PACKAGES = {
                 "ndbinfo_exporter.targets",
             ],
             ["ndbinfo_exporter.scrape"],
-            ["ndbinfo_exporter.view"],
-            ["ndbinfo_exporter.report"],
+            ["ndbinfo_exporter.health"],
+            ["ndbinfo_exporter.view", "ndbinfo_exporter.report"],
             [
                 "ndbinfo_exporter.app",
                 "ndbinfo_exporter.cli",
@@ -53,6 +53,9 @@ PACKAGES = {
         ],
     ),
 }
+
+# Packages of one layer that stand side by side: neither imports the other.
+SIDE_BY_SIDE = [("ndbinfo_exporter.view", "ndbinfo_exporter.report")]
 
 
 def _module_name(package: str, folder: str, path: Path) -> str:
@@ -186,6 +189,25 @@ def test_the_scrape_core_knows_nothing_of_the_view() -> None:
             if "cluster view" in path.read_text(encoding="utf-8").lower()
         }
     )
+    assert {path: names for path, names in offenders.items() if names} == {}
+
+
+@pytest.mark.parametrize(
+    ("one", "other"), [*SIDE_BY_SIDE, *((other, one) for one, other in SIDE_BY_SIDE)]
+)
+def test_side_by_side_packages_never_import_each_other(one: str, other: str) -> None:
+    """The view and ``check``/``report`` judge the cluster through the health layer below
+    them both; neither builds on the other."""
+    package, *inner = one.split(".")
+    folder = PACKAGES[package][0]
+    offenders = {
+        str(path.relative_to(ROOT)): sorted(
+            name
+            for name in _imports(path, _module_name(package, folder, path))
+            if name == other or name.startswith(other + ".")
+        )
+        for path in _sources("/".join([folder, *inner]))
+    }
     assert {path: names for path, names in offenders.items() if names} == {}
 
 

@@ -16,13 +16,13 @@ from typing import Any
 from ndbinfo_exporter import logs, targets
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.errors import ConfigError
+from ndbinfo_exporter.health.findings.evaluation import CHECKS
 from ndbinfo_exporter.report import document, limits, nagios, render
 from ndbinfo_exporter.report.limits import LIMITS
 from ndbinfo_exporter.report.nagios import Selection, Verdict
 from ndbinfo_exporter.report.options import Options, parse_options
 from ndbinfo_exporter.report.reading import Reading, Stage, needed, read, scraper_for
 from ndbinfo_exporter.targets import TargetConfig
-from ndbinfo_exporter.view.findings.evaluation import CHECKS
 
 COMMANDS = ("report", "check")
 CONFIG_ERROR = {"report": 2, "check": nagios.UNKNOWN}

@@ -14,14 +14,14 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from ndbinfo_exporter import __version__, logs
+from ndbinfo_exporter.health.findings.availability import api_nodes_gone
+from ndbinfo_exporter.health.management import management_view
+from ndbinfo_exporter.health.models import Finding
 from ndbinfo_exporter.report import limits
 from ndbinfo_exporter.report.nagios import CHECKS, Verdict
 from ndbinfo_exporter.report.options import Options
 from ndbinfo_exporter.report.reading import Reading
 from ndbinfo_exporter.scrape.ndb_visibility import CAUSES, OK
-from ndbinfo_exporter.view import findings as view_findings
-from ndbinfo_exporter.view.management import management_view
-from ndbinfo_exporter.view.models import Finding
 from pydantic import BaseModel, Field
 
 SCHEMA_VERSION = 2
@@ -315,9 +315,7 @@ def _finding(reading: Reading, finding: Finding, options: Options) -> ReportFind
 
 def _other_nodes(reading: Reading) -> tuple[list[OtherNode], int]:
     topology = reading.cluster.topology
-    gone = (
-        set(view_findings.availability.api_nodes_gone(reading.inputs)) if reading.inputs else set()
-    )
+    gone = set(api_nodes_gone(reading.inputs)) if reading.inputs else set()
     shown, spare = [], 0
     for node in sorted(topology.management_nodes + topology.api_nodes, key=lambda n: n.node_id):
         is_gone = not node.connected and (node.node_type == "MGM" or node.node_id in gone)

@@ -13,16 +13,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ndbinfo_exporter.errors import ConfigError
+from ndbinfo_exporter.health import thresholds
+from ndbinfo_exporter.health.findings import availability, management, network, storage
+from ndbinfo_exporter.health.findings import replication as replication_checks
+from ndbinfo_exporter.health.findings.check import Check
+from ndbinfo_exporter.health.findings.evaluation import ORDER, SEVERITY
+from ndbinfo_exporter.health.findings.fullest import Fullest
+from ndbinfo_exporter.health.findings.inputs import Inputs
+from ndbinfo_exporter.health.models import Finding
 from ndbinfo_exporter.report import ranges
 from ndbinfo_exporter.report.ranges import Range
-from ndbinfo_exporter.view import thresholds
-from ndbinfo_exporter.view.findings import availability, management, network, storage
-from ndbinfo_exporter.view.findings import replication as replication_checks
-from ndbinfo_exporter.view.findings.check import Check
-from ndbinfo_exporter.view.findings.evaluation import ORDER, SEVERITY
-from ndbinfo_exporter.view.findings.fullest import Fullest
-from ndbinfo_exporter.view.findings.inputs import Inputs
-from ndbinfo_exporter.view.models import Finding
 
 Values = Callable[[Inputs], dict[str, float | None]]
 

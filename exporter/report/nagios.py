@@ -16,15 +16,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ndbinfo_exporter.errors import ConfigError
+from ndbinfo_exporter.health.findings import availability, evaluation, management
+from ndbinfo_exporter.health.findings import replication as replication_checks
+from ndbinfo_exporter.health.findings.check import Check
+from ndbinfo_exporter.health.models import Finding
 from ndbinfo_exporter.report import limits
 from ndbinfo_exporter.report.options import FAMILIES, Options
 from ndbinfo_exporter.report.reading import Reading
 from ndbinfo_exporter.scrape.ndb_visibility import CAUSES
 from ndbinfo_exporter.scrape.ndb_visibility import OK as VISIBLE
-from ndbinfo_exporter.view.findings import availability, evaluation, management
-from ndbinfo_exporter.view.findings import replication as replication_checks
-from ndbinfo_exporter.view.findings.check import Check
-from ndbinfo_exporter.view.models import Finding
 
 OK, WARNING, CRITICAL, UNKNOWN = 0, 1, 2, 3
 STATUS = {OK: "OK", WARNING: "WARNING", CRITICAL: "CRITICAL", UNKNOWN: "UNKNOWN"}

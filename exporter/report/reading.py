@@ -1,6 +1,7 @@
 """One read of a SQL node for ``report`` and ``check``: the collectors the selected checks
-need (the scrape core's ``collect[]`` selection), the cluster and configuration models built
-from them as the view builds them, and the checks' findings, all as model objects.
+need (the scrape core's ``collect[]`` selection), and the cluster and configuration models and
+the checks' findings built from them by the view's own path (``health.assessment.assess``),
+all as model objects.
 
 With management servers (``--mgmd.address``), their `get status` and what the cluster log
 subscription, held for the run, received (the backups' outcomes during ``--interval``) go to
@@ -14,27 +15,24 @@ which stage it was waiting for.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ndbinfo_exporter.collectors.base import Collector
+from ndbinfo_exporter.health.assessment import assess
+from ndbinfo_exporter.health.findings.check import Check
+from ndbinfo_exporter.health.findings.inputs import Inputs
+from ndbinfo_exporter.health.models import ClusterView, ConfigView, Finding
+from ndbinfo_exporter.health.placement import Placement
+from ndbinfo_exporter.health.placement_read import PlacementUnavailable, fold_on, read_placement
 from ndbinfo_exporter.scrape.mgmd.client import Address, address_name
 from ndbinfo_exporter.scrape.mgmd.reader import ManagementState, MgmdReader
+from ndbinfo_exporter.scrape.pool import Pools
 from ndbinfo_exporter.scrape.scraper import Scraper, ScrapeResult
 from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import TargetConfig
-from ndbinfo_exporter.view import placement as placement_model
-from ndbinfo_exporter.view.cluster import cluster_view, node_groups_seen
-from ndbinfo_exporter.view.findings.check import Check
-from ndbinfo_exporter.view.findings.evaluation import evaluated
-from ndbinfo_exporter.view.findings.inputs import Inputs
-from ndbinfo_exporter.view.models import ClusterView, ConfigView, Finding
-from ndbinfo_exporter.view.parameters import config_view
-from ndbinfo_exporter.view.placement import Placement
-from ndbinfo_exporter.view.reader import ViewReader
-from ndbinfo_exporter.view.samples import Samples
-from ndbinfo_exporter.view.view_model import groups_from
 
 # The collectors every run reads: the SQL node, the data nodes, every node slot, node groups.
 BASE = ("status", "nodes", "processes", "membership")
@@ -104,45 +102,28 @@ def stalled(result: ScrapeResult) -> str | None:
     return None
 
 
-async def _placement(
-    reader: ViewReader, target: TargetConfig, result: ScrapeResult, stage: Stage
+async def _read_placement(
+    target: TargetConfig, result: ScrapeResult, stage: Stage
 ) -> Placement | None:
-    """The fragment placement read through the first running data node; None when there is
-    none, this version lacks its tables, or the read fails (the findings then go without it)."""
-    info = result.target_info
-    running = sorted(
-        int(labels["node_id"])
-        for labels, value in Samples(result.families).select(
-            "ndb_data_node_status", state="STARTED"
-        )
-        if value
-    )
-    if not result.up or not running or info is None:
-        return None
-    if any(o not in info.objects for o in placement_model.OBJECTS):
+    """The placement as the view reads it (``health.placement_read``), on a connection of its
+    own; None when the SQL node cannot show it or the read fails (the findings then go without
+    it)."""
+    if not result.up:
         return None
     stage.now = f"the SQL node {target.name} to read the fragment placement"
-    node, read_at = running[0], time.time()
+    pools = Pools(1, max(0.1, stage.left()))
+    pool, _ = pools.get(target.name)
     try:
-        return await reader.fold(
-            target,
-            placement_model.sql_for(node),
+        return await read_placement(
+            functools.partial(fold_on, pool, target),
+            result,
             max(0.1, stage.left() - MARGIN_SECONDS),
-            lambda rows: placement_model.build(rows, node, read_at),
+            time.time(),
         )
-    except Exception:  # a report without the placement still has every other finding
+    except PlacementUnavailable:  # a report without the placement has every other finding
         return None
-
-
-async def _read_placement(
-    scraper: Scraper, target: TargetConfig, result: ScrapeResult, stage: Stage
-) -> Placement | None:
-    """The placement as the view reads it, on a connection of the view's reader."""
-    reader = ViewReader(scraper, 1, max(0.1, stage.left()))
-    try:
-        return await _placement(reader, target, result, stage)
     finally:
-        reader.close()
+        pools.close()
 
 
 async def read(
@@ -168,7 +149,7 @@ async def read(
             stage.now = f"the {interval:g} s between the two reads"
             await asyncio.sleep(interval)
             previous, result = result, await _scrape(scraper, target, names, stage)
-        placed = await _read_placement(scraper, target, result, stage) if placement else None
+        placed = await _read_placement(target, result, stage) if placement else None
         management = await _management(manager, stage)
     finally:
         if manager is not None:
@@ -192,24 +173,14 @@ def modelled(
     placement: Placement | None = None,
     management: ManagementState | None = None,
 ) -> Reading:
-    """The models of one scrape result (and the one before it), built as the view builds
-    them, and the findings of ``checks``."""
-    samples = Samples(result.families)
-    before = Samples(previous.families) if previous is not None else None
-    seen = node_groups_seen(samples)
-    groups = {**seen, **groups_from(placement, seen)}
-    cluster = cluster_view(result, samples, before, previous, groups)
-    inputs, findings = None, []
-    if result.up:
-        inputs = Inputs(
-            cluster, samples, config_view(result, samples), placement, before, management
-        )
-        findings = evaluated(checks, inputs)
+    """The assessment of one scrape result (and the one before it) with the findings of
+    ``checks``, built as the view builds it."""
+    judged = assess(result, previous, placement, management, checks=checks)
     return Reading(
         result=result,
-        cluster=cluster,
-        inputs=inputs,
-        findings=findings,
+        cluster=judged.cluster,
+        inputs=judged.inputs,
+        findings=judged.findings,
         interval=interval if previous is not None else None,
         collectors=collectors,
         timed_out=stalled(result),

@@ -13,11 +13,11 @@ management server reader keeps (``scrape.mgmd.reader.MgmdReader``).
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 from ndbinfo_exporter.collectors.base import Row
+from ndbinfo_exporter.health.placement_read import fold_on
 from ndbinfo_exporter.scrape.mgmd.reader import ManagementState, MgmdReader
 from ndbinfo_exporter.scrape.pool import ConnectionPool, Pools
 from ndbinfo_exporter.scrape.scraper import Scraper, ScrapeResult
@@ -80,17 +80,9 @@ class ViewReader:
     ) -> T:
         """A statement whose rows ``reduce`` folds as they are read (on a pool thread): a
         large answer is never held whole."""
-        return await self._pool(target).run(
-            target,
-            lambda connection: _folded(connection.each(sql), reduce),
-            min(timeout, self._query_timeout),
+        return await fold_on(
+            self._pool(target), target, sql, min(timeout, self._query_timeout), reduce
         )
 
     def close(self) -> None:
         self._pools.close()
-
-
-def _folded(rows: Generator[Row, None, None], reduce: Callable[[Iterator[Row]], T]) -> T:
-    """``reduce`` over ``rows``, whose cursor is closed (its rest read) even when it fails."""
-    with contextlib.closing(rows):
-        return reduce(rows)

@@ -18,29 +18,26 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
 from ndbinfo_exporter import __version__
-from ndbinfo_exporter.settings import Settings
-from ndbinfo_exporter.targets import ProbeRefused, TargetConfig, Targets
-from ndbinfo_exporter.view.alerts import AlertSource
-from ndbinfo_exporter.view.body import Body
-from ndbinfo_exporter.view.models import (
-    AlertsView,
-    ApiError,
+from ndbinfo_exporter.health.models import (
     ClusterView,
     ConfigView,
-    FindingsView,
     ManagementView,
     PlacementView,
     TableFragments,
-    TargetsView,
 )
-from ndbinfo_exporter.view.reader import ViewReader
-from ndbinfo_exporter.view.source import ViewSource
-from ndbinfo_exporter.view.thresholds import (
+from ndbinfo_exporter.health.thresholds import (
     DATA_MEMORY_CRITICAL,
     DATA_MEMORY_WARNING,
     REDO_CRITICAL,
     REDO_WARNING,
 )
+from ndbinfo_exporter.settings import Settings
+from ndbinfo_exporter.targets import ProbeRefused, TargetConfig, Targets
+from ndbinfo_exporter.view.alerts import AlertSource
+from ndbinfo_exporter.view.body import Body
+from ndbinfo_exporter.view.models import AlertsView, ApiError, FindingsView, TargetsView
+from ndbinfo_exporter.view.reader import ViewReader
+from ndbinfo_exporter.view.source import ViewSource
 from ndbinfo_exporter.view.view_model import PageOutOfRange, Unavailable, ViewModel
 from ndbinfo_exporter.view.view_targets import ViewTargets
 

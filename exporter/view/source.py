@@ -14,6 +14,7 @@ result at least as new as the one before.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 import weakref
@@ -21,17 +22,17 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from ndbinfo_exporter import logs
+from ndbinfo_exporter.health import placement as placement_model
+from ndbinfo_exporter.health.cluster import node_groups_seen
+from ndbinfo_exporter.health.models import TableFragments
+from ndbinfo_exporter.health.placement import Placement
+from ndbinfo_exporter.health.placement_read import PlacementUnavailable, read_placement
+from ndbinfo_exporter.health.samples import Samples
 from ndbinfo_exporter.scrape.mgmd.reader import ManagementState
-from ndbinfo_exporter.scrape.ndb_visibility import OK
 from ndbinfo_exporter.scrape.scraper import Scraper, ScrapeResult
 from ndbinfo_exporter.targets import TargetConfig
-from ndbinfo_exporter.view import placement as placement_model
 from ndbinfo_exporter.view.body import Body
-from ndbinfo_exporter.view.cluster import node_groups_seen
-from ndbinfo_exporter.view.models import TableFragments
-from ndbinfo_exporter.view.placement import Placement
 from ndbinfo_exporter.view.reader import ViewReader
-from ndbinfo_exporter.view.samples import Samples
 from ndbinfo_exporter.view.view_model import Unavailable, ViewModel, build, previous_of
 
 log = logging.getLogger(__name__)
@@ -101,16 +102,15 @@ class ViewSource:
     def _fresh(self, at: float) -> bool:
         return self.clock() - at < self.interval
 
-    async def model(self, placement: bool = False, fresh: bool = False) -> ViewModel:
+    async def model(self, placement: bool = False) -> ViewModel:
         """The newest model, after one bounded wait.
 
         A model younger than the refresh interval is answered at once. An older one starts a
         refresh in the background (one per target) and is answered with its age after
         REFRESH_GRACE at most (at once while a refresh runs already). A reader the model
         there is does not serve waits for the refresh, up to twice the scrape timeout (its
-        scrape, then its placement): a target without a model yet, a reader of the placement
-        while the first one is being read (``placement``), a reader that cannot show an age
-        and wants a model younger than the interval (``fresh``: the report)."""
+        scrape, then its placement): a target without a model yet, and a reader of the
+        placement while the first one is being read (``placement``)."""
         current = self._model
         if (
             current is not None
@@ -120,7 +120,7 @@ class ViewSource:
             return current
         started = self._refresh is None
         refresh = self._start_refresh()
-        if not self._serves(current, placement, fresh):
+        if not self._serves(current, placement):
             await asyncio.wait({refresh}, timeout=2 * self._timeout)
         elif started:
             await asyncio.wait({refresh}, timeout=REFRESH_GRACE)
@@ -130,13 +130,9 @@ class ViewSource:
             raise refresh.exception()  # type: ignore[misc]
         raise Unavailable(f"the first scrape of {self.target_name} has not finished yet")
 
-    def _serves(self, model: ViewModel | None, placement: bool, fresh: bool) -> bool:
+    def _serves(self, model: ViewModel | None, placement: bool) -> bool:
         """Whether ``model`` can be answered to a reader while a refresh runs."""
-        if model is None:
-            return False
-        if placement and not self._placement_tried(model):
-            return False
-        return not fresh or self._fresh(model.result.finished_at)
+        return model is not None and (not placement or self._placement_tried(model))
 
     def _placement_tried(self, model: ViewModel) -> bool:
         """The placement was read for ``model``, or failed, or is not read (the SQL node is
@@ -216,26 +212,17 @@ class ViewSource:
         if current or failed_lately:
             return
         try:
-            self._placement = await self._placement_from(result)
+            self._placement = await read_placement(
+                functools.partial(self._reader.fold, self._target),
+                result,
+                self._timeout,
+                self.clock(),
+            )
             self._placement_version = version
             self._placement_error = None
             self._details.clear()
-        except Unavailable as exc:
+        except PlacementUnavailable as exc:
             self._placement_error = (self.clock(), str(exc))
-
-    async def _placement_from(self, result: ScrapeResult) -> Placement:
-        node = _running_node(result)
-        read_at = self.clock()
-        try:  # folded as the rows come: about 100,000 at 48 data nodes, never held at once
-            return await self._reader.fold(
-                self._target,
-                placement_model.sql_for(node),
-                self._timeout,
-                lambda rows: placement_model.build(rows, node, read_at),
-            )
-        except Exception as exc:  # a failed query is reported to the viewer, not raised
-            message = "timed out" if isinstance(exc, TimeoutError) else logs.redact(str(exc))
-            raise Unavailable(f"placement query failed: {message}") from exc
 
     async def fragments(self, table_id: int) -> Body:
         """The fragments of one table, read when a viewer opens it and kept until the
@@ -275,25 +262,6 @@ class ViewSource:
             raise Unavailable(f"fragment query failed: {message}") from exc
         detail: TableFragments = placement_model.table_fragments(placement, table, rows, target)
         return Body.of(detail)
-
-
-def _running_node(result: ScrapeResult) -> int:
-    info = result.target_info
-    if info is not None and info.ndb_visibility != OK:
-        raise Unavailable(f"NDB is not visible ({info.ndb_visibility}): no placement map")
-    missing = [o for o in placement_model.OBJECTS if info is not None and o not in info.objects]
-    if missing:
-        raise Unavailable(f"this NDB version has no ndbinfo.{missing[0]}: no placement map")
-    running = sorted(
-        int(labels["node_id"])
-        for labels, value in Samples(_families(result, "ndb_data_node_status")).select(
-            "ndb_data_node_status", state="STARTED"
-        )
-        if value
-    )
-    if not running:
-        raise Unavailable("no data node is running: no placement to read")
-    return running[0]
 
 
 def _families(result: ScrapeResult, name: str) -> list:

@@ -12,17 +12,15 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from ndbinfo_exporter.health import placement as placement_model
+from ndbinfo_exporter.health.assessment import assess
+from ndbinfo_exporter.health.management import management_view
+from ndbinfo_exporter.health.models import ClusterView
+from ndbinfo_exporter.health.placement import Placement, Selection
 from ndbinfo_exporter.scrape.mgmd.reader import ManagementState
 from ndbinfo_exporter.scrape.scraper import ScrapeResult
-from ndbinfo_exporter.view import findings
-from ndbinfo_exporter.view import placement as placement_model
 from ndbinfo_exporter.view.body import Body
-from ndbinfo_exporter.view.cluster import cluster_view
-from ndbinfo_exporter.view.management import management_view
-from ndbinfo_exporter.view.models import ClusterView, FindingsView
-from ndbinfo_exporter.view.parameters import config_view
-from ndbinfo_exporter.view.placement import Placement, Selection
-from ndbinfo_exporter.view.samples import Samples
+from ndbinfo_exporter.view.models import FindingsView
 
 SELECTIONS_KEPT = 16
 
@@ -98,40 +96,29 @@ def build(
     placement_error: str | None,
     management: ManagementState | None = None,
 ) -> ViewModel:
-    """Runs on a worker thread: everything O(series) happens here, once per model. The
-    samples' index is dropped when the model is built."""
-    samples = Samples(result.families)
-    before = Samples(previous.families) if previous is not None else None
-    groups = {**groups, **groups_from(placement, groups)}
-    cluster = cluster_view(result, samples, before, previous, groups)
-    bodies = {"cluster": Body.of(cluster)}
+    """Runs on a worker thread: everything O(series) happens here, once per model (the
+    assessment ``check`` and ``report`` print, serialized). The samples' index is dropped
+    when the model is built."""
+    judged = assess(result, previous, placement, management, groups)
+    bodies = {"cluster": Body.of(judged.cluster)}
     if management is not None:
         bodies["management"] = Body.of(management_view(result.target, management))
-    if result.up:
-        config = config_view(result, samples)
-        checked = findings.evaluate(
-            findings.Inputs(
-                cluster=cluster,
-                samples=samples,
-                config=config,
-                placement=placement,
-                previous=before,
-                management=management,
-            )
-        )
-        bodies["config"] = Body.of(config)
+    if judged.config is not None:
+        bodies["config"] = Body.of(judged.config)
         bodies["findings"] = Body.of(
             FindingsView(
                 target=result.target,
                 up=result.up,
                 error=result.error,
                 scraped_at=result.finished_at,
-                findings=checked,
-                problems=sum(1 for f in checked if f.status == "problem"),
-                unknown=sum(1 for f in checked if f.status == "unknown"),
+                findings=judged.findings,
+                problems=sum(1 for f in judged.findings if f.status == "problem"),
+                unknown=sum(1 for f in judged.findings if f.status == "unknown"),
             )
         )
-    return ViewModel(result, previous, cluster, placement, placement_error, bodies, management)
+    return ViewModel(
+        result, previous, judged.cluster, placement, placement_error, bodies, management
+    )
 
 
 def previous_of(model: ViewModel | None, result: ScrapeResult) -> ScrapeResult | None:
@@ -142,16 +129,3 @@ def previous_of(model: ViewModel | None, result: ScrapeResult) -> ScrapeResult |
     if model.result is not result and model.result.up:
         return model.result
     return model.previous
-
-
-def groups_from(placement: Placement | None, known: dict[int, int]) -> dict[int, int]:
-    """Node groups of data nodes not seen running, from the placement's replica sets."""
-    found: dict[int, int] = {}
-    if placement is None:
-        return found
-    for nodes in placement.node_groups:
-        groups = {known[n] for n in nodes if n in known}
-        if len(groups) == 1:
-            group = groups.pop()
-            found.update({node: group for node in nodes if node not in known})
-    return found

@@ -1,5 +1,5 @@
-"""Readings of recorded scrape results (tests/view/scrape_data.py, the view's unit-test data),
-judged as ``check`` judges them: no process, no connection."""
+"""Readings of recorded scrape results (tests/health/scrape_data.py, the health layer's
+unit-test data), judged as ``check`` judges them: no process, no connection."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from ndbinfo_exporter.report.nagios import Verdict
 from ndbinfo_exporter.report.options import parse_options
 from ndbinfo_exporter.report.reading import Reading, modelled
 
-from tests.view import scrape_data
+from tests.health import scrape_data
 
 __all__ = ["judged", "reading", "scrape_data"]
 

@@ -1,17 +1,18 @@
 """The findings of ``report`` are those the view's /api/v1/findings serves for the same scrape
-result: both are built by the same checks from the same models."""
+result: both are built by the same function (``health.assessment.assess``), and serialized
+the same."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+from ndbinfo_exporter.health.findings.evaluation import CHECKS
 from ndbinfo_exporter.report.reading import modelled
-from ndbinfo_exporter.view.findings.evaluation import CHECKS
 from ndbinfo_exporter.view.view_model import build
 
-from tests.view import scrape_data
-from tests.view.scrape_data import cluster
+from tests.health import scrape_data
+from tests.health.scrape_data import cluster
 
 
 @pytest.mark.parametrize(

@@ -4,9 +4,9 @@ scientific notation, U for a value that cannot be read, the ranges as given."""
 from __future__ import annotations
 
 import pytest
+from ndbinfo_exporter.health.findings.evaluation import CHECKS
 from ndbinfo_exporter.report.limits import LIMITS, Measurement, number, quoted
 from ndbinfo_exporter.report.ranges import parse
-from ndbinfo_exporter.view.findings.evaluation import CHECKS
 
 
 @pytest.mark.parametrize(

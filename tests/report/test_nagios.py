@@ -10,16 +10,16 @@ from functools import partial
 
 import pytest
 from ndbinfo_exporter.collectors.registry import all_collectors
+from ndbinfo_exporter.health.findings import management as management_checks
+from ndbinfo_exporter.health.findings.evaluation import CHECKS
 from ndbinfo_exporter.report import nagios
 from ndbinfo_exporter.report.options import FAMILIES
 from ndbinfo_exporter.scrape.mgmd.events import CompletedBackup
 from ndbinfo_exporter.scrape.mgmd.reader import ManagementState
-from ndbinfo_exporter.view.findings import management as management_checks
-from ndbinfo_exporter.view.findings.evaluation import CHECKS
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
+from tests.health.scrape_data import cluster, gauge
 from tests.report.recorded import judged, reading, scrape_data
-from tests.view.scrape_data import cluster, gauge
 
 READ = ("status", "nodes", "processes", "membership", "memoryusage", "logspaces", "fragments")
 

@@ -9,17 +9,17 @@ from types import SimpleNamespace
 import httpx
 import pytest
 from fastapi import FastAPI
+from ndbinfo_exporter.health import thresholds
 from ndbinfo_exporter.scrape.mgmd import client as mgmd_client
 from ndbinfo_exporter.scrape.mgmd import protocol as mgmd_protocol
 from ndbinfo_exporter.scrape.mgmd.reader import MgmdReader
 from ndbinfo_exporter.targets import TargetConfig, Targets
 from ndbinfo_exporter.view import routes as view
 from ndbinfo_exporter.view import source as source_module
-from ndbinfo_exporter.view import thresholds
 from ndbinfo_exporter.view.source import LAST_REFRESH
 from prometheus_client.core import GaugeMetricFamily
 
-from tests.view.scrape_data import Result, cluster, placement_rows, replica_rows
+from tests.health.scrape_data import Result, cluster, placement_rows, replica_rows
 
 
 class RecordedScraper:
@@ -377,7 +377,7 @@ async def test_a_probe_only_exporter_asks_for_a_target(scraper):
 
 
 async def test_cluster_answer_carries_the_replication_card(client, scraper):
-    from tests.view.scrape_data import Channel, replication
+    from tests.health.scrape_data import Channel, replication
 
     quiet = (await client.get("/api/v1/cluster")).json()["replication"]
     assert quiet == {"replicating": False, "channels": [], "applied": [], "binlog": None}

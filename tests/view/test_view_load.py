@@ -10,7 +10,7 @@ import httpx
 import pytest
 from ndb_harness import MysqlAccount, running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors import status
-from ndbinfo_exporter.view import placement
+from ndbinfo_exporter.health import placement
 from ndbinfo_exporter.view.source import VIEW_INTERVAL_SECONDS
 
 from tests.view.counting_proxy import counting_proxy

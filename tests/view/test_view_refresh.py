@@ -13,12 +13,12 @@ from types import SimpleNamespace
 import httpx
 import pytest
 from fastapi import FastAPI
+from ndbinfo_exporter.health import placement
 from ndbinfo_exporter.targets import TargetConfig, Targets
-from ndbinfo_exporter.view import placement
 from ndbinfo_exporter.view import routes as view
 from ndbinfo_exporter.view import source as source_module
 
-from tests.view.scrape_data import Result, cluster, placement_rows
+from tests.health.scrape_data import Result, cluster, placement_rows
 
 
 class Clock:
@@ -195,26 +195,3 @@ async def test_a_page_past_the_end_is_refused_before_it_is_built(client, monkeyp
     assert past.status_code == 400
     assert past.json() == {"error": "page 3 is past the last page (2)"}
     assert built == [1]
-
-
-async def test_one_wait_serves_the_page_and_a_reader_that_wants_a_fresh_model(
-    scraper, clock, monkeypatch
-):
-    """The page gets the stale model at once; a reader asking for a fresh one (the report)
-    waits for the same refresh, not a second one."""
-    monkeypatch.setattr(source_module, "REFRESH_GRACE", 0.01)
-    target = TargetConfig("127.0.0.1", 3306, "exporter")
-    source = source_module.ViewSource(scraper, target, timeout=5.0, max_age=120.0, clock=clock)
-    first = await source.model(fresh=True)
-    assert (first.result.finished_at, first.placement is not None) == (1000.0, True)
-    clock.now += 15
-    scraper.gate.clear()
-    page = await source.model()
-    assert (page is first, source.refreshing) == (True, True)
-    report = asyncio.ensure_future(source.model(fresh=True))
-    await asyncio.sleep(0.05)
-    assert not report.done()  # the model there is does not serve it
-    scraper.gate.set()
-    fresh = await report
-    assert fresh.result.finished_at == 1015.0
-    assert (scraper.started, scraper.queries) == ({"127.0.0.1:3306": 2}, 1)

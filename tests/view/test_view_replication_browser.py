@@ -9,7 +9,7 @@ from contextlib import contextmanager
 import pytest
 from ndbinfo_exporter.targets import TargetConfig, Targets
 
-from tests.view.scrape_data import (
+from tests.health.scrape_data import (
     Channel,
     Result,
     cluster,

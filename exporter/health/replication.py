@@ -4,8 +4,8 @@ binlog collectors; a SQL node with none of them is not replicating."""
 
 from __future__ import annotations
 
-from ndbinfo_exporter.view.models import AppliedGci, BinlogInjector, ReplicaChannel, Replication
-from ndbinfo_exporter.view.samples import Samples
+from ndbinfo_exporter.health.models import AppliedGci, BinlogInjector, ReplicaChannel, Replication
+from ndbinfo_exporter.health.samples import Samples
 
 IO_THREAD = "ndb_replica_io_thread_state"
 SQL_THREAD = "ndb_replica_sql_thread_state"

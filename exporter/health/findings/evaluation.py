@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ndbinfo_exporter.view.findings import (
+from ndbinfo_exporter.health.findings import (
     availability,
     configuration,
     distribution,
@@ -15,9 +15,9 @@ from ndbinfo_exporter.view.findings import (
     replication,
     storage,
 )
-from ndbinfo_exporter.view.findings.check import Check
-from ndbinfo_exporter.view.findings.inputs import Inputs
-from ndbinfo_exporter.view.models import Finding
+from ndbinfo_exporter.health.findings.check import Check
+from ndbinfo_exporter.health.findings.inputs import Inputs
+from ndbinfo_exporter.health.models import Finding
 
 # Findings of equal status and severity keep this order.
 CHECKS: tuple[Check, ...] = (

@@ -1,7 +1,7 @@
 """Every threshold of the cluster view's findings, beside the alert rule it mirrors.
 
 The view's findings and the alerts (provisioning/prometheus/rules) must not disagree on when
-something is a problem: tests/view/test_thresholds.py reads the alert rules and checks each
+something is a problem: tests/health/test_thresholds.py reads the alert rules and checks each
 alert named here compares with the same number.
 """
 

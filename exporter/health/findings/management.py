@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import time
 
+from ndbinfo_exporter.health import thresholds
+from ndbinfo_exporter.health.findings.check import Check
+from ndbinfo_exporter.health.findings.inputs import Inputs
+from ndbinfo_exporter.health.models import Evidence, Finding
 from ndbinfo_exporter.scrape.mgmd.reader import ManagementState
-from ndbinfo_exporter.view import thresholds
-from ndbinfo_exporter.view.findings.check import Check
-from ndbinfo_exporter.view.findings.inputs import Inputs
-from ndbinfo_exporter.view.models import Evidence, Finding
 
 NO_MANAGEMENT_SERVER = "No management server is read (--mgmd.address): nothing to judge."
 GUIDE = "Backups and the management server (outside the tuning guide): docs/mgmd.md"

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ndbinfo_exporter.view import findings, placement
-from ndbinfo_exporter.view.samples import Samples
+from ndbinfo_exporter.health import findings, placement
+from ndbinfo_exporter.health.samples import Samples
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
-from tests.view.scrape_data import cluster, config_of, placement_rows, view_of
+from tests.health.scrape_data import cluster, config_of, placement_rows, view_of
 
 IDS = ("hot_table_primary_reads", "ldm_saturated_tc_idle", "idle_transactions_holding_locks")
 

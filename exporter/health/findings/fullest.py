@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ndbinfo_exporter.view.findings.check import Check
-from ndbinfo_exporter.view.findings.inputs import Inputs
-from ndbinfo_exporter.view.findings.wording import joined, percent
-from ndbinfo_exporter.view.models import Evidence, Finding
+from ndbinfo_exporter.health.findings.check import Check
+from ndbinfo_exporter.health.findings.inputs import Inputs
+from ndbinfo_exporter.health.findings.wording import joined, percent
+from ndbinfo_exporter.health.models import Evidence, Finding
 
 
 @dataclass(frozen=True)

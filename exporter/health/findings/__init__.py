@@ -6,7 +6,7 @@ comes from, so an operator can verify it by hand. Each family of checks is a mod
 declares its checks (``check.Check``); ``evaluation`` runs them all in a fixed order.
 """
 
-from ndbinfo_exporter.view.findings.evaluation import evaluate
-from ndbinfo_exporter.view.findings.inputs import Inputs
+from ndbinfo_exporter.health.findings.evaluation import evaluate
+from ndbinfo_exporter.health.findings.inputs import Inputs
 
 __all__ = ["Inputs", "evaluate"]

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ndbinfo_exporter.health.models import ClusterView, ConfigView
+from ndbinfo_exporter.health.placement import Placement
+from ndbinfo_exporter.health.samples import Samples
 from ndbinfo_exporter.scrape.mgmd.reader import ManagementState
-from ndbinfo_exporter.view.models import ClusterView, ConfigView
-from ndbinfo_exporter.view.placement import Placement
-from ndbinfo_exporter.view.samples import Samples
 
 
 @dataclass(frozen=True)

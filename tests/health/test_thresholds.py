@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from ndbinfo_exporter.view import thresholds
+from ndbinfo_exporter.health import thresholds
 
 RULES = Path(__file__).parents[2] / "provisioning" / "prometheus" / "rules"
 # "> 0.8", "> 300": the comparisons of an expression; "> 0" only filters (rate > 0, total > 0).

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ndbinfo_exporter.view.findings.inputs import Inputs
-from ndbinfo_exporter.view.models import Evidence, Finding
+from ndbinfo_exporter.health.findings.inputs import Inputs
+from ndbinfo_exporter.health.models import Evidence, Finding
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ndbinfo_exporter.view import thresholds
-from ndbinfo_exporter.view.findings.check import Check
-from ndbinfo_exporter.view.findings.inputs import Inputs
-from ndbinfo_exporter.view.findings.wording import count, gcis, joined
-from ndbinfo_exporter.view.models import BinlogInjector, Evidence, Finding, ReplicaChannel
+from ndbinfo_exporter.health import thresholds
+from ndbinfo_exporter.health.findings.check import Check
+from ndbinfo_exporter.health.findings.inputs import Inputs
+from ndbinfo_exporter.health.findings.wording import count, gcis, joined
+from ndbinfo_exporter.health.models import BinlogInjector, Evidence, Finding, ReplicaChannel
 
 REPLICA_STATUS_SQL = "SHOW REPLICA STATUS  -- SHOW SLAVE STATUS before 8.0.22: a row per channel"
 BINLOG_SQL = (

@@ -3,11 +3,11 @@ and round trips per committed transaction."""
 
 from __future__ import annotations
 
-from ndbinfo_exporter.view import thresholds
-from ndbinfo_exporter.view.findings.check import Check
-from ndbinfo_exporter.view.findings.inputs import Inputs
-from ndbinfo_exporter.view.findings.wording import count, percent
-from ndbinfo_exporter.view.models import Evidence, Finding
+from ndbinfo_exporter.health import thresholds
+from ndbinfo_exporter.health.findings.check import Check
+from ndbinfo_exporter.health.findings.inputs import Inputs
+from ndbinfo_exporter.health.findings.wording import count, percent
+from ndbinfo_exporter.health.models import Evidence, Finding
 
 
 def _window(inputs: Inputs) -> str:

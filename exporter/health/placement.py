@@ -14,8 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ndbinfo_exporter.values import Row, number, text
-from ndbinfo_exporter.view.models import (
+from ndbinfo_exporter.health.models import (
     DatabaseCount,
     Fragment,
     PlacementNode,
@@ -24,6 +23,7 @@ from ndbinfo_exporter.view.models import (
     TableFragments,
     TableShare,
 )
+from ndbinfo_exporter.values import Row, number, text
 
 USER_TABLE = 2  # dict_obj_types: "User table"
 OBJECTS = ("table_fragments", "table_replicas", "dict_obj_info", "table_info")

@@ -4,14 +4,14 @@ serves it."""
 
 from __future__ import annotations
 
-from ndbinfo_exporter.scrape.mgmd.reader import ManagementState
-from ndbinfo_exporter.view.models import (
+from ndbinfo_exporter.health.models import (
     LastBackup,
     LogEvent,
     ManagedNode,
     ManagementServer,
     ManagementView,
 )
+from ndbinfo_exporter.scrape.mgmd.reader import ManagementState
 
 
 def management_view(target: str, state: ManagementState) -> ManagementView:

@@ -3,13 +3,13 @@ cluster, fragments running without redundancy, and arbitration after a network s
 
 from __future__ import annotations
 
+from ndbinfo_exporter.health import thresholds
+from ndbinfo_exporter.health.findings.check import Check
+from ndbinfo_exporter.health.findings.inputs import Inputs
+from ndbinfo_exporter.health.findings.wording import count, joined, named_nodes
+from ndbinfo_exporter.health.models import Evidence, Finding
+from ndbinfo_exporter.health.samples import Samples
 from ndbinfo_exporter.scrape.ndb_visibility import CAUSES, OK
-from ndbinfo_exporter.view import thresholds
-from ndbinfo_exporter.view.findings.check import Check
-from ndbinfo_exporter.view.findings.inputs import Inputs
-from ndbinfo_exporter.view.findings.wording import count, joined, named_nodes
-from ndbinfo_exporter.view.models import Evidence, Finding
-from ndbinfo_exporter.view.samples import Samples
 
 
 def ndb_visible(check: Check, inputs: Inputs) -> Finding:

@@ -3,12 +3,12 @@ memory (both end in error 1218)."""
 
 from __future__ import annotations
 
-from ndbinfo_exporter.view import thresholds
-from ndbinfo_exporter.view.findings.check import Check
-from ndbinfo_exporter.view.findings.fullest import Fullest
-from ndbinfo_exporter.view.findings.inputs import Inputs
-from ndbinfo_exporter.view.findings.wording import NAMES_SHOWN
-from ndbinfo_exporter.view.models import Evidence, Finding
+from ndbinfo_exporter.health import thresholds
+from ndbinfo_exporter.health.findings.check import Check
+from ndbinfo_exporter.health.findings.fullest import Fullest
+from ndbinfo_exporter.health.findings.inputs import Inputs
+from ndbinfo_exporter.health.findings.wording import NAMES_SHOWN
+from ndbinfo_exporter.health.models import Evidence, Finding
 
 
 def transporter_overload(check: Check, inputs: Inputs) -> Finding:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ndbinfo_exporter.health.models import ConfigParam, ConfigView, NodeValue
+from ndbinfo_exporter.health.samples import Samples
 from ndbinfo_exporter.scrape.scraper import ScrapeResult
-from ndbinfo_exporter.view.models import ConfigParam, ConfigView, NodeValue
-from ndbinfo_exporter.view.samples import Samples
 
 
 def config_params(samples: Samples) -> list[ConfigParam]:

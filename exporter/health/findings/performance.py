@@ -4,12 +4,12 @@ transactions holding row locks."""
 
 from __future__ import annotations
 
-from ndbinfo_exporter.view import thresholds
-from ndbinfo_exporter.view.findings.check import Check
-from ndbinfo_exporter.view.findings.inputs import Inputs
-from ndbinfo_exporter.view.findings.wording import named_nodes, percent
-from ndbinfo_exporter.view.models import Evidence, Finding
-from ndbinfo_exporter.view.samples import Samples
+from ndbinfo_exporter.health import thresholds
+from ndbinfo_exporter.health.findings.check import Check
+from ndbinfo_exporter.health.findings.inputs import Inputs
+from ndbinfo_exporter.health.findings.wording import named_nodes, percent
+from ndbinfo_exporter.health.models import Evidence, Finding
+from ndbinfo_exporter.health.samples import Samples
 
 
 def hot_table_without_read_backup(check: Check, inputs: Inputs) -> Finding:

@@ -3,13 +3,13 @@ filling up, and the disk page buffer missing disk data pages."""
 
 from __future__ import annotations
 
-from ndbinfo_exporter.view import thresholds
-from ndbinfo_exporter.view.findings.check import Check
-from ndbinfo_exporter.view.findings.fullest import Fullest
-from ndbinfo_exporter.view.findings.inputs import Inputs
-from ndbinfo_exporter.view.findings.wording import count, gcis, named_nodes, percent
-from ndbinfo_exporter.view.models import Evidence, Finding
-from ndbinfo_exporter.view.samples import Samples
+from ndbinfo_exporter.health import thresholds
+from ndbinfo_exporter.health.findings.check import Check
+from ndbinfo_exporter.health.findings.fullest import Fullest
+from ndbinfo_exporter.health.findings.inputs import Inputs
+from ndbinfo_exporter.health.findings.wording import count, gcis, named_nodes, percent
+from ndbinfo_exporter.health.models import Evidence, Finding
+from ndbinfo_exporter.health.samples import Samples
 
 
 def data_memory_ratios(inputs: Inputs) -> dict[int, float]:

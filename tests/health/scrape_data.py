@@ -1,4 +1,5 @@
-"""ScrapeResult-shaped data for the view's unit tests: metric families as the collectors build them."""
+"""ScrapeResult-shaped data for the health layer's unit tests (and the view's and the report's):
+metric families as the collectors build them."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ndbinfo_exporter.collectors.base import TargetInfo
-from ndbinfo_exporter.view.cluster import cluster_view
-from ndbinfo_exporter.view.parameters import config_view
-from ndbinfo_exporter.view.samples import Samples
+from ndbinfo_exporter.health.cluster import cluster_view
+from ndbinfo_exporter.health.parameters import config_view
+from ndbinfo_exporter.health.samples import Samples
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 GIB = 1024**3

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ndbinfo_exporter.scrape.scraper import ScrapeResult
-from ndbinfo_exporter.view.models import (
+from ndbinfo_exporter.health.models import (
     ClusterView,
     CollectorFailure,
     DataNode,
@@ -21,8 +20,9 @@ from ndbinfo_exporter.view.models import (
     SqlNode,
     Topology,
 )
-from ndbinfo_exporter.view.replication import replication
-from ndbinfo_exporter.view.samples import Samples
+from ndbinfo_exporter.health.replication import replication
+from ndbinfo_exporter.health.samples import Samples
+from ndbinfo_exporter.scrape.scraper import ScrapeResult
 
 GCI_SHIFT = 2**32
 DATA_MEMORY = "Data memory"

@@ -3,11 +3,11 @@ between the nodes of one cluster, as a rolling restart or upgrade left half done
 
 from __future__ import annotations
 
+from ndbinfo_exporter.health.findings.check import Check
+from ndbinfo_exporter.health.findings.inputs import Inputs
+from ndbinfo_exporter.health.findings.wording import joined, named_nodes
+from ndbinfo_exporter.health.models import Evidence, Finding
 from ndbinfo_exporter.values import leading_version
-from ndbinfo_exporter.view.findings.check import Check
-from ndbinfo_exporter.view.findings.inputs import Inputs
-from ndbinfo_exporter.view.findings.wording import joined, named_nodes
-from ndbinfo_exporter.view.models import Evidence, Finding
 
 
 def inconsistent_config(check: Check, inputs: Inputs) -> Finding:

@@ -1,4 +1,4 @@
-"""The view's models, placement and findings from ScrapeResult-shaped data."""
+"""The findings of every check from ScrapeResult-shaped data."""
 
 from __future__ import annotations
 
@@ -8,18 +8,17 @@ from dataclasses import replace
 
 import pytest
 import yaml
-from ndbinfo_exporter.view import findings, placement
-from ndbinfo_exporter.view.findings.management import NO_MANAGEMENT_SERVER
-from ndbinfo_exporter.view.samples import Samples
+from ndbinfo_exporter.health import findings, placement
+from ndbinfo_exporter.health.findings.management import NO_MANAGEMENT_SERVER
+from ndbinfo_exporter.health.samples import Samples
 
-from tests.view.scrape_data import (
+from tests.health.scrape_data import (
     arbitration,
     cluster,
     config_of,
     later,
     links,
     placement_rows,
-    replica_rows,
     view_of,
 )
 
@@ -30,144 +29,6 @@ def evaluate(result, previous=None, rows=None, groups=None):
     before = Samples(previous.families) if previous is not None else None
     inputs = findings.Inputs(view, Samples(result.families), config_of(result), data, before)
     return {f.id: f for f in findings.evaluate(inputs)}
-
-
-def test_topology_lists_node_groups_and_other_nodes():
-    view = view_of(cluster(), None, {})
-    groups = view.topology.node_groups
-    assert [(g.nodegroup, [n.node_id for n in g.nodes], g.running) for g in groups] == [
-        (0, [1, 2], 2),
-        (1, [3, 4], 2),
-    ]
-    assert all(n.state == "STARTED" for g in groups for n in g.nodes)
-    assert [(n.node_id, n.connected) for n in view.topology.management_nodes] == [(49, True)]
-    assert [(n.node_id, n.connected, n.process_name) for n in view.topology.api_nodes] == [
-        (51, True, "mysqld"),
-        (52, False, None),
-    ]
-    assert view.sql_node.system_name == "demo_cluster"
-    assert view.sql_node.version == "8.4.3-cluster"
-
-
-def test_stopped_node_keeps_its_node_group_when_known():
-    view = view_of(cluster(stopped=(2,)), None, {2: 0})
-    node2 = view.topology.node_groups[0].nodes[1]
-    assert (node2.node_id, node2.state, node2.running) == (2, "STOPPED", False)
-    assert view.topology.node_groups[0].running == 1
-    assert view.topology.unassigned_data_nodes == []
-
-
-def test_stopped_node_without_known_group_is_unassigned():
-    view = view_of(cluster(stopped=(2,)), None, {})
-    assert [n.node_id for n in view.topology.unassigned_data_nodes] == [2]
-
-
-def test_lcp_age_in_gcis_and_seconds():
-    lcp = view_of(cluster(lcp_completed_gci=5000, current_gci=5010), None, {}).lcp
-    assert (lcp.lcp_id, lcp.completed_gci, lcp.current_gci, lcp.age_gcis) == (42, 5000, 5010, 10)
-    assert lcp.age_seconds == pytest.approx(20.0)  # TimeBetweenGlobalCheckpoints 2000 ms
-    assert lcp.replicas_lcp_ongoing == 8
-
-
-def test_resources_per_node():
-    resources = view_of(cluster(data_memory={1: 0.5}), None, {}).resources
-    first = resources[0]
-    assert first.node_id == 1
-    assert first.data_memory_ratio == pytest.approx(0.5)
-    assert first.redo_ratio == pytest.approx((10 + 20 + 30 + 40) / (4 * 256))
-    assert first.redo_worst_part_ratio == pytest.approx(40 / 256)
-
-
-def test_sql_efficiency_uses_two_scrapes_when_there_are_two():
-    first = cluster()
-    second = later(
-        first,
-        15,
-        ndb_sql_api_scans_total=1100,
-        ndb_sql_api_pruned_scans_total=820,
-        ndb_sql_api_round_trips_total=3500,
-        ndb_sql_api_transactions_committed_total=1050,
-    )
-    efficiency = view_of(second, first, {}).sql_efficiency
-    assert efficiency.basis == "two scrapes"
-    assert efficiency.window_seconds == 15
-    assert efficiency.pruned_scan_ratio == pytest.approx(20 / 100)
-    assert efficiency.round_trips_per_commit == pytest.approx(500 / 50)
-
-
-def test_sql_efficiency_since_start_with_one_scrape_or_after_a_restart():
-    first = cluster()
-    assert view_of(first, None, {}).sql_efficiency.basis == "since SQL node start"
-    restarted = later(first, 15, ndb_sql_api_scans_total=10)
-    efficiency = view_of(restarted, first, {}).sql_efficiency
-    assert efficiency.basis == "since SQL node start"
-    assert efficiency.scans == 10
-
-
-def test_config_lists_non_default_and_inconsistent_parameters():
-    view = config_of(cluster(inconsistent={"MaxNoOfConcurrentOperations": {1: 32768, 2: 65536}}))
-    params = {p.param: p for p in view.params}
-    assert params["DataMemory"].non_default_nodes == [1, 2, 3, 4]
-    assert not params["DataMemory"].inconsistent
-    assert params["MaxNoOfConcurrentOperations"].inconsistent
-    assert "TimeBetweenGlobalCheckpoints" not in params
-    assert view.inconsistent_count == 1
-
-
-def test_placement_counts_dead_replicas_and_primaries_per_node():
-    data = placement.build(placement_rows(stopped=(2,)), 1, 0.0)
-    table = data.tables[0]
-    assert (table.db, table.table, table.fragments) == ("app", "t0", 4)
-    shares = {node: (s.primaries, s.backups, s.dead) for node, s in table.shares.items()}
-    assert shares == {1: (2, 0, 0), 2: (0, 0, 2), 3: (1, 1, 0), 4: (1, 1, 0)}
-    assert table.dead_replicas == 2
-    assert sorted(map(sorted, data.node_groups)) == [[1, 2], [3, 4]]
-
-
-def test_fragments_of_one_table_mark_dead_replicas_and_primaries():
-    rows = [r for r in replica_rows(stopped=(2,)) if r["table_id"] == 11]
-    fragments = placement.fragments(rows)
-    assert (fragments[0].primary, fragments[0].backups, fragments[0].dead) == (1, [], [2])
-    assert (fragments[2].primary, fragments[2].preferred_primary, fragments[2].dead) == (1, 2, [2])
-    assert [f.fragment_id for f in fragments] == [0, 1, 2, 3]
-
-
-def test_placement_filter_paging_and_summary():
-    data = placement.build(placement_rows(tables=30, dbs=("app", "shop")), 1, 0.0)
-    nodes = {1: (0, True), 2: (0, True), 3: (1, True), 4: (1, True)}
-
-    def page_view(page=1, page_size=50, **match):
-        chosen = placement.select(data, nodes, **match)
-        return placement.page_view(chosen, "t", page=page, page_size=page_size)
-
-    page = page_view(db="shop", page=2, page_size=20)
-    assert (page.total_tables, page.matched_tables, page.pages, len(page.tables)) == (60, 30, 2, 10)
-    assert [d.db for d in page.databases] == ["shop"]
-    assert sum(n.primaries for n in page.nodes) == 30 * 4
-    assert {n.node_id: n.replicas for n in page.nodes} == {1: 60, 2: 60, 3: 60, 4: 60}
-    named = page_view(table="T2")
-    assert {t.table for t in named.tables} == {
-        "t2",
-        "t20",
-        "t21",
-        "t22",
-        "t23",
-        "t24",
-        "t25",
-        "t26",
-        "t27",
-        "t28",
-        "t29",
-    }
-    assert page_view(node=7).matched_tables == 0
-
-
-def test_placement_sql_reads_one_node_and_only_schema_columns():
-    sql = placement.sql_for(3)
-    assert "f.node_id = 3 AND r.node_id = 3" in sql
-    assert "o.type = 2" in sql
-    assert "GROUP BY f.table_id, r.replica_node_id" in sql
-    assert "AND f.table_id = 17" in placement.detail_sql(3, 17)
 
 
 def test_healthy_cluster_has_only_read_backup_problem():
@@ -231,7 +92,7 @@ def test_thresholds_for_memory_primaries_config_and_lcp():
 
 
 def test_missing_collectors_give_unknown_not_errors():
-    from tests.view.scrape_data import Result, gauge
+    from tests.health.scrape_data import Result, gauge
 
     found = evaluate(Result(families=[gauge("ndb_up")]))
     without_management = {f.id for f in found.values() if f.summary == NO_MANAGEMENT_SERVER}
@@ -240,7 +101,7 @@ def test_missing_collectors_give_unknown_not_errors():
 
 
 def test_whole_cluster_down_is_a_critical_finding_and_no_check_passes():
-    from tests.view.scrape_data import Result, gauge
+    from tests.health.scrape_data import Result, gauge
 
     error = "1296 (HY000): Got error 4009 'Cluster Failure' from NDB"
     down = Result(
@@ -280,7 +141,7 @@ def test_whole_cluster_down_is_a_critical_finding_and_no_check_passes():
 def without_ndb(state: str, families=()):
     """What a scrape of a SQL node without NDB gives: the exporter's own families and, on an
     NDB build, the SQL node's status."""
-    from tests.view.scrape_data import Result, gauge
+    from tests.health.scrape_data import Result, gauge
 
     return Result(
         families=[
@@ -317,7 +178,7 @@ def test_ndb_not_visible_is_a_critical_finding_and_no_check_passes(state, cause)
 
 
 def test_counters_of_a_sql_node_without_ndbinfo_are_not_judged():
-    from tests.view.scrape_data import counter
+    from tests.health.scrape_data import counter
 
     counters = [
         counter("ndb_sql_api_round_trips_total", 3000.0),
@@ -400,7 +261,7 @@ def test_every_findings_promql_parses(tmp_path):
 
 
 def test_send_buffer_and_tablespace_findings():
-    from tests.view.scrape_data import Result, gauge
+    from tests.health.scrape_data import Result, gauge
 
     def families(allocated: float, free: float) -> list:
         node, data = {"node_id": "3"}, {"type": "DATAFILE", "filegroup": "ts_1", "file": "./d.dat"}
@@ -429,7 +290,7 @@ def test_send_buffer_and_tablespace_findings():
 
 
 def test_replica_card_lists_channels_and_applied_gcis():
-    from tests.view.scrape_data import Channel, replication
+    from tests.health.scrape_data import Channel, replication
 
     result = replication(
         cluster(),
@@ -467,7 +328,7 @@ REPLICATION_CHECKS = {
 
 
 def test_stopped_channel_and_binlog_gap_are_critical():
-    from tests.view.scrape_data import Channel, replication
+    from tests.health.scrape_data import Channel, replication
 
     result = replication(
         cluster(),
@@ -496,7 +357,7 @@ def test_stopped_channel_and_binlog_gap_are_critical():
 
 
 def test_replica_behind_its_source_is_a_warning():
-    from tests.view.scrape_data import Channel, replication
+    from tests.health.scrape_data import Channel, replication
 
     found = evaluate(replication(cluster(), channels=(Channel(behind=301.0),)))
     lag = found["replication_lag_high"]
@@ -508,7 +369,7 @@ def test_replica_behind_its_source_is_a_warning():
 
 
 def test_binlog_server_card_and_injector_findings():
-    from tests.view.scrape_data import replication
+    from tests.health.scrape_data import replication
 
     gcis = {"buffered": 5020, "received": 5005, "handled": 5000, "written": 4998}
     result = replication(cluster(current_gci=5031), binlog=gcis, server_id=1)
@@ -537,7 +398,7 @@ def test_binlog_server_card_and_injector_findings():
 
 
 def test_not_replicating_is_quiet_and_unread_collectors_are_unknown():
-    from tests.view.scrape_data import replication
+    from tests.health.scrape_data import replication
 
     none = replication(cluster())
     card = view_of(none).replication

@@ -9,7 +9,7 @@ from pathlib import Path
 from grafana_foundation_sdk.cog.encoder import JSONEncoder
 
 from . import config, data_nodes, overview, replication, sql_nodes, tables
-from .common import Board
+from .layout import Board
 
 OUTPUT = Path(__file__).resolve().parent / "generated"
 MODULES = (overview, data_nodes, tables, sql_nodes, replication, config)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -276,6 +276,11 @@ ZERO_IS_GOOD_WARNING = thresholds((None, "green"), (1, "orange"))
 NEUTRAL = thresholds((None, "blue"))
 
 
+def threshold_override(steps: dash.ThresholdsConfig) -> list[model.DynamicConfigValue]:
+    """Field override properties that colour the matched fields at ``steps``."""
+    return [model.DynamicConfigValue(id_val="thresholds", value=steps.build())]
+
+
 def value_text(mapping: dict[int, tuple[str, str]]) -> list[model.ValueMap]:
     """Value mappings number -> (text, colour)."""
     return [
@@ -356,12 +361,15 @@ def stat_panel(
     links: Sequence[dash.DashboardLink] = (),
     named: bool = False,
     no_value: str | None = None,
+    field_steps: Sequence[tuple[str, dash.ThresholdsConfig]] = (),
     width: int = 4,
     height: int = 4,
 ) -> PanelSpec:
     """A big number; ``steps`` colour it (every stat judges its value, or says it does not
     with NEUTRAL); ``links`` are data links (a drill-down); ``named`` shows the series' legend
-    under the value; ``no_value`` is the text shown when the query returns nothing."""
+    under the value; ``no_value`` is the text shown when the query returns nothing;
+    ``field_steps`` (legend, steps) colour one series at other thresholds (an alert's other
+    severity)."""
     text_mode = common_model.BigValueTextMode.VALUE_AND_NAME if named else None
     builder = (
         _with_common(stat.Panel(), title, description, unit, queries, width, height)
@@ -380,6 +388,8 @@ def stat_panel(
         builder = builder.text_mode(text_mode)
     if no_value:
         builder = builder.no_value(no_value)
+    for name, steps_of_field in field_steps:
+        builder = builder.override_by_name(name, threshold_override(steps_of_field))
     return PanelSpec(builder, queries)
 
 
@@ -392,10 +402,12 @@ def bargauge_panel(
     min_value: float | None = 0,
     max_value: float | None = None,
     links: Sequence[dash.DashboardLink] = (),
+    pattern_steps: Sequence[tuple[str, dash.ThresholdsConfig]] = (),
     width: int = 12,
     height: int = 8,
 ) -> PanelSpec:
-    """Horizontal bars; ``links`` are data links (a bar drills down)."""
+    """Horizontal bars; ``links`` are data links (a bar drills down); ``pattern_steps``
+    (regular expression on the bar's name, steps) colour some bars at other thresholds."""
     builder = (
         _with_common(bargauge.Panel(), title, description, unit, queries, width, height)
         .thresholds(steps)
@@ -409,6 +421,8 @@ def bargauge_panel(
         builder = builder.max(max_value)
     if links:
         builder = builder.data_links(list(links))
+    for pattern, steps_of_bar in pattern_steps:
+        builder = builder.override_by_regexp(pattern, threshold_override(steps_of_bar))
     return PanelSpec(builder, queries)
 
 
@@ -602,65 +616,7 @@ def matrix_table(
     )
 
 
-# ---------------------------------------------------------------- variables
-
-ALL = model.VariableOption(selected=True, text=["All"], value=["$__all"])
-
-
-def datasource_variable() -> dash.DatasourceVariable:
-    return dash.DatasourceVariable("datasource").label("Data source").type("prometheus")
-
-
-def cluster_variable(*, multi: bool = False) -> dash.QueryVariable:
-    """The cluster (Prometheus' ``cluster`` target label); ``multi`` shows several side by side."""
-    variable = (
-        dash.QueryVariable("cluster")
-        .label("Cluster")
-        .datasource(DATASOURCE)
-        .query("label_values(ndb_up, cluster)")
-        .refresh(model.VariableRefresh.ON_TIME_RANGE_CHANGED)
-        .sort(model.VariableSort.ALPHABETICAL_ASC)
-    )
-    if multi:
-        variable = variable.multi(True).include_all(True).all_value(".*").current(ALL)
-    return variable
-
-
-def instance_variable() -> dash.QueryVariable:
-    return (
-        dash.QueryVariable("instance")
-        .label("SQL node (exporter)")
-        .description(
-            "Exporters, one per SQL node. Cluster-wide ndbinfo data is the same through every "
-            "SQL node; panels take the maximum over the selected ones."
-        )
-        .datasource(DATASOURCE)
-        .query('label_values(ndb_up{cluster=~"$cluster"}, instance)')
-        .refresh(model.VariableRefresh.ON_TIME_RANGE_CHANGED)
-        .sort(model.VariableSort.ALPHABETICAL_ASC)
-        .multi(True)
-        .include_all(True)
-        .all_value(".*")
-        .current(ALL)
-    )
-
-
-def node_variable() -> dash.QueryVariable:
-    return (
-        dash.QueryVariable("node")
-        .label("Data node")
-        .datasource(DATASOURCE)
-        .query('label_values(ndb_data_node_uptime_seconds{cluster=~"$cluster"}, node_id)')
-        .refresh(model.VariableRefresh.ON_TIME_RANGE_CHANGED)
-        .sort(model.VariableSort.NATURAL_ASC)
-        .multi(True)
-        .include_all(True)
-        .all_value(".*")
-        .current(ALL)
-    )
-
-
-# ---------------------------------------------------------------- links and annotations
+# ---------------------------------------------------------------- links
 
 DATA_NODES_UID = "ndb-data-nodes"
 
@@ -678,132 +634,6 @@ def data_node_link() -> dash.DashboardLink:
         .url(url)
         .tooltip("Open the Data nodes dashboard for this data node")
     )
-
-
-# Annotations shared by every dashboard: (name, colour, query). Restarts come from uptime
-# resets, alerts from Prometheus' ALERTS series, configuration changes from the generation
-# the data nodes run, cluster-log events from the management server (node failures, starts,
-# arbitration, backups; one exporter per cluster suffices, hence the max over instances).
-CLUSTER_LOG_EVENTS = (
-    "NodeFailCompleted|NDBStartCompleted|ArbitResult|BackupCompleted|BackupAborted"
-    "|BackupFailedToStart"
-)
-ANNOTATIONS = (
-    (
-        "Data node restarts",
-        "orange",
-        f"max by (node_id) (resets({sel('ndb_data_node_uptime_seconds')}[2m])) > 0",
-    ),
-    ("Alerts firing", "red", 'ALERTS{cluster=~"$cluster", alertstate="firing"}'),
-    (
-        "Configuration generation changes",
-        "blue",
-        f"max by (node_id) (changes({sel('ndb_data_node_config_generation')}[2m])) > 0",
-    ),
-    (
-        "Cluster log events",
-        "purple",
-        "max by (type, node_id) (increase("
-        + sel("ndb_mgmd_events_total", f'type=~"{CLUSTER_LOG_EVENTS}"')
-        + "[2m])) > 0",
-    ),
-)
-
-
-def annotation(name: str, color: str, expr: str) -> dash.AnnotationQuery:
-    return (
-        dash.AnnotationQuery()
-        .name(name)
-        .datasource(DATASOURCE)
-        .enable(True)
-        .icon_color(color)
-        .expr(expr)
-    )
-
-
-# ---------------------------------------------------------------- layout
-
-
-@dataclass
-class Board:
-    """A finished dashboard and the fault-only queries it declares (expr -> ndbsim fault)."""
-
-    uid: str
-    dashboard: model.Dashboard
-    faults: dict[str, str] = field(default_factory=dict)
-
-
-class Layout:
-    """Builds a dashboard section by section and numbers its panels. ``clusters`` lets the
-    cluster variable take several clusters at once (to compare them side by side)."""
-
-    def __init__(
-        self,
-        uid: str,
-        title: str,
-        description: str,
-        *,
-        node_filter: bool = False,
-        clusters: bool = False,
-    ):
-        self._builder = (
-            dash.Dashboard(title)
-            .uid(uid)
-            .description(description)
-            .tags(TAGS)
-            .editable()
-            .tooltip(model.DashboardCursorSync.CROSSHAIR)
-            .time("now-1h", "now")
-            .refresh("30s")
-            .timezone("browser")
-            .link(
-                dash.DashboardLink("NDB dashboards")
-                .type(model.DashboardLinkType.DASHBOARDS)
-                .tags(TAGS)
-                .as_dropdown(True)
-                .include_vars(True)
-                .keep_time(True)
-            )
-            .annotations([annotation(*spec) for spec in ANNOTATIONS])
-            .with_variable(datasource_variable())
-            .with_variable(cluster_variable(multi=clusters))
-            .with_variable(instance_variable())
-        )
-        if node_filter:
-            self._builder = self._builder.with_variable(node_variable())
-        self._uid = uid
-        self._faults: dict[str, str] = {}
-
-    def _remember(self, spec: PanelSpec) -> None:
-        for query in spec.queries:
-            if query.fault:
-                self._faults[query.expr] = query.fault
-
-    def row(self, title: str, *panels: PanelSpec) -> Layout:
-        self._builder = self._builder.with_row(dash.Row(title))
-        for spec in panels:
-            self._remember(spec)
-            self._builder = self._builder.with_panel(spec.builder)
-        return self
-
-    def collapsed_row(self, title: str, *panels: PanelSpec) -> Layout:
-        row = dash.Row(title)
-        for spec in panels:
-            self._remember(spec)
-            row = row.with_panel(spec.builder)
-        self._builder = self._builder.with_row(row.collapsed(True))
-        return self
-
-    def build(self) -> Board:
-        dashboard = self._builder.build()
-        next_id = 1
-        for panel in dashboard.panels or []:
-            panel.id_val = next_id
-            next_id += 1
-            for inner in getattr(panel, "panels", None) or []:
-                inner.id_val = next_id
-                next_id += 1
-        return Board(uid=self._uid, dashboard=dashboard, faults=dict(self._faults))
 
 
 # ---------------------------------------------------------------- shared panels

@@ -5,8 +5,6 @@ from __future__ import annotations
 from .alerts import threshold
 from .common import (
     ZERO_IS_GOOD_WARNING,
-    Board,
-    Layout,
     alert_steps,
     bargauge_panel,
     bottom,
@@ -19,6 +17,7 @@ from .common import (
     thresholds,
     timeseries_panel,
 )
+from .layout import Board, Layout
 
 UID = "ndb-config"
 # A cluster configured alike on every data node has no inconsistent parameters; ndbsim shows

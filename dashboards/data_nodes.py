@@ -5,8 +5,6 @@ from __future__ import annotations
 from .alerts import threshold
 from .common import (
     NEUTRAL,
-    Board,
-    Layout,
     alert_steps,
     bargauge_panel,
     bottom,
@@ -23,6 +21,7 @@ from .common import (
     timeseries_panel,
     top,
 )
+from .layout import Board, Layout
 
 UID = "ndb-data-nodes"
 
@@ -156,7 +155,9 @@ def _memory_row(layout: Layout) -> None:
             "Share of each memory pool in use, the ten fullest. Little DataMemory left leaves "
             "no room for growth and for the extra copies made during ALTER TABLE and node "
             "restarts (NdbDataMemoryHigh, NdbDataMemoryCritical); a full long message buffer "
-            "stalls signal processing (NdbLongMessageBufferHigh).",
+            "fails the operations that send long signals (NdbLongMessageBufferHigh, a warning "
+            f"from {threshold('NdbLongMessageBufferHigh'):.0%}: its bars turn orange there "
+            "and never red).",
             "percentunit",
             q(
                 top(
@@ -166,6 +167,9 @@ def _memory_row(layout: Layout) -> None:
                 "node {{node_id}} {{memory_type}}",
             ),
             steps=alert_steps(threshold("NdbDataMemoryHigh"), threshold("NdbDataMemoryCritical")),
+            pattern_steps=[
+                (".*Long message buffer", alert_steps(threshold("NdbLongMessageBufferHigh")))
+            ],
             max_value=1,
         ),
         timeseries_panel(
@@ -304,7 +308,7 @@ def _thread_row(layout: Layout) -> None:
             "percentunit",
             q(
                 top(
-                    f"max by (node_id, thread, thr_no) (sum by (instance, node_id, thread, thr_no) ({cpu}))"
+                    f"max by (node_id, thread, thr_no) (sum by (instance, job, node_id, thread, thr_no) ({cpu}))"
                 ),
                 "node {{node_id}} {{thread}} {{thr_no}}",
             ),
@@ -346,10 +350,12 @@ def _activity_row(layout: Layout) -> None:
             width=8,
         ),
         timeseries_panel(
-            "Send-buffer stalls",
-            "Share of the last second the busiest thread of each type waited for full send "
-            "buffers, the ten highest. Buffer-full time means the node produces data faster "
-            "than its links send it (see the transporters). NdbThreadBufferFull fires above "
+            "Job-buffer stalls",
+            "Share of the last second the busiest thread of each type slept waiting on a full "
+            "job buffer (ndbinfo.cpustat thread_buffer_full), the ten highest: a thread it "
+            "sends signals to, most often an overloaded LDM thread, consumes them too slowly. "
+            "Full send buffers towards other nodes show on the transporters instead. "
+            "NdbThreadBufferFull fires when the 5-minute average stays above "
             f"{threshold('NdbThreadBufferFull'):.0%}.",
             "percentunit",
             per_node(stalled, "thread"),

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from .alerts import threshold
 from .common import (
-    EPOCH_PER_GCI,
     NEUTRAL,
+    RATE,
     ZERO_IS_GOOD,
     ZERO_IS_GOOD_WARNING,
-    Board,
-    Layout,
     PanelSpec,
     alert_list_panel,
     alert_steps,
@@ -34,12 +32,26 @@ from .common import (
     top,
     value_text,
 )
+from .layout import Board, Layout
 
 UID = "ndb-overview"
 
-STATUS_TEXT = value_text({2: ("HEALTHY", "green"), 1: ("DEGRADED", "orange"), 0: ("DOWN", "red")})
+# The cluster's verdict, recorded from the firing alerts (provisioning/prometheus/rules/
+# ndb-verdict.yml): the codes of its states, with their text and colour.
+STATUS = "cluster:ndb_status:min"
+STATUS_TEXT = value_text(
+    {
+        0: ("NO DATA", "text"),
+        1: ("DOWN", "dark-red"),
+        2: ("NO REDUNDANCY", "red"),
+        3: ("CRITICAL", "red"),
+        4: ("DEGRADED", "orange"),
+        5: ("HEALTHY", "green"),
+    }
+)
+STATUS_STEPS = thresholds((None, "text"), (1, "dark-red"), (2, "red"), (4, "orange"), (5, "green"))
+SQL_NODES_GONE = "cluster:ndb_sql_nodes_gone:count"
 ARBITRATION_TEXT = value_text({1: ("ready", "green"), 0: ("not ready", "orange")})
-STATUS_STEPS = thresholds((None, "red"), (1, "orange"), (2, "green"))
 
 
 STARTED = 'state="STARTED"'
@@ -70,9 +82,14 @@ def _of_configured(missing: str, node_type: str) -> str:
 
 
 def _lcp_age() -> str:
-    """GCIs the cluster committed since the GCI up to which the last LCP made data durable."""
+    """GCIs the cluster committed since the GCI up to which the last LCP made data durable,
+    while the cluster writes (NdbLcpStalled's guard: an idle cluster runs no LCP, and the
+    committed GCI, read from the SQL nodes' last commit, stands still)."""
     lcp = f"max by (cluster) ({sel('ndb_lcp_completed_gci')})"
-    return f"max({committed_gci()} - on (cluster) {lcp})"
+    commits = f"rate({sel('ndb_sql_api_transactions_committed_total', per_cluster=True)}[{RATE}])"
+    writes = rate("ndb_block_events_total", 'counter="WRITES"')
+    writing = f"(sum({commits}) > 0 or sum({writes}) > 0)"
+    return f"max({committed_gci()} - on (cluster) {lcp}) and on () {writing}"
 
 
 def _node_group_state() -> str:
@@ -83,45 +100,45 @@ def _node_group_state() -> str:
     return f"({fewest} > bool 0) + ({fewest} >= bool {_replicas()})"
 
 
-def _cluster_status() -> str:
-    """The worst of the checks: 2 healthy, 1 degraded, 0 down."""
-    not_started = f"(count({_configured('NDB')}) - (sum({_started()}) or vector(0)))"
-    lcp_limit = threshold("NdbLcpStalled")
-    checks = {
-        "data_nodes": f"({not_started} == bool 0) + 1",
-        "node_groups": _node_group_state(),
-        "gcp": f"1 + ({_gcp_per_minute()} > bool 0) or on () vector(2)",
-        "lcp": f"1 + ({_lcp_age()} <= bool {lcp_limit:g})",
-        "arbitrator": f"1 + {_arbitration()}",
-    }
-    terms = [f'label_replace({expr}, "check", "{name}", "", "")' for name, expr in checks.items()]
-    return "min(" + " or ".join(f"({term})" for term in terms) + ")"
-
-
-def _gcp_per_minute() -> str:
-    """GCIs committed per minute by the busiest SQL node, while the SQL nodes commit (an idle
-    cluster commits no epochs to read the global checkpoint from)."""
-    epoch = rate("ndb_sql_last_commit_epoch")
-    commits = rate("ndb_sql_api_transactions_committed_total")
-    return f"(max({epoch}) / {EPOCH_PER_GCI} * 60 and on () sum({commits}) > 0)"
+def _gcis_per_minute() -> str:
+    """GCIs completed in the last minute, read where NdbGlobalCheckpointStalled reads the
+    GCI: the management server's GlobalCheckpointCompleted while an exporter's subscription
+    is up, else the newest epoch the SQL nodes' event buffers received. Not the epoch of the
+    SQL nodes' commits: micro GCPs raise it while GCP_SAVE holds the GCI."""
+    gci = sel("ndb_mgmd_global_checkpoint_gci")
+    subscribed = f"({sel('ndb_mgmd_subscription_up')} == 1)"
+    mgmd = f"max({gci} - {gci} offset 1m and on (cluster, instance, job) {subscribed})"
+    buffered = sel("ndb_binlog_buffered_gci", per_cluster=True)
+    return f"{mgmd} or (max({buffered}) - max({buffered} offset 1m))"
 
 
 def _arbitration() -> str:
-    """1 when every data node knows an arbitrator, is connected to it and the president runs
-    arbitration (ARBIT_RUN), else 0: NdbNoArbitrator's conditions."""
-    known = f"min(max by (node_id) ({sel('ndb_arbitrator_node_id')}) > bool 0)"
-    connected = f"min(max by (node_id) ({sel('ndb_arbitrator_connected')}))"
+    """1 when a data node knows an arbitrator, one is connected to it and the president runs
+    arbitration (ARBIT_RUN), else 0: NdbNoArbitrator fires on the maximum over the data
+    nodes of each."""
+    known = f"(max({sel('ndb_arbitrator_node_id')}) > bool 0)"
+    connected = f"max({sel('ndb_arbitrator_connected')})"
     running = "max(" + sel("ndb_arbitration_state", 'state="ARBIT_RUN"') + ")"
     return f"({known} * {connected} * {running})"
+
+
+def _short_node_groups(left: str) -> str:
+    """Node groups running fewer data nodes than NoOfReplicas with ``left`` (a comparison)
+    of them running, as NdbNodeGroupDegraded's two severities split them."""
+    running = sel("ndb_nodegroup_running_data_nodes", NOT_SPARE)
+    short = f"(max by (nodegroup) ({running}) < on () group_left () {_replicas()})"
+    return f"count({short} {left}) or vector(0)"
+
+
+LAST_REPLICA = "on their last data node"
+SQL_NODES_DOWN = "SQL nodes not answering"
 
 
 def _status_stats() -> tuple[PanelSpec, ...]:
     not_started = f"count({_configured('NDB')}) - (sum({_started()}) or vector(0))"
     mgm_missing = f"count({_configured('MGM')}) - (sum({_connected('MGM')}) or vector(0))"
-    running = sel("ndb_nodegroup_running_data_nodes", NOT_SPARE)
-    replicas = _replicas()
-    api = sel("ndb_node_connected", 'node_type="API"')
-    gone = f"max by (node_id) (max_over_time({api}[1d])) == 1 and max by (node_id) ({api}) == 0"
+    exporters = sel("up", 'job=~".*ndb.*"')
+    sql_nodes = sel("ndb_up", per_cluster=True)
     return (
         stat_panel(
             "Data nodes not started",
@@ -135,49 +152,55 @@ def _status_stats() -> tuple[PanelSpec, ...]:
             width=3,
         ),
         stat_panel(
-            "Node groups degraded",
-            "Node groups running fewer data nodes than NoOfReplicas (ndbinfo.membership). "
-            "With two replicas the node group has one left: one more failure there shuts the "
-            "cluster down (NdbNodeGroupDegraded, critical with one replica left).",
+            "Node groups short of replicas",
+            "Node groups running fewer data nodes than NoOfReplicas (ndbinfo.membership), as "
+            "NdbNodeGroupDegraded judges them: in red those on their last data node (critical: "
+            "their data has no second copy, and one more failure there shuts the cluster "
+            "down), in orange those with more left (warning, with three or four replicas).",
             "none",
-            q(
-                f"count(max by (nodegroup) ({running}) < on () group_left () {replicas}) or vector(0)",
-                instant=True,
-            ),
-            steps=ZERO_IS_GOOD,
+            q(_short_node_groups("== 1"), LAST_REPLICA, instant=True),
+            q(_short_node_groups("> 1"), "with more left", instant=True),
+            steps=ZERO_IS_GOOD_WARNING,
+            field_steps=[(LAST_REPLICA, ZERO_IS_GOOD)],
+            named=True,
             width=3,
         ),
         stat_panel(
             "Global checkpoints per minute",
-            "GCIs the cluster committed per minute, read from the newest epoch its SQL "
-            "nodes committed in (Ndb_last_commit_epoch_server >> 32): about 30 at the default "
-            "TimeBetweenGlobalCheckpoints of 2 s. 0 while the SQL nodes commit means the "
-            "global checkpoint has stalled and commits wait (NdbGlobalCheckpointStalled). "
-            "'idle' when no SQL node committed in the interval.",
+            "GCIs completed in the last minute, read as NdbGlobalCheckpointStalled reads them: "
+            "the management server's GlobalCheckpointCompleted, or without one the newest "
+            "epoch the SQL nodes' event buffers received. About 30 at the default "
+            "TimeBetweenGlobalCheckpoints of 2 s; 0 means GCP_SAVE holds the global checkpoint "
+            "(a GCP stop) and the alert fires after 30 s more. 'not read' when no exporter "
+            "reads a management server and no SQL node runs a binlog thread.",
             "none",
-            q(_gcp_per_minute(), instant=True),
-            steps=thresholds((None, "red"), (0.001, "green")),
-            no_value="idle",
+            q(_gcis_per_minute(), instant=True),
+            steps=thresholds((None, "red"), (1, "green")),
+            no_value="not read",
             width=3,
         ),
         stat_panel(
             "LCP age",
             "GCIs committed since the GCI up to which the last local checkpoint made the "
             "data durable: the newest GCI committed in the cluster (largest over its SQL "
-            "nodes) minus ndb_lcp_completed_gci. It grows while an LCP runs and drops when "
-            f"one completes; NdbLcpStalled fires above {threshold('NdbLcpStalled'):g} GCIs, "
-            "when the redo log is no longer being freed.",
+            "nodes) minus ndb_lcp_completed_gci, while the cluster writes ('idle' otherwise: "
+            "no LCP runs then, and the committed GCI stands still). It grows while an LCP "
+            "runs and drops when one completes; NdbLcpStalled fires above "
+            f"{threshold('NdbLcpStalled'):g} GCIs for 5 minutes, when the redo log is no "
+            "longer being freed.",
             "suffix: GCI",
             q(_lcp_age(), instant=True),
             steps=alert_steps(critical=threshold("NdbLcpStalled")),
+            no_value="idle",
             width=3,
         ),
         stat_panel(
             "Arbitrator",
-            "Whether the cluster can survive a network split: every data node knows an "
-            "arbitrator (a management or API node), is connected to it, and the president "
-            "runs arbitration (ARBIT_RUN, ndbinfo.membership). Without one, a split that "
-            "leaves no node group wholly on one side shuts the cluster down (NdbNoArbitrator).",
+            "Whether the cluster can survive a network split: a data node knows an "
+            "arbitrator (a management or API node), one is connected to it, and the "
+            "president runs arbitration (ARBIT_RUN, ndbinfo.membership). NdbNoArbitrator "
+            "fires when no data node does: a split that leaves no node group wholly on one "
+            "side then shuts the cluster down.",
             "none",
             q(_arbitration(), instant=True),
             steps=thresholds((None, "orange"), (1, "green")),
@@ -197,26 +220,35 @@ def _status_stats() -> tuple[PanelSpec, ...]:
             width=3,
         ),
         stat_panel(
-            "API and SQL nodes gone away",
-            "[mysqld] and [api] slots not connected now that had a process connected in the "
-            "last day: SQL nodes or NDB API applications that lost the cluster. Spare slots "
-            "that stayed empty are left out (they are never a fault).",
+            "SQL nodes gone away",
+            "SQL nodes (mysqld) connected to the cluster within the last day that have not "
+            "been for 2 minutes: the SQL nodes NdbSqlNodeGone fires for. NDB API tools that "
+            "come and go (ndb_restore, ndb_mgm) and spare [api] slots are left out.",
             "none",
-            q(f"count({gone}) or vector(0)", instant=True),
+            q(f"{sel(SQL_NODES_GONE)} or vector(0)", instant=True),
             steps=ZERO_IS_GOOD_WARNING,
             width=3,
         ),
         stat_panel(
-            "SQL nodes not answering",
-            "Exporters whose SQL node did not answer the last scrape (ndb_up 0), of all "
-            "exporters of this cluster (NdbSqlNodeUnreachable). The cluster is still read "
-            "through the others; that SQL node's own counters are missing.",
+            "SQL nodes and exporters",
+            "In orange the exporters Prometheus cannot scrape (up 0 in every job: "
+            "NdbExporterDown), in red the SQL nodes whose exporter answers but cannot query "
+            "them (ndb_up 0: NdbSqlNodeUnreachable). The cluster is still read through the "
+            "others; those SQL nodes' own counters are missing.",
             "none",
             q(
-                f"count(max by (instance) ({sel('ndb_up', per_cluster=True)}) == 0) or vector(0)",
+                f"count(min by (instance) ({exporters}) == 0) or vector(0)",
+                "exporters down",
                 instant=True,
             ),
-            steps=ZERO_IS_GOOD,
+            q(
+                f"count(min by (instance) ({sql_nodes}) == 0) or vector(0)",
+                SQL_NODES_DOWN,
+                instant=True,
+            ),
+            steps=ZERO_IS_GOOD_WARNING,
+            field_steps=[(SQL_NODES_DOWN, ZERO_IS_GOOD)],
+            named=True,
             width=3,
         ),
     )
@@ -227,13 +259,15 @@ def _status_row(layout: Layout) -> None:
         "Cluster status",
         stat_panel(
             "Cluster status",
-            "The worst of the checks below: DOWN when a node group has no data node left; "
-            "DEGRADED when a configured data node is not STARTED, a node group runs fewer "
-            "replicas than NoOfReplicas, the global checkpoint does not advance while the "
-            "SQL nodes commit, the LCP age is past the LCP stall threshold, or there is "
-            "no arbitrator; HEALTHY otherwise. The firing alerts beside it say why.",
+            "The verdict of the alerts (recording rule cluster:ndb_status:min): NO DATA when no "
+            "exporter of the cluster reads it (no SQL node answers); DOWN when every SQL node "
+            "that answers sees no ready data node (NdbClusterDown); NO REDUNDANCY when a node "
+            "group runs on its last data node (NdbNodeGroupDegraded, critical); CRITICAL "
+            "while another critical NDB alert fires; DEGRADED while a warning fires (a data, "
+            "SQL, API or management node lost, no arbitrator, ...); HEALTHY otherwise. The "
+            "firing alerts beside it say why.",
             "none",
-            q(_cluster_status(), instant=True),
+            q(f"min({sel(STATUS)}) or vector(0)", instant=True),
             steps=STATUS_STEPS,
             mappings=STATUS_TEXT,
             width=6,
@@ -427,7 +461,7 @@ def _operations_row(layout: Layout) -> None:
         stat_panel(
             "Rows read locally",
             "Share of rows the SQL nodes read that came from the data node that was the "
-            "transaction's coordinator (Ndb_api_read_row_count_local): no extra hop between "
+            "transaction's coordinator (Ndb_api_trans_local_read_row_count): no extra hop between "
             "data nodes. Distribution-aware transactions raise it: start the transaction with "
             "a hint on the distribution key, so that NDB picks the coordinator that holds the "
             "rows; READ_BACKUP or fully replicated tables let any replica answer.",
@@ -453,17 +487,21 @@ def _latency_row(layout: Layout) -> None:
         q(f"histogram_quantile({quantile}, sum by (le) ({key}))", f"p{label}")
         for quantile, label in ((0.5, "50"), (0.95, "95"), (0.99, "99"))
     ]
+    slowest = q(f"max(histogram_quantile(0.99, {key}))", "p99 of the slowest data node")
     layout.row(
         "Latency",
         timeseries_panel(
             "Key operation latency",
             "Quantiles of the time primary and unique key reads and writes take in the data "
             "nodes, as their transaction coordinators measure it (tc_time_track_stats), over "
-            "all data nodes. A healthy in-memory cluster stays well below a millisecond; "
-            "NdbOperationLatencyHigh fires when the p99 stays above "
-            f"{threshold('NdbOperationLatencyHigh') * 1000:g} ms.",
+            "all data nodes, and the p99 of the slowest data node. A healthy in-memory cluster "
+            "stays well below a millisecond; NdbOperationLatencyHigh fires for a data node "
+            "whose own p99 stays above "
+            f"{threshold('NdbOperationLatencyHigh') * 1000:g} ms: the line is for the slowest "
+            "node's p99, which the cluster-wide quantiles can hide.",
             "s",
             *quantiles,
+            slowest,
             min_value=0,
             width=8,
             threshold_line=alert_steps(threshold("NdbOperationLatencyHigh")),

@@ -13,8 +13,6 @@ from .common import (
     CLUSTER,
     EPOCH_PER_GCI,
     REPLICATION,
-    Board,
-    Layout,
     PanelSpec,
     Query,
     alert_steps,
@@ -28,6 +26,7 @@ from .common import (
     timeseries_panel,
     value_text,
 )
+from .layout import Board, Layout
 
 UID = "ndb-replication"
 CHANNEL = "cluster, instance, channel"

@@ -7,8 +7,6 @@ joins), distribution awareness (partition pruning), and local reads (READ_BACKUP
 from __future__ import annotations
 
 from .common import (
-    Board,
-    Layout,
     increase,
     instance_query,
     joined_table,
@@ -18,6 +16,7 @@ from .common import (
     sel,
     timeseries_panel,
 )
+from .layout import Board, Layout
 
 UID = "ndb-sql-nodes"
 
@@ -141,7 +140,7 @@ def _rows_row(layout: Layout) -> None:
         timeseries_panel(
             "Rows read locally",
             "Share of rows read that came from the data node that was the transaction's "
-            "coordinator (Ndb_api_read_row_count_local): no extra hop between data nodes. "
+            "coordinator (Ndb_api_trans_local_read_row_count): no extra hop between data nodes. "
             "Make transactions distribution aware to raise it: start them with a hint on the "
             "distribution key (the first statement's WHERE clause on it), so that NDB picks "
             "the coordinator that holds the rows; READ_BACKUP or fully replicated tables let "

@@ -8,8 +8,6 @@ from .common import (
     RATE,
     ZERO_IS_GOOD,
     ZERO_IS_GOOD_WARNING,
-    Board,
-    Layout,
     alert_steps,
     bargauge_panel,
     bottom,
@@ -22,6 +20,7 @@ from .common import (
     timeseries_panel,
     top,
 )
+from .layout import Board, Layout
 
 UID = "ndb-tables"
 

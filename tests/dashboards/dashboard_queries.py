@@ -22,6 +22,7 @@ _GROUPING = re.compile(r"\b(by|without|on|ignoring|group_left|group_right)\s*\((
 _IDENT = re.compile(r"[A-Za-z_:][A-Za-z0-9_:]*")
 _SELECTOR = re.compile(r"([A-Za-z_:][A-Za-z0-9_:]*)\s*\{([^}]*)\}")
 _MATCHER = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:=~|!~|!=|=)\s*\"")
+_OFFSET = re.compile(r"\boffset\s+-?[0-9a-z]+")
 _RATE_CALL = re.compile(r"\b(rate|irate|increase|delta|idelta|deriv)\s*\(")
 NOT_METRICS = {
     # binary operators and modifiers
@@ -61,6 +62,7 @@ def metric_names(expr: str) -> set[str]:
     text = _without_strings(expr)
     text = re.sub(r"\{[^}]*\}", " ", text)
     text = re.sub(r"\[[^\]]*\]", " ", text)
+    text = _OFFSET.sub(" ", text)
     text = _GROUPING.sub(" ", text)
     text = _NUMBER.sub(" ", text)
     names = set()
@@ -127,10 +129,13 @@ def recording_rule_names() -> set[str]:
 
 
 def exported_metrics() -> dict[str, set[str]]:
-    """Metric name -> label names, from the exporter's own declarations."""
+    """Metric name -> label names, from the exporter's own declarations (its collectors and
+    the management server's families), and Prometheus' own ``up`` of every target."""
     from ndbinfo_exporter.collectors.registry import all_collectors
+    from ndbinfo_exporter.scrape.mgmd.reader import METRICS as MGMD_METRICS
 
     metrics = {
+        "up": set(),
         "ndb_up": set(),
         "ndb_engine_visibility": {"state"},
         "ndb_version_info": {"version", "ndb_version"},
@@ -140,10 +145,10 @@ def exported_metrics() -> dict[str, set[str]]:
         "ndb_exporter_collector_skipped": {"collector"},
         "ndb_exporter_rows_skipped_total": {"collector"},
     }
-    for collector in all_collectors():
-        for spec in collector.metrics:
-            metrics[spec.name] = set(spec.labels)
-            if spec.type == "histogram":
-                metrics[spec.name + "_bucket"] = {*spec.labels, "le"}
-                metrics[spec.name + "_sum"] = metrics[spec.name + "_count"] = set(spec.labels)
+    specs = [spec for collector in all_collectors() for spec in collector.metrics]
+    for spec in [*specs, *MGMD_METRICS]:
+        metrics[spec.name] = set(spec.labels)
+        if spec.type == "histogram":
+            metrics[spec.name + "_bucket"] = {*spec.labels, "le"}
+            metrics[spec.name + "_sum"] = metrics[spec.name + "_count"] = set(spec.labels)
     return metrics

@@ -10,6 +10,7 @@ from grafana_foundation_sdk.cog.plugins import register_default_plugins
 from grafana_foundation_sdk.models import bargauge, stat, statetimeline, table, timeseries
 from grafana_foundation_sdk.models import dashboard as model
 from grafana_foundation_sdk.models import prometheus as prom_model
+from ndb_dashboards.annotations import FORMAT_KEYS
 
 from tests.dashboards.dashboard_queries import load_dashboards
 
@@ -28,11 +29,21 @@ def _sdk_plugins():
     register_default_plugins()
 
 
+def _without_annotation_formats(data: dict) -> dict:
+    """``data`` without the Prometheus annotation keys the SDK's model has no fields for
+    (ndb_dashboards.annotations adds them)."""
+    annotations = [
+        {key: value for key, value in annotation.items() if key not in FORMAT_KEYS}
+        for annotation in data["annotations"]["list"]
+    ]
+    return {**data, "annotations": {**data["annotations"], "list": annotations}}
+
+
 @pytest.mark.parametrize("uid", sorted(DASHBOARDS))
 def test_dashboard_round_trips_through_the_sdk_model(uid):
     data = DASHBOARDS[uid]
     decoded = model.Dashboard.from_json(data)
-    assert json.loads(json.dumps(decoded, cls=JSONEncoder)) == data
+    assert json.loads(json.dumps(decoded, cls=JSONEncoder)) == _without_annotation_formats(data)
 
 
 @pytest.mark.parametrize("uid", sorted(DASHBOARDS))

@@ -20,8 +20,8 @@ RUNBOOK_FILE = ROOT / "docs" / "runbook.md"
 METRIC_NAMES_FILE = ROOT / "docs" / "metric-names.md"
 RUNBOOK_URL = "https://github.com/ndbinfo-exporter/ndbinfo-exporter/blob/main/docs/runbook.md#"
 
-# Metrics that Prometheus itself provides for every target.
-PROMETHEUS_METRICS = frozenset({"up"})
+# Metrics that Prometheus itself provides: every target's `up`, every alert's `ALERTS`.
+PROMETHEUS_METRICS = frozenset({"up", "ALERTS"})
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"' + r"|'(?:[^'\\]|\\.)*'")
 _MATCHERS = re.compile(r"\{[^}]*\}")

@@ -259,6 +259,14 @@ ROWS: tuple[Row, ...] = (
         note="MinDiskWriteSpeed = MaxDiskWriteSpeed on that cluster: slowdowns_due_to_io_lag"
         " stays 0, the REDO buffers' backlog shows the lag",
     ),
+    _row(
+        "gcp-save-lag-subscriber",
+        (fault("gcp-save-lag"), fault("subscriber-lag", epochs=60)),
+        {"NdbGlobalCheckpointStalled", "NdbRedoWritesLagging", "NdbSubscriberEpochLagHigh"},
+        lingers={"NdbRedoWritesLagging"},
+        note="the GCI stands while the binlog server falls 60 epochs behind: the lag alert"
+        " before SUMA's disconnect at MaxBufferedEpochs (100)",
+    ),
     _row("gcp-stall", fault("gcp-stall"), {"NdbGlobalCheckpointStalled"}, proof=FAST),
     _row("lcp-stall", fault("lcp-stall"), {"NdbLcpStalled"}, proof=FAST),
     # --- transactions and operations

@@ -29,7 +29,12 @@ FAULT_SECONDS = 150.0
 RESOLVE_SECONDS = 150.0
 # Rows whose signal needs longer: an idle transaction past 60 s; a GCI unchanged for 1 m;
 # 5-minute averages of 30-second samples.
-SLOW_ROWS = {"long-transaction": 240.0, "gcp-save-lag": 240.0, "gcp-stall": 240.0}
+SLOW_ROWS = {
+    "long-transaction": 240.0,
+    "gcp-save-lag": 240.0,
+    "gcp-save-lag-subscriber": 240.0,
+    "gcp-stall": 240.0,
+}
 QUIET_SECONDS = 45.0  # a row that must make no alert active: a cluster scrape and evaluations
 # A data node (re)started by a row is down for a moment: the alerts of a stopped node may be
 # pending meanwhile (their `for` keeps them from firing), its fragments' primaries are not yet

@@ -11,7 +11,8 @@ with only the targets replaced (and the rules read from the repository).
   wall-clock speed but for `fast` (ndbsim 10x faster, for the checkpoint and 30-minute
   uptime rows, with the configuration drift of one data node set at its start and the disk
   write speed fixed, MinDiskWriteSpeed = MaxDiskWriteSpeed); `triple`,
-  three data nodes in one node group of three replicas.
+  three data nodes in one node group of three replicas, with a replica cluster (its source's
+  first SQL node a binlog server).
 
 Every target is scraped at its own phase (Prometheus spreads targets over the interval), the
 `ndb` job every 15 s from every SQL node, `ndb-cluster` every 30 s from every SQL node, by one
@@ -68,7 +69,7 @@ SIMS: dict[str, tuple[int, bool, tuple[str, ...]]] = {
         False,
         (*DISK_DATA, *BY_NAME["config-drift"].ndbsim_args, *EQUAL_DISK_WRITE_SPEEDS),
     ),
-    "triple": (1, False, (*NO_DISK_DATA, "--data-nodes", "3", "--replicas", "3")),
+    "triple": (1, True, (*NO_DISK_DATA, "--data-nodes", "3", "--replicas", "3")),
     "beats": (1, False, NO_DISK_DATA),
 }
 LANES: dict[str, LanePlan] = {
@@ -164,6 +165,7 @@ LANES: dict[str, LanePlan] = {
             "data-node-crash",
             "lcp-keep-gci-stall",
             "sql-node-slot-taken",
+            "gcp-save-lag-subscriber",
         ),
     ),
     "beats": LanePlan(

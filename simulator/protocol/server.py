@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-import threading
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +34,7 @@ from mysql_mimic.types import Capabilities, ColumnDefinition, ColumnType, Comman
 from mysql_mimic.utils import nonce
 from ndbsim.errors import SqlError, sqlstate_of
 from ndbsim.protocol import binary, wire
+from ndbsim.protocol.listener import FollowsModel
 from ndbsim.protocol.privileges import Accounts, unknown_auth_string
 from ndbsim.protocol.runner import MAX_NESTING, StatementRunner
 from ndbsim.protocol.session import SessionState
@@ -500,7 +500,7 @@ class NdbConnection(Connection):
         self.statements.pop(wire.stmt_id(data), None)
 
 
-class NdbServer(MysqlServer):
+class NdbServer(FollowsModel, MysqlServer):
     """mysql-mimic server with mysqld's connection limits and the connection faults."""
 
     def __init__(
@@ -567,43 +567,9 @@ class NdbServer(MysqlServer):
             self.open_connections -= 1
             writer.close()
 
-    def follow_model(self, host: str, loop: asyncio.AbstractEventLoop) -> None:
-        """Close and reopen the listener as the model stops and starts this SQL node; from
-        another thread (the control API's) the change is done when the call returns."""
-        self.port = self.sockets()[0].getsockname()[1]
-        loop_thread = threading.get_ident()
-
-        def changed(node_id: int, up: bool) -> None:
-            if node_id != self.node.node_id or loop.is_closed():
-                return
-            if threading.get_ident() == loop_thread:
-                loop.create_task(self._follow(host, up))
-                return
-            asyncio.run_coroutine_threadsafe(self._follow(host, up), loop).result(timeout=10)
-
-        self.node.cluster.sql_node_listeners.append(changed)
-
-    async def _follow(self, host: str, up: bool) -> None:
-        if up:
-            if self._server is None:
-                try:
-                    await self.start_server(host=host, port=self.port)
-                except OSError as e:  # the port was taken while the node was down
-                    log.warning(
-                        "SQL node %d cannot listen on port %d again: %s",
-                        self.node.node_id,
-                        self.port,
-                        e.strerror or e,
-                    )
-            return
-        if self._server is not None:
-            self._server.close()
-            self._server = None
-        for connection in list(getattr(self.control, "_connections", {}).values()):
-            connection.kill()
-
     def close(self) -> None:
         super().close()
+        self.release_port()
         self.runner.close()
 
 

@@ -4,6 +4,7 @@ HTTP, their effect read with a MySQL client."""
 from __future__ import annotations
 
 import contextlib
+import socket
 import time
 
 import httpx
@@ -159,6 +160,8 @@ def test_each_sql_node_is_a_mysqld_of_its_own_and_stops_alone(sim):
     assert sim.stop_node(second)["state"] == "DISCONNECTED"
     with pytest.raises(mysql.connector.Error):
         query_node(sim, ports[second], "SELECT 1")
+    with socket.socket() as other, pytest.raises(OSError):  # its port is no one else's
+        other.bind((sim.host, ports[second]))
     assert query_node(sim, ports[first], links) == [("DISCONNECTED", 1)]
     assert {r[0] for r in query_node(sim, ports[first], mysqlds)} == {first}
     sim.start_node(second)

@@ -139,16 +139,18 @@ def test_slow_table_fails_only_its_collector(sim, exporter):
 
 
 def test_sql_node_down_and_back():
-    with running_ndbsim(password=PASSWORD) as first:
-        port = first.port
-        args = [f"--mysqld.address=127.0.0.1:{port}", f"--mysqld.username={first.user}"]
+    """The mysqld stops (its port refuses connections, and stays its own: ndbsim holds it) and
+    starts again on the same port."""
+    with running_ndbsim(password=PASSWORD) as sim:
+        args = [f"--mysqld.address=127.0.0.1:{sim.port}", f"--mysqld.username={sim.user}"]
+        mysqld = sim.status()["sql_node_id"]
         with running_exporter(args, env={"MYSQLD_EXPORTER_PASSWORD": PASSWORD}) as exporter:
             exporter.responses = []
             assert metrics(get(exporter, "/metrics").text)["ndb_up"] == {(): 1}
-            first.process.stop()
+            sim.stop_node(mysqld)
             assert metrics(get(exporter, "/metrics").text)["ndb_up"] == {(): 0}
-            with running_ndbsim("--port", str(port), password=PASSWORD):
-                assert metrics(get(exporter, "/metrics").text)["ndb_up"] == {(): 1}
+            sim.start_node(mysqld)
+            assert metrics(get(exporter, "/metrics").text)["ndb_up"] == {(): 1}
         assert PASSWORD not in exporter.log
         assert all(PASSWORD not in text for text in exporter.responses)
 

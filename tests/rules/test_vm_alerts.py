@@ -37,6 +37,8 @@ from tests.support.live_stack import (
     prometheus_of_build,
     require_victoriametrics,
     scrape_config,
+    serving,
+    shared_scrape_handler,
     shared_scrapes,
     wait_until,
 )
@@ -215,15 +217,17 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
             )
         )
         max_age = 0.9 * float(SCRAPE_INTERVAL.removesuffix("s"))
+        source_front = shared_scrape_handler(source.address, max_age)
         fronts = {
-            running.enter_context(shared_scrapes(exporter.address, max_age)): {
-                "instance": exporter.address,
-                **labels,
-            }
-            for exporter, labels in (
-                (source, {"cluster": SOURCE}),
-                (replica, {"cluster": REPLICA, "source_cluster": SOURCE}),
-            )
+            running.enter_context(serving(source_front)): {
+                "instance": source.address,
+                "cluster": SOURCE,
+            },
+            running.enter_context(shared_scrapes(replica.address, max_age)): {
+                "instance": replica.address,
+                "cluster": REPLICA,
+                "source_cluster": SOURCE,
+            },
         }
         alertmanager = running.enter_context(
             running_alertmanager(tool("prometheus-alertmanager"), _alertmanager_config(), workdir)
@@ -241,19 +245,20 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
                 notifier_url=alertmanager.url,
             )
         )
-        # the front of the source's exporter stays, the exporter behind it restarts
+        # the front of the source's exporter stays (its `instance` too), the exporter behind
+        # it restarts, on a port of its own (no other program can have taken it meanwhile)
         source_runs = ExitStack()
         running.callback(source_runs.close)
 
         def restart_source() -> Exporter:
-            address = stack.source.address
             stack.source.stop()
-            port = int(address.rpartition(":")[2])
-            return source_runs.enter_context(
+            restarted = source_runs.enter_context(
                 running_exporter(
-                    source_flags, mysqld=sim.account(), port=port, log_dir=workdir, name="source2"
+                    source_flags, mysqld=sim.account(), log_dir=workdir, name="source2"
                 )
             )
+            source_front.exporter = restarted.address
+            return restarted
 
         stack = Stack(sim, prometheus, victoriametrics, alertmanager, source, restart_source)
         for backend, (metric, cluster) in (

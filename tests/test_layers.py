@@ -253,6 +253,21 @@ def test_tests_import_their_helpers_by_full_name() -> None:
     assert (without_init, edits) == ([], [])
 
 
+def test_no_test_module_imports_another() -> None:
+    """What tests share lives in helper modules (tests/support/, or beside the tests of one
+    package, named without the test_ prefix), inside functions too: a test module imported
+    elsewhere brings its fixtures along, and a test imported by name runs twice."""
+    modules = {_module_name("tests", "tests", path): path for path in _sources("tests")}
+    test_modules = {name for name, path in modules.items() if path.name.startswith("test_")}
+    offenders = {
+        str(path.relative_to(ROOT)): sorted(
+            name for name in _imports(path, module) if name in test_modules
+        )
+        for module, path in modules.items()
+    }
+    assert {path: names for path, names in offenders.items() if names} == {}
+
+
 MAX_FUNCTION_LINES = 100
 
 

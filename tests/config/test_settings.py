@@ -12,8 +12,8 @@ from ndbinfo_exporter.collectors.base import Option
 from ndbinfo_exporter.errors import ConfigError
 from ndbinfo_exporter.settings import FLAGS, default, default_text, listen_host_port, parse
 
-from tests.scrape.test_scrape import gauge_collector
 from tests.support.markdown import table_rows
+from tests.support.scraping import gauge_collector
 
 COLLECTORS = [
     gauge_collector("alpha", "SELECT 1"),

@@ -5,33 +5,15 @@ from __future__ import annotations
 import ssl
 import subprocess
 
-import bcrypt
 import httpx
 import pytest
 from ndb_harness import running_exporter
 from ndbinfo_exporter.errors import ConfigError
 from ndbinfo_exporter.webconfig import load
 
+from tests.support.web_credentials import WEB_PASSWORD, bcrypt_hash, make_cert
+
 MYSQL_PASSWORD = "mysql-pw-Q7-never-shown"
-WEB_PASSWORD = "web-pw-K2"
-
-
-def make_cert(directory):
-    subprocess.run(
-        [
-            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-            "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-            "-keyout", str(directory / "key.pem"), "-out", str(directory / "cert.pem"),
-        ],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
-    return directory / "cert.pem", directory / "key.pem"
-
-
-def bcrypt_hash(password: str) -> str:
-    return bcrypt.hashpw(password.encode(), bcrypt.gensalt(rounds=4)).decode()
 
 
 @pytest.mark.integration

@@ -16,49 +16,8 @@ from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import build
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.scrape.test_scrape import PASSWORD, gauge_collector
-from tests.support.fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
-
-
-@pytest.fixture
-def node():
-    fake = FakeSqlNode(
-        password=PASSWORD,
-        answers={"SELECT node_id FROM ndbinfo.nodes": Answer(["node_id"], [(1,), (2,)])},
-    )
-    with RunningFakeSqlNode(fake) as running:
-        yield running
-
-
-@pytest.fixture
-async def client(node):
-    settings = Settings(probe_allowed_targets=("127.0.0.*:*",))
-    client_sections = {
-        "client": ClientSection(user="exporter", password=PASSWORD),
-        "client.other": ClientSection(
-            user="other",
-            password=PASSWORD,
-            host="db7",
-            port=3307,
-            probe_targets=(f"127.0.0.1:{node.port}",),
-        ),
-        "client.third": ClientSection(user="third", password="third-secret", host="db8"),
-    }
-    targets = build(
-        client_sections, f"127.0.0.1:{node.port}", None, None, settings.probe_allowed_targets
-    )
-    scraper = Scraper(
-        [gauge_collector("fast", "SELECT node_id FROM ndbinfo.nodes")],
-        {},
-        max_connections=2,
-        query_timeout=5,
-        refresh_max_age=settings.refresh_max_age,
-    )
-    app = create_app(settings, targets, scraper)
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://exporter") as http:
-        yield http
-    scraper.close()
+from tests.support.exporter_app import exporter_client, fake_node  # noqa: F401 (fixtures)
+from tests.support.scraping import PASSWORD, gauge_collector
 
 
 def parse(text: str) -> dict[str, list]:

@@ -11,8 +11,8 @@ from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import build
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.scrape.test_scrape import PASSWORD, gauge_collector
 from tests.support.fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
+from tests.support.scraping import PASSWORD, gauge_collector
 
 NODES = "SELECT node_id FROM ndbinfo.nodes"
 

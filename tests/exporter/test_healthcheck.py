@@ -8,7 +8,7 @@ import sys
 import pytest
 from ndb_harness import free_port, running_exporter
 
-from tests.config.test_webconfig import WEB_PASSWORD, bcrypt_hash, make_cert
+from tests.support.web_credentials import WEB_PASSWORD, bcrypt_hash, make_cert
 
 pytestmark = pytest.mark.integration
 CHECK = [sys.executable, "-m", "ndbinfo_exporter.healthcheck"]

@@ -8,26 +8,14 @@ import httpx
 import pytest
 from ndb_harness import running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
-from prometheus_client.parser import text_string_to_metric_families
 
+from tests.exporter.exposition_samples import metrics, per_collector
 from tests.support.tcp_counter import CountingRelay
 
 pytestmark = pytest.mark.integration
 
 PASSWORD = "sim-pw-R4nd0m-never-logged"
 WRONG_PASSWORD = "wrong-pw-Z9-never-logged"
-
-
-def metrics(text: str) -> dict[str, dict[tuple, float]]:
-    out: dict[str, dict[tuple, float]] = {}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            out.setdefault(sample.name, {})[tuple(sorted(sample.labels.items()))] = sample.value
-    return out
-
-
-def per_collector(parsed, name: str) -> dict[str, float]:
-    return {dict(labels)["collector"]: value for labels, value in parsed.get(name, {}).items()}
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from ndb_harness import running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors import transporters
 from ndbinfo_exporter.collectors.registry import all_collectors
 
-from tests.exporter.test_integration import metrics, per_collector
+from tests.exporter.exposition_samples import metrics, per_collector
 
 pytestmark = pytest.mark.integration
 

@@ -10,17 +10,17 @@ from ndbinfo_exporter import app as app_module
 from ndbinfo_exporter import logs
 from ndbinfo_exporter.app import accepts_gzip, scrape_timeout
 
-from tests.exporter.test_app import client, node  # noqa: F401 (fixtures)
+from tests.support.exporter_app import exporter_client, fake_node  # noqa: F401 (fixtures)
 
 
-async def test_head_on_metrics_and_healthz(client):  # noqa: F811
+async def test_head_on_metrics_and_healthz(client):
     for path in ("/metrics", "/healthz"):
         response = await client.head(path)
         assert response.status_code == 200, path
         assert response.content == b""
 
 
-async def test_no_redirect_built_from_the_host_header(client):  # noqa: F811
+async def test_no_redirect_built_from_the_host_header(client):
     response = await client.get("/metrics/", headers={"Host": "evil.example"})
     assert response.status_code == 404
     assert "location" not in response.headers
@@ -42,7 +42,7 @@ def test_accept_encoding(header, gzip):
     assert accepts_gzip(header) is gzip
 
 
-async def test_gzip_q0_gets_plain_text(client):  # noqa: F811
+async def test_gzip_q0_gets_plain_text(client):
     response = await client.get("/metrics", headers={"Accept-Encoding": "gzip;q=0"})
     assert "content-encoding" not in response.headers
     assert "ndb_up" in response.text
@@ -58,7 +58,7 @@ def test_timeout_header_out_of_range_falls_back_with_one_warning(caplog, monkeyp
     assert len(warnings) == 1
 
 
-async def test_probe_timeout_header_nan_still_scrapes(client):  # noqa: F811
+async def test_probe_timeout_header_nan_still_scrapes(client):
     response = await client.get("/metrics", headers={"X-Prometheus-Scrape-Timeout-Seconds": "nan"})
     assert response.status_code == 200
     assert "ndb_up 1.0" in response.text

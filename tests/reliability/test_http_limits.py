@@ -12,7 +12,7 @@ import pytest
 from ndb_harness import running_exporter
 from ndbinfo_exporter import httpserver
 
-from tests.config.test_webconfig import make_cert
+from tests.support.web_credentials import make_cert
 
 pytestmark = pytest.mark.integration
 

@@ -12,9 +12,9 @@ from ndbinfo_exporter.collectors.base import Collector, collect_rows, gauge, num
 from ndbinfo_exporter.targets import TargetConfig
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.scrape.test_scrape import PASSWORD, by_collector, make_scraper, samples
 from tests.support.collector_fixtures import FIXTURES, collectors_by_name, context, exposition
 from tests.support.fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
+from tests.support.scraping import PASSWORD, by_collector, make_scraper, samples
 
 
 def load(name: str) -> dict:

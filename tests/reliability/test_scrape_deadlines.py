@@ -8,8 +8,8 @@ import pytest
 from ndbinfo_exporter.scrape import pool as pool_module
 from ndbinfo_exporter.targets import TargetConfig
 
-from tests.scrape.test_scrape import PASSWORD, gauge_collector, make_scraper, samples
 from tests.support.fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
+from tests.support.scraping import PASSWORD, gauge_collector, make_scraper, samples
 
 SLOW = "SELECT node_id FROM ndbinfo.nodes /* slow */"
 

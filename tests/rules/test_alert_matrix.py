@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 from ndbsim.model.faults import FAULTS
 
-from tests.rules import test_e2e_slow_alerts
 from tests.rules.alert_matrix import BY_NAME, COMPRESSED, FAST, LIVE, ROWS, markdown_table
 from tests.rules.matrix_runner import HealthyWatch, Lane, Outcome
 from tests.rules.matrix_stack import (
@@ -28,6 +27,7 @@ from tests.rules.matrix_stack import (
     shipped_config,
 )
 from tests.rules.rules_model import alert_rules, recording_rules
+from tests.rules.slow_alerts import SCENARIO
 from tests.support.live_stack import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,7 +67,7 @@ def test_every_live_row_runs_in_one_lane_and_the_compressed_ones_in_the_slow_mod
         assert {BY_NAME[name].proof for name in plan.rows} == {
             FAST if SIMS[plan.sim][0] > 1 else LIVE
         }
-    slow = {(alert, case.fault) for alert, case in test_e2e_slow_alerts.SCENARIO.items()}
+    slow = {(alert, case.fault) for alert, case in SCENARIO.items()}
     compressed = {
         (alert, step.name)
         for row in ROWS

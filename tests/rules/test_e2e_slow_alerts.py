@@ -43,6 +43,7 @@ import yaml
 from ndb_harness import Ndbsim, running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
 
+from tests.rules.slow_alerts import CLUSTER, SCENARIO, STARTED_ONLY, STUCK_NODE
 from tests.support.compressed_clock import compress_expr, compress_rules, duration_seconds
 from tests.support.live_stack import (
     RULE_FILES,
@@ -53,10 +54,6 @@ from tests.support.live_stack import (
 )
 from tests.support.markdown import table_rows
 
-CLUSTER = "slow"
-# The same simulated cluster through an exporter that reads no management server and only
-# the backup collector: where NdbBackupTooOld follows the backups started.
-STARTED_ONLY = "slow-no-mgmd"
 # A scrape of ndbsim takes one to two seconds on a busy 2-core machine (ndbsim answers one
 # statement at a time); at 900 cluster seconds per wall second an hour of the rules' windows is
 # 4 s, more than a scrape interval, and the 26 hours of NdbBackupNotCompleted are 104 s.
@@ -66,7 +63,6 @@ SCRAPE_INTERVAL = "3s"
 # that the healthy DataMemory hardly grows over the cluster hours of the test.
 SIM_ARGS = ("--data-nodes", "4", "--tables", "8", "--ops-per-second", "50")
 COLLECTORS = ("memoryusage", "logspaces", "disk_data", "backup", "nodes", "processes")
-GROWTH_START = 0.55
 BACKUP_AGE_HOURS = 26  # the threshold of NdbBackupNotCompleted and NdbBackupTooOld
 # NdbBackupTooOld's comparison without its `unless` (completion reported)
 BACKUP_STARTED_AGE = "(time() - cluster:ndb_backup_last_id_change:timestamp_seconds) / 3600 > 26"
@@ -74,34 +70,6 @@ BACKUP_SEEN = "changes(ndb_backup_last_id[1m]) > 0"
 CLUSTER_HOUR = 3600 / SPEED  # wall seconds
 STARTUP_SECONDS = 60.0
 MARGIN_SECONDS = 60.0  # scrapes and evaluations on a busy machine
-
-STUCK_NODE = 4  # stuck-start holds a start that begins while it is set: stop, set, start
-# rate: the share of the total the resource grows by a cluster hour
-LOG_GROWTH = {"rate": 0.1, "share": GROWTH_START}
-SPACE_GROWTH = {"rate": 0.05, "share": GROWTH_START}
-
-
-@dataclass(frozen=True)
-class Case:
-    fault: str
-    params: dict[str, float]
-    labels: dict[str, str]  # labels the fault gives the alert
-
-
-# Each alert and the fault that makes it true.
-SCENARIO: dict[str, Case] = {
-    "NdbDataMemoryExhaustionPredicted": Case("data-memory-growth", SPACE_GROWTH, {}),
-    "NdbRedoLogExhaustionPredicted": Case("redo-log-growth", LOG_GROWTH, {}),
-    "NdbUndoLogExhaustionPredicted": Case("undo-log-growth", LOG_GROWTH, {}),
-    "NdbTablespaceExhaustionPredicted": Case(
-        "tablespace-growth", SPACE_GROWTH, {"filegroup": "ts_1"}
-    ),
-    "NdbBackupNotCompleted": Case("backups-stopped", {}, {"cluster": CLUSTER}),
-    "NdbBackupTooOld": Case("backups-stopped", {}, {"cluster": STARTED_ONLY}),
-    "NdbRestartPhaseStuck": Case("stuck-start", {"node": STUCK_NODE}, {"node_id": str(STUCK_NODE)}),
-    "NdbVersionSkew": Case("old-version", {"node": 3}, {"cluster": CLUSTER}),
-    "NdbConfigGenerationSkew": Case("old-config-generation", {"node": 2}, {"node_id": "2"}),
-}
 
 # Not required on VictoriaMetrics (docs/scaling.md's table says why, as here).
 NOT_ON_VICTORIAMETRICS = frozenset(

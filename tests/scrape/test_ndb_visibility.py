@@ -17,8 +17,8 @@ from ndbinfo_exporter.scrape.ndb_visibility import (
 )
 from ndbinfo_exporter.targets import TargetConfig
 
-from tests.scrape.test_scrape import PASSWORD, by_collector, gauge_collector, make_scraper, samples
 from tests.support.fake_sql_node import FakeSqlNode, RunningFakeSqlNode
+from tests.support.scraping import PASSWORD, by_collector, gauge_collector, make_scraper, samples
 
 NDBINFO_VERSION = (8 << 16) | (4 << 8) | 3
 OBJECTS = frozenset({"nodes"})

@@ -35,9 +35,9 @@ from ndbinfo_exporter.scrape.refresh import (
 )
 from ndbinfo_exporter.targets import TargetConfig
 
-from tests.scrape.test_scrape import PASSWORD, by_collector, gauge_collector, make_scraper, samples
 from tests.support.collector_fixtures import FIXTURES
 from tests.support.fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
+from tests.support.scraping import PASSWORD, by_collector, gauge_collector, make_scraper, samples
 
 
 def signal_rows(

@@ -1,4 +1,4 @@
-"""The scrape orchestration against a MySQL-protocol server, with collectors defined here."""
+"""The scrape orchestration against a MySQL-protocol server, with test collectors."""
 
 from __future__ import annotations
 
@@ -7,46 +7,11 @@ import logging
 
 import pytest
 from ndbinfo_exporter.collectors.base import Collector, Option
-from ndbinfo_exporter.scrape.scraper import Scraper, ScrapeResult
-from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import TargetConfig
 from prometheus_client.core import GaugeMetricFamily
 
 from tests.support.fake_sql_node import Answer, FakeSqlNode, RunningFakeSqlNode
-
-PASSWORD = "pw-Zx81-never-shown"
-
-
-def gauge_collector(name: str, sql: str, reads=None, min_version=(7, 5, 0), **kwargs) -> Collector:
-    def collect(rows, context):
-        family = GaugeMetricFamily(f"test_{name}_rows", "Rows seen.", labels=["node_id"])
-        for row in rows:
-            family.add_metric([str(row["node_id"])], 1)
-        return [family]
-
-    return Collector(
-        name=name,
-        help=f"{name} test collector",
-        default_enabled=True,
-        reads=reads if reads is not None else {"nodes": ("node_id",)},
-        min_version=min_version,
-        sql=sql,
-        collect=collect,
-        **kwargs,
-    )
-
-
-def samples(result: ScrapeResult, metric: str) -> dict[tuple, float]:
-    out = {}
-    for family in result.families:
-        for sample in family.samples:
-            if sample.name == metric:
-                out[tuple(sorted(sample.labels.items()))] = sample.value
-    return out
-
-
-def by_collector(result: ScrapeResult, metric: str) -> dict[str, float]:
-    return {dict(k)["collector"]: v for k, v in samples(result, metric).items()}
+from tests.support.scraping import PASSWORD, by_collector, gauge_collector, make_scraper, samples
 
 
 @pytest.fixture
@@ -65,16 +30,6 @@ def node():
 @pytest.fixture
 def target(node):
     return TargetConfig(host="127.0.0.1", port=node.port, user="exporter", password=PASSWORD)
-
-
-def make_scraper(collectors, max_connections=3, query_timeout=10.0, options=None):
-    return Scraper(
-        collectors,
-        options or {},
-        max_connections=max_connections,
-        query_timeout=query_timeout,
-        refresh_max_age=Settings().refresh_max_age,
-    )
 
 
 async def test_healthy_scrape_reports_every_collector(target):

@@ -4,19 +4,13 @@ drives a running simulator."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 from ndb_harness import running_ndbsim
 
+from tests.simulator.ndbsim_cli import run
+
 pytestmark = pytest.mark.integration  # starts ndbsim
-
-
-def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "ndbsim", *args], capture_output=True, text=True, timeout=60, env=env
-    )
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,7 @@ from ndb_harness import running_ndbsim
 from ndbsim.errors import SQLSTATES
 from ndbsim.model.faults import FaultError, Faults
 
-from tests.simulator.test_statements_fuzz import _FOREIGN as FOREIGN
-from tests.simulator.test_statements_fuzz import mutations
+from tests.simulator.statement_corpus import FOREIGN, mutations
 
 pytestmark = pytest.mark.integration
 

@@ -12,6 +12,7 @@ import mysql.connector
 import pytest
 
 from tests.simulator.sqlnode_helpers import PASSWORD, USER, RunningSqlNode, start_sql_node
+from tests.simulator.statement_corpus import WHY
 from tests.support.live_stack import wait_until
 
 _mariadb_installed = pytest.mark.skipif(
@@ -59,42 +60,6 @@ def session(node: RunningSqlNode, statements: list[str]) -> list[tuple[list[str]
     finally:
         conn.close()
     return out
-
-
-# --- the statements a new user found failing ---------------------------------------------------
-
-WHY = [
-    "SET lock_wait_timeout=2",
-    "SET SESSION lock_wait_timeout=2",
-    "SELECT @@lock_wait_timeout",
-    "SELECT page_size, compress_ops, compress_ops_ok, compress_time, uncompress_ops, "
-    "uncompress_time FROM information_schema.innodb_cmp",
-    "SELECT page_size, buffer_pool_instance, pages_used, pages_free, relocation_ops, "
-    "relocation_time FROM information_schema.innodb_cmpmem",
-    "SHOW ENGINE NDBCLUSTER STATUS",
-    "PREPARE s FROM 'SELECT ?'",
-    "SELECT * FROM information_schema.PROCESSLIST",
-    "SELECT @@global.read_only, @@hostname",
-    "SELECT CONV('ff', 16, 10), UNIX_TIMESTAMP()",
-    "SELECT FILE_NAME, LOGFILE_GROUP_NAME FROM information_schema.FILES "
-    "WHERE ENGINE = 'ndbcluster' AND LOGFILE_GROUP_NAME IS NOT NULL",
-    "SHOW TABLE STATUS FROM ndbinfo",
-    "SHOW GRANTS",
-    "SELECT SQL_NO_CACHE node_id FROM ndbinfo.nodes",
-    "SET max_execution_time=1000",
-    "EXPLAIN SELECT * FROM ndbinfo.nodes",
-    "SHOW INDEX FROM ndbinfo.ndb$pools",
-    "SHOW CREATE TABLE ndbinfo.memoryusage",
-    "SELECT DATABASE(), CONNECTION_ID(), NOW()",
-    "BEGIN",
-    "COMMIT",
-    "START TRANSACTION",
-    "ROLLBACK",
-    "SET autocommit=0",
-    "SET NAMES utf8mb4",
-    "SET @@session.wait_timeout=600",
-    "USE ndbinfo",
-]
 
 
 @needs_mariadb

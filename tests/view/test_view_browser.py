@@ -14,7 +14,7 @@ from ndb_harness import running_ndbsim
 from ndbinfo_exporter.targets import TargetConfig, Targets
 
 from tests.health.scrape_data import cluster, placement_rows, replica_rows
-from tests.view.test_view_api import RecordedScraper, recorded_manager, view_app
+from tests.view.recorded_scraper import RecordedScraper, recorded_manager, view_app
 from tests.view.view_server import serving_app
 from tests.view.view_stack import running_stack
 

@@ -1,7 +1,6 @@
 """Conventions every NDB alert and recording rule keeps: names, labels, annotations, runbook
 links, metric names from the contract, and promtool cases on both sides of each alert."""
 
-import ast
 import re
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from tests.rules.rules_model import (
     runbook_anchors,
     unit_test_cases,
 )
+from tests.rules.slow_alerts import SCENARIO
 
 SEVERITIES = {"critical", "warning", "info"}
 # Alerts about something being down must keep firing for as long as it is down.
@@ -131,24 +131,14 @@ def test_every_severity_of_an_alert_fires_in_a_promtool_case():
     assert declared <= fired, sorted(declared - fired)
 
 
-def _dict_keys(test_module: str, name: str) -> set[str]:
-    """The keys of the dict literal assigned to `name` in a test module of this folder."""
-    tree = ast.parse((Path(__file__).parent / test_module).read_text())
-    for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
-        if name in {getattr(target, "id", None) for target in targets}:
-            return {key.value for key in node.value.keys}
-    raise AssertionError(f"{test_module} assigns no {name}")
-
-
 def test_every_alert_has_an_end_to_end_case():
     """Each alert is made active by its fault in the fault-to-alert matrix (alert_matrix.py,
     run by test_alert_matrix.py), by its fault on the compressed clock of
-    test_e2e_slow_alerts.py's SCENARIO, or, for a SQL node without NDB, by a MariaDB server in
+    test_e2e_slow_alerts.py (slow_alerts.SCENARIO), or, for a SQL node without NDB, by a MariaDB server in
     test_e2e_engine.py. NdbSqlNodeDisconnected has its promtool cases only: every SQL node of
     an ndbsim cluster sees the same data nodes."""
     matrix = {alert for row in ROWS for alert in row.alerts}
-    slow = _dict_keys("test_e2e_slow_alerts.py", "SCENARIO")
+    slow = set(SCENARIO)
     engine = (Path(__file__).parent / "test_e2e_engine.py").read_text()
     assert [
         name for name in alert_names() if name not in matrix | slow and f'"{name}"' not in engine

@@ -18,8 +18,9 @@ held in a start phase by stuck-start. The growth faults start at 55%, so that th
 lower envelope. An alert is true only while its resource rises: from then until some hours
 after the resource is full (the trend then flat), a few wall seconds on this clock, which
 every backend must catch under load. The redo and undo logs (predicted full within 4 hours)
-rise by 10% a cluster hour, full in 4.5 hours; DataMemory and the tablespace (within 24
-hours) by 5%, full in 9 hours. The longest is NdbBackupNotCompleted,
+rise by 10% a cluster hour, full in 4.5 hours; DataMemory (within 24 hours) by 5%, full in
+9 hours; the tablespace (within 24 hours, its trend over 6 hours) by 3%, full in 15 hours.
+The longest is NdbBackupNotCompleted,
 26 cluster hours after the last backup completed. The exporter reads the management server,
 which reports completions: there NdbBackupTooOld (backups started) stays quiet, its place
 taken by NdbBackupNotCompleted, even once the last backup started is 26 hours old. A second

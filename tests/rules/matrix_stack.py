@@ -244,18 +244,33 @@ def _labels(sim: str, side: str, node: int) -> dict[str, str]:
     return labels
 
 
+def scraped_sides() -> set[tuple[str, str]]:
+    """The clusters (sim, side) whose SQL nodes get exporters: the healthy pair and those a
+    lane acts on or reads; a replica cluster no lane uses is left unscraped, to spare the
+    machine the suite shares."""
+    used = {("healthy", "source"), ("healthy", "replica")}
+    for plan in LANES.values():
+        used |= {
+            (plan.sim, side) for side in (("source", "replica") if plan.pair else (plan.side,))
+        }
+    return used
+
+
 @contextmanager
 def running_deployment(workdir: Path) -> Iterator[Deployment]:
     with ExitStack() as running:
         sims: dict[str, Ndbsim] = {}
         exporters: dict[tuple[str, str, int], Exporter] = {}
         targets: dict[str, dict[str, dict[str, str]]] = {job: {} for job in JOBS}
+        scraped = scraped_sides()
         for name, (speed, replica, extra) in SIMS.items():
             sim = running.enter_context(
                 running_ndbsim(*SIM_ARGS, *extra, replica=replica, speed=speed)
             )
             sims[name] = sim
             for side in ("source", "replica") if replica else ("source",):
+                if (name, side) not in scraped:
+                    continue
                 for node in sorted(sim.sql_node_ports(side)):
                     endpoint = f"{'replica_' if side == 'replica' else ''}sql{node}"
                     exporter = running.enter_context(

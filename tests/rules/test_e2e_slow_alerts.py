@@ -80,6 +80,13 @@ NOT_ON_VICTORIAMETRICS = frozenset(
         # between the backends (vmalert evaluates 2 s in the past, -rule.evalDelay); at its
         # real windows it is no such case, and its promtool test runs under vmalert-tool too.
         "NdbRestartPhaseStuck",
+        # Predicted full within 4 hours, a log's trend is true from 4 hours before it is full
+        # until an hour or so after: about 20 wall seconds here, however slowly it grows, and
+        # VictoriaMetrics' view of the trends trails Prometheus' by up to 8 cluster hours (32
+        # wall seconds) in a loaded suite on 2 cores. At their real windows it is no such
+        # case; their unit tests (a rising and a flat redo log) pass under vmalert-tool.
+        "NdbRedoLogExhaustionPredicted",
+        "NdbUndoLogExhaustionPredicted",
     }
 )
 VMALERT = "vmalert"  # the check of vmalert's alerts

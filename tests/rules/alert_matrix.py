@@ -111,6 +111,8 @@ class Row:
     final: bool = False  # the cluster is not brought back: the last row of its cluster
     evidence: tuple[str, ...] = ()
     quiet_seconds: float | None = None
+    # alerts that may go pending while the change settles (their `for` keeps them from firing)
+    settling: frozenset[str] = frozenset()
 
     @property
     def cluster_scoped(self) -> bool:
@@ -421,7 +423,9 @@ ROWS: tuple[Row, ...] = (
         fault("sql-node-slot-taken", node=51),
         set(),
         quiet_seconds=150.0,
-        note="mysqld 51 restarts into a free API slot: its old slot is no SQL node gone",
+        settling=frozenset({"NdbSqlNodeGone"}),
+        note="mysqld 51 restarts into a free API slot: its old slot is no SQL node gone (it may"
+        " pend for the scrape that sees the old slot empty before the new one taken)",
     ),
     _row(
         "primaries-away",

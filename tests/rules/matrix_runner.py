@@ -176,7 +176,9 @@ class Lane:
             apply(step, self.target)
         began = time.monotonic()  # the row's alerts are waited for from its last step
         starts = {"restart", "start"} & {s.action for s in (*row.steps, *row.undo_steps())}
-        allowed = row.alerts | self.lingering | (RESTART_PENDING if starts else set())
+        allowed = (
+            row.alerts | self.lingering | row.settling | (RESTART_PENDING if starts else set())
+        )
         extra: set[str] = set()
         timeout = max(SLOW_ROWS.get(row.name, FAULT_SECONDS), row.quiet_seconds or 0.0)
         last: dict[str, list[dict[str, str]]] = {}

@@ -45,7 +45,12 @@ from ndb_harness import Ndbsim, running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
 
 from tests.rules.slow_alerts import CLUSTER, SCENARIO, STARTED_ONLY, STUCK_NODE
-from tests.support.compressed_clock import compress_expr, compress_rules, duration_seconds
+from tests.support.compressed_clock import (
+    alert_expressions,
+    compress_expr,
+    compress_rules,
+    duration_seconds,
+)
 from tests.support.live_stack import (
     RULE_FILES,
     VICTORIAMETRICS,
@@ -124,16 +129,6 @@ def test_compress_rules_keeps_everything_but_the_clock(tmp_path):
             assert duration_seconds(twin["for"]) == pytest.approx(
                 duration_seconds(rule["for"]) / 60, abs=0.001
             )
-
-
-def alert_expressions(rule_files: tuple[Path, ...]) -> dict[str, list[str]]:
-    found: dict[str, list[str]] = {}
-    for path in rule_files:
-        for group in yaml.safe_load(path.read_text())["groups"]:
-            for rule in group["rules"]:
-                if "alert" in rule:
-                    found.setdefault(rule["alert"], []).append(rule["expr"])
-    return found
 
 
 def _labelled(series: dict[str, str], labels: dict[str, str]) -> bool:

@@ -20,7 +20,7 @@ from ndb_harness import running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
 
 from tests.rules.matrix_stack import newest_build
-from tests.support.compressed_clock import compress_rules
+from tests.support.compressed_clock import alert_expressions, compress_rules
 from tests.support.live_stack import (
     RULE_FILES,
     prometheus_of_build,
@@ -58,22 +58,15 @@ def weekly_rules(rule_files: tuple[Path, ...], into: Path) -> tuple[Path, ...]:
     return tuple(copies)
 
 
-def expressions(rule_files: tuple[Path, ...], alert: str) -> list[str]:
-    return [
-        rule["expr"]
-        for path in rule_files
-        for group in yaml.safe_load(path.read_text())["groups"]
-        for rule in group["rules"]
-        if rule.get("alert") == alert
-    ]
-
-
 def test_weekly_rules_change_only_the_backup_thresholds(tmp_path):
     copies = weekly_rules(RULE_FILES, tmp_path)
     for alert in BACKUP_ALERTS:
-        (expr,) = expressions(copies, alert)
+        (expr,) = alert_expressions(copies)[alert]
         assert f"> {WEEKLY_HOURS}" in expr and f"> {DAILY_HOURS}" not in expr
-    assert expressions(copies, "NdbDataNodeDown") == expressions(RULE_FILES, "NdbDataNodeDown")
+    assert (
+        alert_expressions(copies)["NdbDataNodeDown"]
+        == alert_expressions(RULE_FILES)["NdbDataNodeDown"]
+    )
 
 
 def _exporter_args(mgm_port: int) -> list[str]:
@@ -85,8 +78,8 @@ def _exporter_args(mgm_port: int) -> list[str]:
 @pytest.mark.long(minutes=3)
 def test_weekly_backup_age_fires_after_an_exporter_restart(tmp_path):
     rules = compress_rules(weekly_rules(RULE_FILES, tmp_path / "weekly"), SPEED, tmp_path / "rules")
-    not_completed = expressions(rules, "NdbBackupNotCompleted")
-    too_old = expressions(rules, "NdbBackupTooOld")
+    not_completed = alert_expressions(rules)["NdbBackupNotCompleted"]
+    too_old = alert_expressions(rules)["NdbBackupTooOld"]
     build = newest_build()
     with running_ndbsim(*SIM_ARGS, speed=SPEED) as sim:
         args = _exporter_args(sim.mgm_port)

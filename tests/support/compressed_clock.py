@@ -69,3 +69,14 @@ def compress_rules(rule_files: tuple[Path, ...], factor: float, into: Path) -> t
         copy.write_text(yaml.safe_dump(document, sort_keys=False))
         copies.append(copy)
     return tuple(copies)
+
+
+def alert_expressions(rule_files: tuple[Path, ...]) -> dict[str, list[str]]:
+    """Each alert's expressions in `rule_files` (a copy or the originals)."""
+    found: dict[str, list[str]] = {}
+    for path in rule_files:
+        for group in yaml.safe_load(path.read_text())["groups"]:
+            for rule in group["rules"]:
+                if "alert" in rule:
+                    found.setdefault(rule["alert"], []).append(rule["expr"])
+    return found

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.simulator.sqlnode_helpers import RunningSqlNode, start_sql_node
+from tests.support.sqlnode_helpers import RunningSqlNode, start_sql_node
 
 
 @pytest.fixture(scope="module")

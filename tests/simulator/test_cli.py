@@ -8,7 +8,7 @@ import json
 import pytest
 from ndb_harness import running_ndbsim
 
-from tests.simulator.ndbsim_cli import run
+from tests.support.ndbsim_cli import run
 
 pytestmark = pytest.mark.integration  # starts ndbsim
 

@@ -12,7 +12,7 @@ import mysql.connector
 import pytest
 from ndb_harness import running_ndbsim
 
-from tests.simulator.rawmysql import CAPS, RawConnection, error_of
+from tests.simulator.protocol.rawmysql import CAPS, RawConnection, error_of
 
 pytestmark = pytest.mark.integration
 

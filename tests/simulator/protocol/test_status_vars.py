@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.simulator.sqlnode_helpers import start_sql_node
+from tests.support.sqlnode_helpers import start_sql_node
 
 pytestmark = pytest.mark.integration  # starts ndbsim
 
 STATUS_VARS = (
-    Path(__file__).resolve().parents[2] / "simulator" / "data" / "ndbinfo" / "status-vars.json"
+    Path(__file__).resolve().parents[3] / "simulator" / "data" / "ndbinfo" / "status-vars.json"
 )
 
 

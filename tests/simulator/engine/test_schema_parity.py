@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.simulator.sqlnode_helpers import start_sql_node
+from tests.support.sqlnode_helpers import start_sql_node
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
-DATA = Path(__file__).resolve().parents[2] / "simulator" / "data"
+SHARED = Path(__file__).resolve().parents[3].parent / "shared"
+DATA = Path(__file__).resolve().parents[3] / "simulator" / "data"
 
 pytestmark = [
     pytest.mark.integration,  # starts ndbsim

@@ -11,7 +11,7 @@ import mysql.connector
 import pymysql
 import pytest
 
-from tests.simulator.sqlnode_helpers import PASSWORD, USER, RunningSqlNode, start_sql_node
+from tests.support.sqlnode_helpers import PASSWORD, USER, RunningSqlNode, start_sql_node
 
 MONITOR = "'mon'@'%'"
 VIEW_1356 = (

@@ -14,7 +14,7 @@ import pytest
 from ndbsim.engine import model_tables
 from ndbsim.engine.table_writes import TableWrites
 
-from tests.simulator.sqlnode_helpers import PASSWORD, USER, RunningSqlNode, start_sql_node
+from tests.support.sqlnode_helpers import PASSWORD, USER, RunningSqlNode, start_sql_node
 
 DATA_NODES = 4
 # bounds, not timings: what a statement that never waits takes, many times over

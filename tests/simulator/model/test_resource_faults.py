@@ -10,7 +10,7 @@ import pytest
 from ndbsim.engine import model_tables
 from ndbsim.model.faults import FaultError
 
-from tests.simulator.fault_sim import Sim, healthy
+from tests.simulator.model.fault_sim import Sim, healthy
 
 POOL = 1024 * 32768  # TRANSPORTER_BUFFERS maximum of a simulated data node
 DAY = 86400

@@ -9,7 +9,7 @@ from ndbsim.engine.database import Engine
 from ndbsim.model.cluster import Cluster, ClusterSpec
 from ndbsim.versions import parse_version
 
-from tests.simulator.statement_reads import statement_reads
+from tests.simulator.model.statement_reads import statement_reads
 
 
 class Sim:

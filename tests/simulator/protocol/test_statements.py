@@ -11,9 +11,9 @@ from collections.abc import Iterator
 import mysql.connector
 import pytest
 
-from tests.simulator.sqlnode_helpers import PASSWORD, USER, RunningSqlNode, start_sql_node
-from tests.simulator.statement_corpus import WHY
+from tests.simulator.protocol.statement_corpus import WHY
 from tests.support.live_stack import wait_until
+from tests.support.sqlnode_helpers import PASSWORD, USER, RunningSqlNode, start_sql_node
 
 _mariadb_installed = pytest.mark.skipif(
     shutil.which("mariadb") is None, reason="mariadb client not installed (Debian mariadb-client)"

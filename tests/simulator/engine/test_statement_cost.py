@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from ndbsim.engine import model_tables
 
-from tests.simulator.sqlnode_helpers import RunningSqlNode, start_sql_node
+from tests.support.sqlnode_helpers import RunningSqlNode, start_sql_node
 
 
 class Clock:

@@ -13,8 +13,8 @@ import pytest
 from mysql_mimic.constants import KillKind
 from ndbsim.protocol import server
 
-from tests.simulator.rawmysql import CAPS, CLIENT_QUERY_ATTRIBUTES, RawConnection, error_of
-from tests.simulator.sqlnode_helpers import PASSWORD, USER, start_sql_node
+from tests.simulator.protocol.rawmysql import CAPS, CLIENT_QUERY_ATTRIBUTES, RawConnection, error_of
+from tests.support.sqlnode_helpers import PASSWORD, USER, start_sql_node
 
 MAX_CONNECTIONS = 6
 

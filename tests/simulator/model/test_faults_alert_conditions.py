@@ -17,7 +17,7 @@ from ndb_harness import running_ndbsim
 from ndbsim.model.faults import FaultError, Faults
 from ndbsim.model.topology import build_topology
 
-from tests.simulator.sqlnode_helpers import RunningSqlNode, start_sql_node
+from tests.support.sqlnode_helpers import RunningSqlNode, start_sql_node
 
 DATA_NODES = (1, 2, 3, 4)  # node groups {1, 2} and {3, 4}
 CONNECTED = (1, 2, 3, 4, 49, 50, 51)  # 52..54 are free API slots

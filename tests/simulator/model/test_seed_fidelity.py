@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.simulator.sqlnode_helpers import CAPTURES
+from tests.support.sqlnode_helpers import CAPTURES
 
 pytestmark = pytest.mark.integration  # starts ndbsim
 

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from tests.simulator.sqlnode_helpers import CAPTURES, PASSWORD, USER
+from tests.support.sqlnode_helpers import CAPTURES, PASSWORD, USER
 
 pytestmark = [
     pytest.mark.integration,  # real MySQL clients against ndbsim

@@ -12,7 +12,7 @@ from ndb_harness import running_ndbsim
 from ndbsim.errors import SQLSTATES
 from ndbsim.model.faults import FaultError, Faults
 
-from tests.simulator.statement_corpus import FOREIGN, mutations
+from tests.simulator.protocol.statement_corpus import FOREIGN, mutations
 
 pytestmark = pytest.mark.integration
 

@@ -17,7 +17,7 @@ from ndbsim.protocol import status
 pytestmark = pytest.mark.integration
 
 REFERENCE = json.loads(
-    (Path(__file__).parents[2] / "simulator" / "data" / "mysqld" / "replication.json").read_text()
+    (Path(__file__).parents[3] / "simulator" / "data" / "mysqld" / "replication.json").read_text()
 )
 
 

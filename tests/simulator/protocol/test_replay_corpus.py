@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.simulator.rawmysql import RawConnection, error_of
-from tests.simulator.sqlnode_helpers import PASSWORD, USER, start_sql_node
+from tests.simulator.protocol.rawmysql import RawConnection, error_of
+from tests.support.sqlnode_helpers import PASSWORD, USER, start_sql_node
 
 CORPUS = Path(__file__).parent / "corpus"
 VERSIONS = ("7.5.4", "8.4")

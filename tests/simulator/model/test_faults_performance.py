@@ -7,7 +7,7 @@ import pytest
 from ndbsim.model.faults import FaultError
 from ndbsim.model.latency import PGMAN_BOUNDS, TC_BOUNDS
 
-from tests.simulator.fault_sim import Sim
+from tests.simulator.model.fault_sim import Sim
 
 LOCK_TABLES = ("cluster_transactions", "cluster_operations", "cluster_locks")
 
@@ -171,7 +171,7 @@ def test_bad_parameters_are_refused(sim, name, params, message):
 def test_cli_sets_the_latency_and_lock_faults():
     from ndb_harness import running_ndbsim
 
-    from tests.simulator.ndbsim_cli import run
+    from tests.support.ndbsim_cli import run
 
     with running_ndbsim(speed=20) as sim:
         url = ["--control-url", sim.control_url]

@@ -11,8 +11,8 @@ import mysql.connector
 import pytest
 from ndbsim.errors import SQLSTATES
 
-from tests.simulator.sqlnode_helpers import CAPTURES, RunningSqlNode
-from tests.simulator.statement_corpus import FOREIGN, WHY, mutations
+from tests.simulator.protocol.statement_corpus import FOREIGN, WHY, mutations
+from tests.support.sqlnode_helpers import CAPTURES, RunningSqlNode
 
 SEED = 16
 

@@ -14,7 +14,7 @@ from ndbsim.model import cluster, ndb_tables
 from ndbsim.model.cluster_log import CATEGORIES, EVENT_TYPES, EVENTS_BY_NUMBER, ClusterLog
 from ndbsim.protocol.mgm.server import COMMANDS
 
-SIMULATOR = Path(__file__).parents[2] / "simulator"
+SIMULATOR = Path(__file__).parents[3] / "simulator"
 DATA = SIMULATOR / "data" / "ndb-mgm"
 # an event named where it is emitted: log.emit("Name", ...), the arbitration's
 # report("Name", ...) and arbit_event(c, "Name", ...)

@@ -8,7 +8,7 @@ from ndbsim.model.cluster import STEADY_GROWTH, Cluster, ClusterSpec, NodeError
 from ndbsim.model.faults import FaultError, Faults
 from ndbsim.versions import parse_version
 
-from tests.simulator.fault_sim import Sim, healthy
+from tests.simulator.model.fault_sim import Sim, healthy
 
 
 @pytest.fixture

@@ -1,10 +1,11 @@
 """What a collector declares, and what it is handed when it runs.
 
-A collector module defines one ``COLLECTOR = Collector(...)``: its name, one-line help,
-whether it is on by default, the ndbinfo objects and columns its SQL reads with the
-minimum NDB version, the SQL itself (one statement: at most one query per collector
-per scrape; a function of the target when mysqld's words for it changed between versions)
-and a ``collect`` function that turns the fetched rows into metric families.
+A collector module defines one ``COLLECTOR = Collector(...)`` (or ``COLLECTORS``, a tuple
+of several that share their code): its name, one-line help, whether it is on by default,
+the ndbinfo objects and columns its SQL reads with the minimum NDB version, the SQL itself
+(one statement: at most one query per collector per scrape; a function of the target when
+mysqld's words for it changed between versions) and a ``collect`` function that turns the
+fetched rows into metric families.
 """
 
 from __future__ import annotations

@@ -277,7 +277,7 @@ def summarize(
 
 
 @dataclass(frozen=True)
-class Selection:
+class TableSelection:
     """The tables matching one filter, with their sums: what every page of it shares."""
 
     placement: Placement
@@ -296,13 +296,13 @@ def select(
     db: str | None = None,
     table: str | None = None,
     node: int | None = None,
-) -> Selection:
+) -> TableSelection:
     """The tables matching the filter, counted per database and summed per data node."""
     matched = [t for t in placement.tables if matches(t, db, table, node)]
     databases: dict[str, int] = {}
     for t in matched:
         databases[t.db] = databases.get(t.db, 0) + 1
-    return Selection(
+    return TableSelection(
         placement,
         matched,
         [DatabaseCount(db=name, tables=count) for name, count in databases.items()],
@@ -310,7 +310,9 @@ def select(
     )
 
 
-def page_view(selection: Selection, target: str, *, page: int, page_size: int) -> PlacementView:
+def page_view(
+    selection: TableSelection, target: str, *, page: int, page_size: int
+) -> PlacementView:
     start = (page - 1) * page_size
     return PlacementView(
         target=target,

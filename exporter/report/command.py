@@ -19,7 +19,7 @@ from ndbinfo_exporter.errors import ConfigError
 from ndbinfo_exporter.health.findings.evaluation import CHECKS
 from ndbinfo_exporter.report import document, limits, nagios, render
 from ndbinfo_exporter.report.limits import LIMITS
-from ndbinfo_exporter.report.nagios import Selection, Verdict
+from ndbinfo_exporter.report.nagios import CheckSelection, Verdict
 from ndbinfo_exporter.report.options import Options, parse_options
 from ndbinfo_exporter.report.reading import Reading, Stage, needed, read, scraper_for
 from ndbinfo_exporter.targets import TargetConfig
@@ -33,7 +33,7 @@ UNREADABLE = 1  # report: the cluster could not be read
 class Run:
     options: Options
     target: TargetConfig
-    selection: Selection  # what makes the status
+    selection: CheckSelection  # what makes the status
     collectors: tuple[str, ...]  # what is read
     managers: tuple[tuple[str, int], ...] = ()  # the cluster's management servers
 

@@ -52,7 +52,9 @@ BLINDING = (availability.NDB_NOT_VISIBLE, availability.CLUSTER_NOT_VISIBLE)
 
 
 @dataclass(frozen=True)
-class Selection:
+class CheckSelection:
+    """The checks ``--only`` selects, and the ids and families it named."""
+
     checks: tuple[Check, ...]
     named_ids: frozenset[str] = frozenset()  # checks named by id with --only
     named_families: tuple[str, ...] = ()  # families named with --only
@@ -63,11 +65,11 @@ class Selection:
         return tuple(c for c in evaluation.CHECKS if c.id in ids)
 
 
-def select(only: tuple[str, ...]) -> Selection:
+def select(only: tuple[str, ...]) -> CheckSelection:
     """The checks --only selects (ids, families or 'all'); ConfigError for a name that is
     neither."""
     if not only:
-        return Selection(tuple(c for c in evaluation.CHECKS if c.family in DEFAULT_FAMILIES))
+        return CheckSelection(tuple(c for c in evaluation.CHECKS if c.family in DEFAULT_FAMILIES))
     ids: set[str] = set()
     named_ids, families = set(), []
     for name in only:
@@ -84,7 +86,7 @@ def select(only: tuple[str, ...]) -> Selection:
                 f"--only: {name!r} is neither a check id nor a family ({', '.join(FAMILIES)})"
             )
     checks = tuple(c for c in evaluation.CHECKS if c.id in ids)
-    return Selection(checks, frozenset(named_ids), tuple(families))
+    return CheckSelection(checks, frozenset(named_ids), tuple(families))
 
 
 @dataclass(frozen=True)
@@ -157,7 +159,9 @@ def _code(finding: Finding, warning_only: bool) -> int:
     return WARNING if finding.severity in ("critical", "warning") else OK
 
 
-def _not_judged(reading: Reading, selection: Selection, chosen: list[Finding]) -> list[Finding]:
+def _not_judged(
+    reading: Reading, selection: CheckSelection, chosen: list[Finding]
+) -> list[Finding]:
     """The selected findings that make the status UNKNOWN."""
     idle = {f.id for f in chosen if _nothing_to_judge(reading, f)}
     named_idle: set[str] = set()
@@ -173,7 +177,7 @@ def _not_judged(reading: Reading, selection: Selection, chosen: list[Finding]) -
     ]
 
 
-def perfdata(reading: Reading, selection: Selection, options: Options) -> str:
+def perfdata(reading: Reading, selection: CheckSelection, options: Options) -> str:
     """'label'=value[UOM];warn;crit;min;max of the selected checks, from their own limits."""
     if reading.inputs is None:
         return ""
@@ -207,7 +211,7 @@ def _reasons(findings: list[Finding]) -> str:
     return "; ".join(f"{', '.join(ids)}: {reason}" for reason, ids in by_reason.items())
 
 
-def judge(reading: Reading, selection: Selection, options: Options) -> Verdict:
+def judge(reading: Reading, selection: CheckSelection, options: Options) -> Verdict:
     blocked = unreadable(reading, options)
     if blocked is not None:
         return blocked

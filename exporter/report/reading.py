@@ -82,6 +82,7 @@ def scraper_for(settings: Settings, collectors: Sequence[Collector]) -> Scraper:
         max_connections=1,
         query_timeout=settings.query_timeout,
         refresh_max_age=settings.refresh_max_age,
+        renders=False,
     )
 
 

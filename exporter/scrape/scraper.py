@@ -6,7 +6,7 @@ import asyncio
 import logging
 import platform
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
@@ -31,6 +31,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 NO_EXPOSITION = Exposition(b"", b"")
+Render = Callable[[Sequence[Metric]], Exposition]
 # The client library's errors for a connection that broke or could not be made: the SQL node
 # may have gone away while the collectors read.
 CONNECTION_LOST = frozenset(
@@ -52,7 +53,8 @@ class ScrapeResult:
     target_info: TargetInfo | None
     error: str | None  # one line, never credentials
     finished_at: float  # time.time()
-    # ``families`` rendered piece by piece while the scrape ran.
+    # ``families`` rendered piece by piece while the scrape ran (empty from a scraper that
+    # renders none).
     exposition: Exposition
     # Collector name -> why it failed in this scrape (one line, never credentials).
     collector_errors: dict[str, str] = field(default_factory=dict)
@@ -83,8 +85,17 @@ class _Rendered:
     skipped: int = 0  # rows left out because a value was not a number
 
 
+def _unrendered(families: Sequence[Metric]) -> Exposition:
+    """The exposition of a scraper whose callers read the families only: none."""
+    return NO_EXPOSITION
+
+
 def _collect_and_render(
-    collector: Collector, rows: list[Row], context: Context, previous: _Rendered | None
+    collector: Collector,
+    rows: list[Row],
+    context: Context,
+    previous: _Rendered | None,
+    render: Render,
 ) -> _Rendered:
     """Rows equal to the previous scrape's (configuration, dictionary, layout) reuse its
     families and text."""
@@ -113,7 +124,9 @@ def collector_rows(
         raise
 
 
-def _fetch_and_render(collector: Collector, context: Context, previous: _Rendered | None):
+def _fetch_and_render(
+    collector: Collector, context: Context, previous: _Rendered | None, render: Render
+):
     """A pool job that renders on the thread that fetched the rows, as soon as they arrive,
     so that rendering overlaps with the other collectors' queries. A failing ``collect`` is
     returned rather than raised, so that the pool does not take it for a broken connection."""
@@ -121,7 +134,7 @@ def _fetch_and_render(collector: Collector, context: Context, previous: _Rendere
     def job(connection: PooledConnection) -> tuple[list[Row], _Rendered | Exception]:
         rows = collector_rows(connection, collector, context)
         try:
-            return rows, _collect_and_render(collector, rows, context, previous)
+            return rows, _collect_and_render(collector, rows, context, previous, render)
         except Exception as exc:
             return rows, exc
 
@@ -184,8 +197,12 @@ class Scraper:
         max_connections: int,
         query_timeout: float,
         refresh_max_age: float = settings.default("refresh_max_age"),
+        renders: bool = True,
     ):
+        """``renders``: whether the results carry their exposition; False for callers that
+        read the families only (``check`` and ``report``), which then render none."""
         self.collectors = list(collectors)
+        self._render: Render = render if renders else _unrendered
         self._refresher = Refresher(refresh_max_age)
         self._options = options
         self._max_connections = max_connections
@@ -269,7 +286,7 @@ class Scraper:
         except TimeoutError:
             error = f"timed out after {timeout:.1f}s waiting for the scrape in flight"
             log.warning("scrape failed", extra={"fields": {"target": target.name, "err": error}})
-            return _down(target, error)
+            return _down(target, error, self._render)
 
     def _forget(self, key: tuple, task: asyncio.Task[ScrapeResult]) -> None:
         if self._in_flight.get(key) is task:
@@ -334,7 +351,7 @@ class Scraper:
         families.extend(_collector_families(outcomes, skipped))
         families.append(self._rows_skipped_family(target, outcomes))
         families.extend(self._refreshed(target, runnable))
-        parts = [render(families)]
+        parts = [self._render(families)]
         for outcome in outcomes:
             families.extend(outcome.families)
             if outcome.exposition is not None:
@@ -357,7 +374,7 @@ class Scraper:
         """The answer for an SQL node that did not answer, or went away during the scrape:
         ``ndb_up 0`` rather than collectors failing on a node that is up."""
         log.warning("scrape failed", extra={"fields": {"target": target.name, "err": error}})
-        result = _down(target, error)
+        result = _down(target, error, self._render)
         self._last[target.name] = result.kept()
         return result
 
@@ -386,7 +403,7 @@ class Scraper:
             kept=self._kept.setdefault((target.name, collector.name), {}),
         )
         return _fetch_and_render(
-            collector, context, self._rendered.get((target.name, collector.name))
+            collector, context, self._rendered.get((target.name, collector.name)), self._render
         )
 
     async def _signals(
@@ -525,7 +542,7 @@ class Scraper:
         return family
 
 
-def _down(target: TargetConfig, error: str) -> ScrapeResult:
+def _down(target: TargetConfig, error: str, render: Render) -> ScrapeResult:
     down = [_up(0), build_info()]
     return ScrapeResult(
         target=target.name,

@@ -16,7 +16,7 @@ from ndbinfo_exporter.health import placement as placement_model
 from ndbinfo_exporter.health.assessment import assess
 from ndbinfo_exporter.health.management import management_view
 from ndbinfo_exporter.health.models import ClusterView
-from ndbinfo_exporter.health.placement import Placement, Selection
+from ndbinfo_exporter.health.placement import Placement, TableSelection
 from ndbinfo_exporter.scrape.mgmd.reader import ManagementState
 from ndbinfo_exporter.scrape.scraper import ScrapeResult
 from ndbinfo_exporter.view.body import Body
@@ -44,7 +44,7 @@ class ViewModel:
     placement_error: str | None
     bodies: dict[str, Body]
     management: ManagementState | None = None
-    _selections: OrderedDict[tuple, Selection] = field(default_factory=OrderedDict, repr=False)
+    _selections: OrderedDict[tuple, TableSelection] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def require_placement(self) -> Placement:
@@ -65,7 +65,7 @@ class ViewModel:
             placement_model.page_view(selection, self.result.target, page=page, page_size=page_size)
         )
 
-    def _selection(self, db: str | None, table: str | None, node: int | None) -> Selection:
+    def _selection(self, db: str | None, table: str | None, node: int | None) -> TableSelection:
         key = (db, table, node)
         with self._lock:
             found = self._selections.get(key)

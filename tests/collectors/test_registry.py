@@ -6,6 +6,7 @@ import ast
 from pathlib import Path
 
 from ndbinfo_exporter import collectors
+from ndbinfo_exporter.collectors import log_usage
 from ndbinfo_exporter.collectors.base import Collector
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.settings import parse
@@ -17,6 +18,17 @@ def test_every_collector_module_is_found():
     assert names == sorted(set(names))
     assert all(isinstance(c, Collector) for c in collectors)
     assert all_collectors() is not all_collectors()  # callers get their own list
+
+
+def test_a_module_may_declare_several_collectors():
+    """log_usage declares logspaces and logbuffers in its ``COLLECTORS``; both are found, each
+    reading its own view into its own metric names."""
+    found = {c.name: c for c in all_collectors()}
+    assert (found["logspaces"], found["logbuffers"]) == log_usage.COLLECTORS
+    for collector in log_usage.COLLECTORS:
+        assert list(collector.reads) == [collector.name]
+    names = [spec.name for c in log_usage.COLLECTORS for spec in c.metrics]
+    assert len(names) == len(set(names)) == 4
 
 
 def test_flags_for_every_collector():

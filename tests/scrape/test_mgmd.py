@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from ndbinfo_exporter import mycnf, targets
 from ndbinfo_exporter.errors import ConfigError
-from ndbinfo_exporter.scrape.mgmd import protocol
+from ndbinfo_exporter.scrape.mgmd import client, protocol, reader
 from ndbinfo_exporter.scrape.mgmd.client import Subscription
 from ndbinfo_exporter.scrape.mgmd.events import ClusterLogState, arbitration_result
-from ndbinfo_exporter.scrape.mgmd.reader import log_families
+from ndbinfo_exporter.scrape.mgmd.reader import MgmdReader, log_families
 from ndbinfo_exporter.targets import ProbeRefused
 
 STATUS = """node status
@@ -166,6 +166,35 @@ def test_reader_families_carry_the_cluster_log_tables():
     deaths = families["ndb_mgmd_heartbeat_deaths"].samples
     assert [s.labels["node_id"] for s in deaths] == ["3", "12"]
     assert families["ndb_mgmd_global_checkpoint_gci"].samples[0].value == 900
+
+
+async def test_a_state_read_builds_no_families(monkeypatch):
+    """The view, check and report read the state (``current``): one `get status` while it is
+    fresh, and no metric family built; a scrape (``families``) reads `get status` again."""
+    asked = []
+
+    async def get_status(address):
+        asked.append(address)
+        return protocol.node_statuses(protocol.reply_values(STATUS, "node status"))
+
+    def no_families(*args):
+        raise AssertionError("metric families built for a state read")
+
+    monkeypatch.setattr(client, "get_status", get_status)
+    manager = MgmdReader([("mgm1", 1186)])
+    monkeypatch.setattr(manager.subscription, "start", lambda: None)
+    with monkeypatch.context() as patched:
+        for name in ("up_family", "node_families", "log_families"):
+            patched.setattr(reader, name, no_families)
+        state = await manager.current(1.0, max_age=60.0)
+        again = await manager.current(1.0, max_age=60.0)
+    assert (state.answered, [n.node_id for n in state.nodes]) == ((("mgm1:1186", True),), [1, 49])
+    assert again.read_at == state.read_at and len(asked) == 1
+    families = {f.name: f for f in await manager.families(1.0)}
+    assert len(asked) == 2
+    assert [(s.labels, s.value) for s in families["ndb_mgmd_up"].samples] == [
+        ({"address": "mgm1:1186"}, 1.0)
+    ]
 
 
 def test_configured_and_probed_management_servers():

@@ -63,6 +63,21 @@ async def test_healthy_scrape_reports_every_collector(target):
     assert (kept.exposition.text, result.exposition.text != b"") == (b"", True)
 
 
+async def test_a_scraper_that_renders_none_returns_the_same_families(target):
+    """check and report read the families only: their scraper renders no exposition."""
+    collectors = [gauge_collector("fast", "SELECT node_id FROM ndbinfo.nodes")]
+    rendering, silent = make_scraper(collectors), make_scraper(collectors, renders=False)
+    try:
+        rendered, unrendered = [await s.scrape(target, timeout=5) for s in (rendering, silent)]
+    finally:
+        rendering.close()
+        silent.close()
+    assert samples(unrendered, "test_fast_rows") == samples(rendered, "test_fast_rows")
+    assert [f.name for f in unrendered.families] == [f.name for f in rendered.families]
+    assert (unrendered.exposition.text, unrendered.exposition.openmetrics) == (b"", b"")
+    assert b"test_fast_rows" in rendered.exposition.text
+
+
 async def test_slow_collector_fails_alone_within_the_deadline(node, target):
     slow = gauge_collector("slow", "SELECT node_id FROM ndbinfo.nodes /* slow */")
     fast = gauge_collector("fast", "SELECT node_id FROM ndbinfo.nodes")

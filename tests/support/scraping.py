@@ -43,11 +43,12 @@ def by_collector(result: ScrapeResult, metric: str) -> dict[str, float]:
     return {dict(k)["collector"]: v for k, v in samples(result, metric).items()}
 
 
-def make_scraper(collectors, max_connections=3, query_timeout=10.0, options=None):
+def make_scraper(collectors, max_connections=3, query_timeout=10.0, options=None, renders=True):
     return Scraper(
         collectors,
         options or {},
         max_connections=max_connections,
         query_timeout=query_timeout,
         refresh_max_age=Settings().refresh_max_age,
+        renders=renders,
     )

@@ -208,31 +208,38 @@ class MgmdReader:
         self._read_at: float | None = None
 
     async def families(self, timeout: float) -> list[Metric]:
-        """The families of one scrape; starts the subscription on first use."""
+        """The families of one scrape, after a `get status`."""
+        await self._read_status(timeout)
+        return [
+            up_family(self._answered),
+            *node_families(self._nodes),
+            *log_families(self.state, self.subscription),
+        ]
+
+    async def current(self, timeout: float, max_age: float) -> ManagementState:
+        """The state, after a `get status` when the last one (a scrape's) is older than
+        ``max_age`` seconds."""
+        if self._read_at is None or time.time() - self._read_at >= max_age:
+            await self._read_status(timeout)
+        return self.snapshot()
+
+    async def _read_status(self, timeout: float) -> None:
+        """`get status` from every management server at once, within the deadline: which
+        answered, and the nodes as the first that answered reports them. Starts the
+        subscription on first use."""
         self.subscription.start()
         deadline = max(0.1, min(STATUS_DEADLINE, timeout))
         answers = await asyncio.gather(*(self._status(a, deadline) for a in self.addresses))
-        up = UP.family()
         self._answered = tuple(
             (client.address_name(address), nodes is not None)
             for address, nodes in zip(self.addresses, answers, strict=True)
         )
-        for name, answered in self._answered:
-            up.add_metric([name], 1.0 if answered else 0.0)
         nodes = next((n for n in answers if n is not None), [])
         self._nodes, self._read_at = tuple(nodes), time.time()
         self.state.know_nodes(
             (n.node_id for n in nodes if n.type == "NDB"),
             (n.node_id for n in nodes if n.type == "API"),
         )
-        return [up, *node_families(nodes), *log_families(self.state, self.subscription)]
-
-    async def current(self, timeout: float, max_age: float) -> ManagementState:
-        """The state, after a `get status` when the last one (a scrape's) is older than
-        ``max_age`` seconds."""
-        if self._read_at is None or time.time() - self._read_at >= max_age:
-            await self.families(timeout)
-        return self.snapshot()
 
     def snapshot(self) -> ManagementState:
         state = self.state
@@ -261,7 +268,15 @@ class MgmdReader:
         await self.subscription.close()
 
 
-def node_families(nodes: list[NodeStatus]) -> list[Metric]:
+def up_family(answered: Sequence[tuple[str, bool]]) -> Metric:
+    """``ndb_mgmd_up`` of every management server: whether it answered `get status`."""
+    up = UP.family()
+    for address, answered_it in answered:
+        up.add_metric([address], 1.0 if answered_it else 0.0)
+    return up
+
+
+def node_families(nodes: Sequence[NodeStatus]) -> list[Metric]:
     status, phase, connects = NODE_STATUS.family(), START_PHASE.family(), CONNECT_COUNT.family()
     for node in nodes:
         node_id = str(node.node_id)

@@ -12,11 +12,11 @@ import uvicorn
 from ndbinfo_exporter import __version__, httpserver, logs, targets, webconfig
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.errors import ConfigError
+from ndbinfo_exporter.health import alerts
 from ndbinfo_exporter.report import command as report_command
 from ndbinfo_exporter.scrape.pool import MAX_POOLS
 from ndbinfo_exporter.scrape.scraper import Scraper
 from ndbinfo_exporter.settings import FLAGS, Settings, listen_host_port, parse
-from ndbinfo_exporter.view import alerts
 
 log = logging.getLogger("ndbinfo_exporter")
 

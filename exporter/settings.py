@@ -157,12 +157,13 @@ class Settings(BaseSettings):
     log_format: Annotated[
         Literal["logfmt", "json"], Flag("--log.format", "FORMAT", "logfmt or json")
     ] = "logfmt"
-    view_alerts_url: Annotated[  # checked by ndbinfo_exporter.view.alerts
+    view_alerts_url: Annotated[  # checked by ndbinfo_exporter.health.alerts
         str | None,
         Flag(
             "--view.alerts-url",
             "URL",
-            "Prometheus or Alertmanager whose firing Ndb* alerts the cluster view shows; "
+            "Prometheus or Alertmanager whose Ndb* alerts the cluster view shows (the firing ones "
+            "among its findings); "
             'filter=label="value" in the query keeps matching ones',
         ),
     ] = None

@@ -342,3 +342,29 @@ class ManagementView(BaseModel):
     backups_aborted: int
     backups_failed_to_start: int
     events: list[LogEvent] = Field(description="The latest cluster log events, newest first")
+
+
+class Alert(BaseModel):
+    name: str = Field(description="alertname")
+    state: Literal["firing", "pending"] = Field(
+        description="pending: the condition holds, the rule's `for` has not passed yet"
+    )
+    severity: str | None = None
+    summary: str | None = None
+    since: str | None = Field(None, description="When the condition started (RFC 3339)")
+    labels: dict[str, str]
+    runbook_url: str | None = Field(
+        None, description="The rule's runbook_url annotation; null unless an http(s) URL"
+    )
+    link: str = Field(
+        description="Where the alert is shown in Prometheus or Alertmanager (http or https only)"
+    )
+
+
+class AlertsView(BaseModel):
+    source: str | None = Field(
+        description="Prometheus or Alertmanager the alerts come from (--view.alerts-url, or check's --alerts-url); "
+        "null when none is configured"
+    )
+    alerts: list[Alert] = Field(description="Ndb* alerts: firing first, most severe first")
+    error: str | None = Field(None, description="Why the alerts could not be read")

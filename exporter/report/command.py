@@ -80,6 +80,7 @@ async def _read(run: Run, stage: Stage) -> Reading:
                 stage,
                 options.command == "report",
                 run.managers,
+                options.alerts_url,
             ),
             max(0.1, stage.left()),
         )

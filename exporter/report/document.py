@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from ndbinfo_exporter import __version__, logs
+from ndbinfo_exporter.health.findings import alerting
 from ndbinfo_exporter.health.findings.availability import api_nodes_gone
 from ndbinfo_exporter.health.management import management_view
 from ndbinfo_exporter.health.models import Finding
@@ -280,7 +281,8 @@ def evidence(label: str, text: str) -> Evidence:
 
 
 def _history(finding: Finding, interval: float | None) -> str | None:
-    if not CHECKS[finding.id].needs_history or interval is not None:
+    check = CHECKS.get(finding.id)
+    if check is None or not check.needs_history or interval is not None:
         return None
     return (
         "Measured from one read: a rate needs two. Prometheus measures it over time "
@@ -297,7 +299,7 @@ def _finding(reading: Reading, finding: Finding, options: Options) -> ReportFind
     )
     return ReportFinding(
         **finding.model_dump(exclude={"evidence"}),
-        family=CHECKS[finding.id].family,
+        family=CHECKS[finding.id].family if finding.id in CHECKS else alerting.FAMILY,
         evidence=[evidence(e.label, e.value) for e in finding.evidence],
         measurements=[
             Measurement(

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ndbinfo_exporter.errors import ConfigError
-from ndbinfo_exporter.health.findings import availability, evaluation, management
+from ndbinfo_exporter.health.findings import alerting, availability, evaluation, management
 from ndbinfo_exporter.health.findings import replication as replication_checks
 from ndbinfo_exporter.health.findings.check import Check
 from ndbinfo_exporter.health.models import Finding
@@ -150,7 +150,9 @@ def _read(reading: Reading, check: Check) -> bool:
 def _nothing_to_judge(reading: Reading, finding: Finding) -> bool:
     if finding.status == "ok":
         return finding.summary in NOTHING_TO_JUDGE
-    return finding.status == "unknown" and _read(reading, CHECKS[finding.id])
+    return (
+        finding.status == "unknown" and finding.id in CHECKS and _read(reading, CHECKS[finding.id])
+    )
 
 
 def _code(finding: Finding, warning_only: bool) -> int:
@@ -216,7 +218,7 @@ def judge(reading: Reading, selection: CheckSelection, options: Options) -> Verd
     if blocked is not None:
         return blocked
     ids = {c.id for c in selection.checks}
-    chosen = [f for f in reading.findings if f.id in ids]
+    chosen = [f for f in reading.findings if f.id in ids or alerting.is_alert(f)]
     problems = [f for f in chosen if f.status == "problem"]
     counted = [f for f in problems if _code(f, options.warning_only) != OK]
     not_judged = _not_judged(reading, selection, chosen)

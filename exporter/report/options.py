@@ -12,6 +12,7 @@ from typing import NoReturn
 from ndbinfo_exporter import __version__
 from ndbinfo_exporter.collectors.base import Collector
 from ndbinfo_exporter.errors import ConfigError
+from ndbinfo_exporter.health import alerts
 from ndbinfo_exporter.report.limits import LIMITS, NO_THRESHOLDS, Thresholds, parse_thresholds
 from ndbinfo_exporter.settings import FLAGS, Settings, parse
 
@@ -55,6 +56,7 @@ class Options:
     thresholds: Thresholds = NO_THRESHOLDS
     unreachable_state: str = "unknown"
     verbosity: int = 0
+    alerts_url: str | None = None  # Prometheus or Alertmanager whose alerts are findings
     host: str | None = None  # -H: overrides the address of --mysqld.address or my.cnf
     port: int | None = None  # -P
     argv: tuple[str, ...] = ()  # as given, for the report's header
@@ -89,6 +91,14 @@ def _host(text: str) -> str:
     if not host:
         raise argparse.ArgumentTypeError("empty host name")
     return host
+
+
+def _alerts_url(text: str) -> str:
+    try:
+        alerts.parse_url(text)
+    except alerts.AlertsUrlError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def _names(text: str) -> list[str]:
@@ -138,6 +148,12 @@ def _judging(p: _Parser) -> None:
     p.add_argument(
         "-c", "--critical", type=_names, action="append", metavar="NAME=RANGE",
         help="critical range of a threshold, as -w",
+    )  # fmt: skip
+    p.add_argument(
+        "--alerts-url", type=_alerts_url, metavar="URL",
+        help="Prometheus or Alertmanager whose firing Ndb* alerts are findings at their "
+        'severity, whatever --only selects; filter=label="value" in the query keeps '
+        "matching ones (the cluster view's --view.alerts-url); unreadable: UNKNOWN",
     )  # fmt: skip
     p.add_argument(
         "--interval", type=_seconds(MAX_INTERVAL), metavar="SECONDS",
@@ -215,6 +231,7 @@ def parse_options(command: str, argv: Sequence[str], collectors: Sequence[Collec
             parse_thresholds("-c", _flattened(own.critical)),
         ),
         unreachable_state=own.unreachable_state,
+        alerts_url=own.alerts_url,
         verbosity=own.verbose,
         host=own.hostname,
         port=own.port,

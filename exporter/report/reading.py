@@ -21,10 +21,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ndbinfo_exporter.collectors.base import Collector
+from ndbinfo_exporter.health.alerts import NO_ALERTS, AlertSource, public
 from ndbinfo_exporter.health.assessment import assess
+from ndbinfo_exporter.health.findings.alerting import with_alerts
 from ndbinfo_exporter.health.findings.check import Check
 from ndbinfo_exporter.health.findings.inputs import Inputs
-from ndbinfo_exporter.health.models import ClusterView, ConfigView, Finding
+from ndbinfo_exporter.health.models import AlertsView, ClusterView, ConfigView, Finding
 from ndbinfo_exporter.health.placement import Placement
 from ndbinfo_exporter.health.placement_read import PlacementUnavailable, fold_on, read_placement
 from ndbinfo_exporter.scrape.mgmd.client import Address, address_name
@@ -135,10 +137,12 @@ async def read(
     stage: Stage,
     placement: bool = False,
     managers: Sequence[Address] = (),
+    alerts_url: str | None = None,
 ) -> Reading:
     """``placement``: also read the fragment placement (the report: the tables behind dead
     replicas and hot tables; a check never reads it). ``managers``: the cluster's
-    management servers."""
+    management servers. ``alerts_url``: the Prometheus or Alertmanager whose firing alerts
+    are findings too (health.findings.alerting)."""
     manager = MgmdReader(managers) if managers else None
     try:
         if manager is not None:
@@ -152,10 +156,17 @@ async def read(
             previous, result = result, await _scrape(scraper, target, names, stage)
         placed = await _read_placement(target, result, stage) if placement else None
         management = await _management(manager, stage)
+        alerts = await _alerts(alerts_url, stage)
     finally:
         if manager is not None:
             await manager.close()
-    return modelled(result, previous, checks, tuple(names), interval, placed, management)
+    return modelled(result, previous, checks, tuple(names), interval, placed, management, alerts)
+
+
+async def _alerts(url: str | None, stage: Stage) -> AlertsView:
+    if url is not None:
+        stage.now = f"the alerts at {public(url)}"
+    return await AlertSource(url, interval=0.0).alerts()
 
 
 async def _management(manager: MgmdReader | None, stage: Stage) -> ManagementState | None:
@@ -173,15 +184,16 @@ def modelled(
     interval: float | None = None,
     placement: Placement | None = None,
     management: ManagementState | None = None,
+    alerts: AlertsView = NO_ALERTS,
 ) -> Reading:
     """The assessment of one scrape result (and the one before it) with the findings of
-    ``checks``, built as the view builds it."""
+    ``checks`` and of the firing ``alerts``, built as the view builds it."""
     judged = assess(result, previous, placement, management, checks=checks)
     return Reading(
         result=result,
         cluster=judged.cluster,
         inputs=judged.inputs,
-        findings=judged.findings,
+        findings=with_alerts(judged.findings, alerts) if result.up else [],
         interval=interval if previous is not None else None,
         collectors=collectors,
         timed_out=stalled(result),

@@ -1,10 +1,8 @@
 """Response models of the cluster view's JSON API that only the web page serves: errors,
-the findings' envelope, the alerts and the targets. The cluster, configuration, placement and
+the findings' envelope and the targets. The cluster, configuration, placement and
 management models it shares with ``check``/``report`` are in ``health.models``."""
 
 from __future__ import annotations
-
-from typing import Literal
 
 from ndbinfo_exporter.health.models import Finding, ScrapeInfo
 from pydantic import BaseModel, Field
@@ -20,32 +18,6 @@ class FindingsView(ScrapeInfo):
     )
     problems: int
     unknown: int = Field(description="Checks that could not run for lack of data")
-
-
-class Alert(BaseModel):
-    name: str = Field(description="alertname")
-    state: Literal["firing", "pending"] = Field(
-        description="pending: the condition holds, the rule's `for` has not passed yet"
-    )
-    severity: str | None = None
-    summary: str | None = None
-    since: str | None = Field(None, description="When the condition started (RFC 3339)")
-    labels: dict[str, str]
-    runbook_url: str | None = Field(
-        None, description="The rule's runbook_url annotation; null unless an http(s) URL"
-    )
-    link: str = Field(
-        description="Where the alert is shown in Prometheus or Alertmanager (http or https only)"
-    )
-
-
-class AlertsView(BaseModel):
-    source: str | None = Field(
-        description="Prometheus or Alertmanager the alerts come from (--view.alerts-url); "
-        "null when none is configured"
-    )
-    alerts: list[Alert] = Field(description="Ndb* alerts: firing first, most severe first")
-    error: str | None = Field(None, description="Why the alerts could not be read")
 
 
 class ViewTarget(BaseModel):

@@ -18,7 +18,9 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
 from ndbinfo_exporter import __version__
+from ndbinfo_exporter.health.alerts import AlertSource
 from ndbinfo_exporter.health.models import (
+    AlertsView,
     ClusterView,
     ConfigView,
     ManagementView,
@@ -33,9 +35,8 @@ from ndbinfo_exporter.health.thresholds import (
 )
 from ndbinfo_exporter.settings import Settings
 from ndbinfo_exporter.targets import ProbeRefused, TargetConfig, Targets
-from ndbinfo_exporter.view.alerts import AlertSource
 from ndbinfo_exporter.view.body import Body
-from ndbinfo_exporter.view.models import AlertsView, ApiError, FindingsView, TargetsView
+from ndbinfo_exporter.view.models import ApiError, FindingsView, TargetsView
 from ndbinfo_exporter.view.reader import ViewReader
 from ndbinfo_exporter.view.source import ViewSource
 from ndbinfo_exporter.view.view_model import PageOutOfRange, Unavailable, ViewModel
@@ -176,8 +177,9 @@ def make_router(
     _page_routes(router, app, settings, view_targets)
     api = APIRouter(prefix="/api/v1", route_class=JsonErrorRoute, tags=["cluster view"])
     _targets_route(api, view_targets)
-    _model_routes(api, _Views(view_targets))
-    _closing_routes(api, AlertSource(settings.view_alerts_url, view_targets.interval))
+    alert_source = AlertSource(settings.view_alerts_url, view_targets.interval)
+    _model_routes(api, _Views(view_targets), alert_source)
+    _closing_routes(api, alert_source)
     router.include_router(api)
     return router
 
@@ -247,7 +249,7 @@ def _targets_route(api: APIRouter, view_targets: ViewTargets) -> None:
         return view_targets.listing()
 
 
-def _model_routes(api: APIRouter, views: _Views) -> None:
+def _model_routes(api: APIRouter, views: _Views, alert_source: AlertSource) -> None:
     """The answers built from a target's model: cluster, placement, findings, configuration."""
 
     @api.get("/cluster", response_model=ClusterView, responses=ERRORS)
@@ -304,10 +306,12 @@ def _model_routes(api: APIRouter, views: _Views) -> None:
     async def get_findings(
         request: Request, target: TargetQuery = None, auth_module: AuthModuleQuery = None
     ) -> Response:
-        """Tuning findings, each with its evidence, PromQL expression and SQL."""
+        """Every check's finding, each with its evidence, PromQL expression and SQL, and, with
+        --view.alerts-url, each Ndb* alert firing there as a problem at its severity."""
         view = views.source(target, auth_module)
         model = await views.reachable(view)
-        return answer(model.bodies["findings"], request, views.freshness(view, model))
+        body = model.findings_body(await alert_source.alerts())
+        return answer(body, request, views.freshness(view, model))
 
     @api.get("/management", response_model=ManagementView, responses=ERRORS)
     async def get_management(

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 
 from ndbinfo_exporter.health import placement as placement_model
 from ndbinfo_exporter.health.assessment import assess
+from ndbinfo_exporter.health.findings.alerting import with_alerts
 from ndbinfo_exporter.health.management import management_view
-from ndbinfo_exporter.health.models import ClusterView
+from ndbinfo_exporter.health.models import AlertsView, ClusterView, Finding
 from ndbinfo_exporter.health.placement import Placement, TableSelection
 from ndbinfo_exporter.scrape.mgmd.reader import ManagementState
 from ndbinfo_exporter.scrape.scraper import ScrapeResult
@@ -44,8 +45,23 @@ class ViewModel:
     placement_error: str | None
     bodies: dict[str, Body]
     management: ManagementState | None = None
+    findings: FindingsView | None = None  # the checks' findings; None: the SQL node is down
+    _with_alerts: tuple[AlertsView, Body] | None = field(default=None, repr=False)
     _selections: OrderedDict[tuple, TableSelection] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def findings_body(self, alerts: AlertsView) -> Body:
+        """The findings with the firing alerts' (health.findings.alerting), serialized once
+        per answer of the alert source."""
+        if self.findings is None:
+            raise Unavailable(f"the SQL node {self.result.target} does not answer")
+        kept = self._with_alerts
+        if kept is not None and kept[0] is alerts:
+            return kept[1]
+        findings = with_alerts(self.findings.findings, alerts)
+        body = Body.of(self.findings.model_copy(update=counted(findings)))
+        self._with_alerts = (alerts, body)
+        return body
 
     def require_placement(self) -> Placement:
         """The placement, or Unavailable saying why there is none."""
@@ -103,22 +119,28 @@ def build(
     bodies = {"cluster": Body.of(judged.cluster)}
     if management is not None:
         bodies["management"] = Body.of(management_view(result.target, management))
+    findings = None
     if judged.config is not None:
         bodies["config"] = Body.of(judged.config)
-        bodies["findings"] = Body.of(
-            FindingsView(
-                target=result.target,
-                up=result.up,
-                error=result.error,
-                scraped_at=result.finished_at,
-                findings=judged.findings,
-                problems=sum(1 for f in judged.findings if f.status == "problem"),
-                unknown=sum(1 for f in judged.findings if f.status == "unknown"),
-            )
+        findings = FindingsView(
+            target=result.target,
+            up=result.up,
+            error=result.error,
+            scraped_at=result.finished_at,
+            **counted(judged.findings),
         )
     return ViewModel(
-        result, previous, judged.cluster, placement, placement_error, bodies, management
+        result, previous, judged.cluster, placement, placement_error, bodies, management, findings
     )
+
+
+def counted(findings: list[Finding]) -> dict:
+    """The findings and their counts, as FindingsView holds them."""
+    return {
+        "findings": findings,
+        "problems": sum(1 for f in findings if f.status == "problem"),
+        "unknown": sum(1 for f in findings if f.status == "unknown"),
+    }
 
 
 def previous_of(model: ViewModel | None, result: ScrapeResult) -> ScrapeResult | None:

@@ -11,6 +11,8 @@ import pytest
 from ndb_harness import Ndbsim, running_ndbsim
 
 from tests.report.report_cli import json_report, of, problems, run
+from tests.support.app_server import serving_app
+from tests.support.planted_alerts import alert, prometheus_with_alerts
 
 pytestmark = pytest.mark.integration
 
@@ -180,3 +182,32 @@ def test_with_the_management_server_every_node_and_its_answer_are_judged(sim):
     done = run("check", *of(sim), mgmd, password=PASSWORD)
     assert done.returncode == 1, done.stdout
     assert "Management server unreachable" in done.stdout.splitlines()[0]
+
+
+def test_with_alerts_a_firing_alert_is_judged_at_its_severity_whatever_only_selects(sim):
+    """--alerts-url: the alert rules' verdict. A firing alert of the filter's cluster is a
+    finding at its severity, a pending one or another cluster's is none; alerts that cannot
+    be read leave the status UNKNOWN; a bad URL is one line."""
+    planted = prometheus_with_alerts(
+        [
+            alert("NdbDataNodeDown", cluster="demo", node_id="2"),
+            alert("NdbLcpStalled", state="pending", cluster="demo"),
+            alert("NdbNoArbitrator", cluster="other"),
+        ]
+    )
+    with serving_app(planted) as url:
+        alerts_url = f'--alerts-url={url}/?filter=cluster="demo"'
+        done = run("check", *of(sim), alerts_url, "--only", "configuration", password=PASSWORD)
+    assert done.returncode == 2, done.stdout
+    assert (
+        "[CRITICAL] NdbDataNodeDown (alert_NdbDataNodeDown): NdbDataNodeDown fires" in done.stdout
+    )
+    assert "NdbLcpStalled" not in done.stdout and "NdbNoArbitrator" not in done.stdout
+    refused = run("check", *of(sim), "--alerts-url=http://127.0.0.1:9/", password=PASSWORD)
+    assert refused.returncode == 3, refused.stdout
+    assert "cannot read alerts from http://127.0.0.1:9" in refused.stdout
+    bad = run("check", *of(sim), "--alerts-url=prom:9090", password=PASSWORD)
+    assert (bad.returncode, bad.stdout) == (
+        3,
+        "NDB UNKNOWN - argument --alerts-url: 'prom:9090' is not an http:// or https:// URL\n",
+    )

@@ -8,6 +8,7 @@ import json
 
 import pytest
 from ndbinfo_exporter.health.findings.evaluation import CHECKS
+from ndbinfo_exporter.health.models import Alert, AlertsView
 from ndbinfo_exporter.report.reading import modelled
 from ndbinfo_exporter.view.view_model import build
 
@@ -25,6 +26,14 @@ from tests.health.scrape_data import cluster
     ],
 )
 def test_report_findings_equal_the_api_findings(result):
-    api = json.loads(build(result, None, {}, None, None).bodies["findings"].content)
-    reading = modelled(result, None, CHECKS, ())
+    """With the same alerts: a firing one is a finding of both."""
+    alerts = AlertsView(
+        source="http://prom:9090",
+        alerts=[
+            Alert(name="NdbNoArbitrator", state="firing", severity="warning", labels={}, link="")
+        ],
+    )
+    api = json.loads(build(result, None, {}, None, None).findings_body(alerts).content)
+    reading = modelled(result, None, CHECKS, (), alerts=alerts)
     assert [f.model_dump(mode="json") for f in reading.findings] == api["findings"]
+    assert "alert_NdbNoArbitrator" in [f["id"] for f in api["findings"]]

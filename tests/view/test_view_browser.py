@@ -9,13 +9,13 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
-from fastapi import FastAPI
 from ndb_harness import running_ndbsim
 from ndbinfo_exporter.targets import TargetConfig, Targets
 
 from tests.health.scrape_data import cluster, placement_rows, replica_rows
+from tests.support.app_server import serving_app
+from tests.support.planted_alerts import alert, prometheus_with_alerts
 from tests.view.recorded_scraper import RecordedScraper, recorded_manager, view_app
-from tests.view.view_server import serving_app
 from tests.view.view_stack import running_stack
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser, pytest.mark.long(minutes=3)]
@@ -376,25 +376,6 @@ def recorded_view(alerts_url: str | None = None, manager=None):
     return view_app(scraper, targets, alerts_url)
 
 
-def prometheus_with_alerts(alerts: list[dict]) -> FastAPI:
-    prometheus = FastAPI()
-
-    @prometheus.get("/api/v1/alerts")
-    async def answer() -> dict:
-        return {"status": "success", "data": {"alerts": alerts}}
-
-    return prometheus
-
-
-def firing(name: str, runbook_url: str) -> dict:
-    return {
-        "labels": {"alertname": name, "severity": "critical"},
-        "annotations": {"summary": f"{name} fires", "runbook_url": runbook_url},
-        "state": "firing",
-        "activeAt": "2026-01-01T00:00:00Z",
-    }
-
-
 def test_alert_links_are_http_only_and_the_page_works_under_its_csp(page, monkeypatch):
     violations: list[str] = []
     dialogs: list[str] = []
@@ -405,8 +386,8 @@ def test_alert_links_are_http_only_and_the_page_works_under_its_csp(page, monkey
     page.on("dialog", lambda d: dialogs.append(d.message) or d.dismiss())
     planted = prometheus_with_alerts(
         [
-            firing("NdbDataNodeDown", "javascript:alert(1)"),
-            firing("NdbDataMemoryHigh", "https://runbooks.example/memory"),
+            alert("NdbDataNodeDown", "javascript:alert(1)"),
+            alert("NdbDataMemoryHigh", "https://runbooks.example/memory"),
         ]
     )
     manager = recorded_manager(monkeypatch)
@@ -421,6 +402,9 @@ def test_alert_links_are_http_only_and_the_page_works_under_its_csp(page, monkey
         planted_alert = page.get_by_test_id("alert-NdbDataNodeDown")
         planted_alert.wait_for()
         assert planted_alert.get_by_test_id("runbook").count() == 0
+        # A firing alert is a finding too, at its severity: the findings say what paged.
+        card = page.get_by_test_id("finding-alert_NdbDataNodeDown")
+        assert card.get_attribute("class") == "finding critical"
         hrefs = page.locator("#alerts a").evaluate_all("links => links.map(a => a.href)")
         assert hrefs and all(h.startswith(("http://", "https://")) for h in hrefs)
         assert "https://runbooks.example/memory" in hrefs

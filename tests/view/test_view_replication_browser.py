@@ -17,8 +17,8 @@ from tests.health.scrape_data import (
     replica_rows,
     replication,
 )
+from tests.support.app_server import serving_app
 from tests.view.recorded_scraper import RecordedScraper, view_app
-from tests.view.view_server import serving_app
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
 

@@ -91,4 +91,9 @@ def evaluated(checks: Sequence[Check], inputs: Inputs) -> list[Finding]:
             else f
             for f in findings
         ]
+    return ordered(findings)
+
+
+def ordered(findings: Sequence[Finding]) -> list[Finding]:
+    """Problems first (most severe first), then unknown, then ok; equal ones keep their order."""
     return sorted(findings, key=lambda f: (ORDER[f.status], SEVERITY[f.severity]))

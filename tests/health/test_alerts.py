@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from ndbinfo_exporter.view.alerts import AlertSource, AlertsUrlError, parse_url, public
+from ndbinfo_exporter.health.alerts import AlertSource, AlertsUrlError, parse_url, public
 
 PROMETHEUS = {
     "status": "success",

@@ -16,12 +16,15 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import httpx
-from ndbinfo_exporter.view.models import Alert, AlertsView
+from ndbinfo_exporter.health.models import Alert, AlertsView
 
 PREFIX = "Ndb"
 TIMEOUT_SECONDS = 3.0
 MATCHER = re.compile(r'^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*"([^"]*)"\s*$')
 SEVERITY = {"critical": 0, "warning": 1, "info": 2}
+
+
+NO_ALERTS = AlertsView(source=None, alerts=[])
 
 
 class AlertsUrlError(ValueError):
@@ -113,7 +116,7 @@ class AlertSource:
 
     async def alerts(self) -> AlertsView:
         if self._url is None:
-            return AlertsView(source=None, alerts=[])
+            return NO_ALERTS
         if self._cached is not None and self._clock() - self._cached[0] < self._interval:
             return self._cached[1]
         try:

@@ -211,6 +211,41 @@ def test_side_by_side_packages_never_import_each_other(one: str, other: str) -> 
     assert {path: names for path, names in offenders.items() if names} == {}
 
 
+def _ndbinfo_table_names(path: Path) -> list[str]:
+    """The ndbinfo tables ("ndb$nodes" ...) a module names in its code, docstrings left out;
+    the bare prefix "ndb$", which strips it from a name a user typed, names no table."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    }
+    return sorted(
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and node.value.startswith("ndb$")
+        and node.value != "ndb$"
+        and id(node) not in docstrings
+    )
+
+
+def test_the_simulated_cluster_builds_no_ndbinfo_row() -> None:
+    """ndbsim's model holds the cluster's state and knows nothing of SQL; the engine builds
+    every ndbinfo row from that state (engine/rows, engine/writers). No module of
+    simulator/model names an ndbinfo table, as a row builder is keyed, and the model has no
+    rows package. That it imports nothing of the engine or the protocol above it is
+    test_imports_point_down's."""
+    named = {
+        str(path.relative_to(ROOT)): names
+        for path in _sources("simulator/model")
+        if (names := _ndbinfo_table_names(path))
+    }
+    rows_package = sorted((ROOT / "simulator" / "model" / "rows").glob("*.py"))
+    assert (named, rows_package) == ({}, [])
+
+
 @pytest.mark.parametrize(("package", "folder"), [("ndbsim", "simulator")])
 def test_no_import_cycle(package: str, folder: str) -> None:
     """No module imports one that imports it back, not even inside a function (a package's

@@ -1,11 +1,11 @@
 """Writing the model into the engine's DuckDB database.
 
-Small tables are built in Python (model/rows) and replaced when their content changes. The big,
-per-fragment tables are generated inside DuckDB with INSERT ... SELECT from one-copy model tables
-in schema `sim` (fragments, replicas, node states), so 8 data nodes x 2000 tables start in
-seconds. The `*_all` variants are views over the master's copy cross-joined with the started
-data nodes. Each table that is not a small one has its writer in engine/writers, registered
-for it there.
+Every ndbinfo row is built in the engine, from the model's state. Small tables are built in
+Python (engine/rows) and replaced when their content changes. The big, per-fragment tables are
+generated inside DuckDB with INSERT ... SELECT from one-copy model tables in schema `sim`
+(fragments, replicas, node states), so 8 data nodes x 2000 tables start in seconds. The `*_all`
+variants are views over the master's copy cross-joined with the started data nodes. Each table
+that is not a small one has its writer in engine/writers, registered for it there.
 
 A statement pays for what it reads: `sync` is given the ndbinfo objects the statement reads
 (views expanded to their base tables) and writes only those, each at most once per cluster
@@ -25,11 +25,11 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ndbsim.engine import infoschema
+from ndbsim.engine import infoschema, rows
 from ndbsim.engine.table_writes import TableWrite
 from ndbsim.engine.writers import FRAGMENT_TABLES, FRAGMENT_VIEWS, WRITTEN_ONCE, sim_schema
 from ndbsim.engine.writers.inserts import insert_values, replace
-from ndbsim.model import disk_data, metadata_sync, rows
+from ndbsim.model import disk_data, metadata_sync
 
 if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster

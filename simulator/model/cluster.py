@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ndbsim.model import api_slots, fault_effects, log_events, node_failures
+from ndbsim.model import api_slots, fault_effects, links, log_events, node_failures
 from ndbsim.model.backups import Backups
 from ndbsim.model.checkpoints import Checkpoints
 from ndbsim.model.cluster_log import ClusterLog
@@ -21,8 +21,8 @@ from ndbsim.model.faults import DEFAULT_ABORT_SHARE, START_PHASES, Faults
 from ndbsim.model.latency import Latency
 from ndbsim.model.memory import PAGE, memory_by_node
 from ndbsim.model.node_config import build_config, fit_data_memory, fit_limits
-from ndbsim.model.rows import membership
 from ndbsim.model.spec import ClusterSpec
+from ndbsim.model.start_phases import start_phase
 from ndbsim.model.topology import MGM, NDB, Topology, build_topology
 from ndbsim.model.transactions import Activity
 from ndbsim.model.workload import REDO_BYTES_PER_WRITE, Workload, extra_aborts, writes
@@ -384,7 +384,7 @@ class Cluster:
             for r in self.topology.all_nodes
             if r.node_id != node_id
             and remote in (None, r.node_id)
-            and membership.transporter_connected(self, r.node_id)
+            and links.transporter_connected(self, r.node_id)
         ]
 
     def link_overloads(self, node_id: int, remote: int) -> tuple[int, int]:
@@ -530,7 +530,7 @@ class Cluster:
             state = s.state
             extra: dict[str, Any] = {"nodegroup": node.nodegroup}
             if s.state == STARTING:
-                extra["start_phase"] = membership.start_phase(self, node_id)
+                extra["start_phase"] = start_phase(self, node_id)
         else:
             state = "CONNECTED" if self.node_up(node_id) else "DISCONNECTED"
             extra = {}

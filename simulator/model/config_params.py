@@ -721,24 +721,6 @@ def params_for(version: NdbVersion) -> list[Param]:
     )
 
 
-def config_params_rows(version: NdbVersion) -> list[dict]:
-    """Rows of ndb$config_params for the version."""
-    return [
-        {
-            "param_number": p.number,
-            "param_name": p.name,
-            "param_description": p.description,
-            "param_type": p.type,
-            "param_default": p.default,
-            "param_min": p.minimum,
-            "param_max": p.maximum,
-            "param_mandatory": p.mandatory,
-            "param_status": p.status,
-        }
-        for p in params_for(version)
-    ]
-
-
 def lookup(name: str, version: NdbVersion) -> Param:
     """The parameter named (case-insensitively); ValueError if this version has no such one."""
     param = _BY_NAME.get(name.strip().lower())

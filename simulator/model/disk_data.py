@@ -19,6 +19,11 @@ HEALTHY_USE = 0.32  # share of the data file the disk-data tables take
 GROWTH_BYTES_PER_OP = 0.02  # data file bytes taken per operation handled
 
 
+def disk_share(c: Cluster) -> float:
+    """Share of the workload's operations on disk data tables."""
+    return sum(t.weight for t in c.dictionary.dih if t.disk)
+
+
 def tablespace_used_share(c: Cluster) -> float:
     """Share of the tablespace's extents in use: the tablespace-full fault's share, else the
     healthy use growing slowly with the cluster's writes (capped below full), or the level

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ndbsim.model import api_slots, node_failures
 from ndbsim.model.ndbd_exit_codes import NO_START_PHASE
-from ndbsim.model.rows.membership import start_phase
+from ndbsim.model.start_phases import start_phase
 
 if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster

@@ -24,9 +24,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ndbsim.model import workload
-from ndbsim.model.rows.activity import disk_share
-from ndbsim.model.rows.blocks import DBTC, PGMAN, block_instances
-from ndbsim.model.rows.threads_cpu import thread_util
+from ndbsim.model.disk_data import disk_share
+from ndbsim.model.thread_load import thread_util
 
 if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster
@@ -138,13 +137,6 @@ def _api_weights(apis: list[int]) -> dict[int, float]:
     return {api: w / total for api, w in weights.items()}
 
 
-def _instance_shares(instances: list[int], node_id: int) -> dict[int, float]:
-    """Uneven split over block instances: fragments are not spread perfectly evenly."""
-    weights = {i: 1 + 0.18 * math.sin(1.9 * i + node_id) for i in instances}
-    total = sum(weights.values())
-    return {i: w / total for i, w in weights.items()}
-
-
 class Latency:
     """The histograms of every data node. The cluster's steps only count each node's
     operations (`add`); they are spread over the ranges when the histograms are read, at the
@@ -212,49 +204,8 @@ class Latency:
             return None
         return h
 
-    def tc_rows(self, c: Cluster) -> list[dict]:
+    def histograms(self, c: Cluster) -> dict[int, NodeHistograms | None]:
+        """Each started data node's histograms since it started, with the operations counted
+        so far spread over their ranges (None: a node without any yet)."""
         self._spread(c)
-        columns = (*(col for col, _, _ in TC_MEASURES), *TC_ERRORS.values())
-        out = []
-        for node_id in c.started_ids():
-            h = self._current(c, node_id)
-            if h is None:
-                continue
-            shares = _instance_shares(block_instances(c.ldm, DBTC), node_id)
-            apis = sorted({api for api, _ in h.tc})
-            for inst, share in shares.items():
-                for api in apis:
-                    series = [(col, h.tc.get((api, col))) for col in columns]
-                    for i, bound in enumerate(TC_BOUNDS):
-                        row = {
-                            "node_id": node_id,
-                            "block_number": DBTC,
-                            "block_instance": inst,
-                            "comm_node_id": api,
-                            "upper_bound": bound,
-                        }
-                        row.update(
-                            (col, int(counts[i] * share) if counts else 0) for col, counts in series
-                        )
-                        out.append(row)
-        return out
-
-    def pgman_rows(self, c: Cluster) -> list[dict]:
-        self._spread(c)
-        out = []
-        for node_id in c.started_ids():
-            h = self._current(c, node_id)
-            shares = _instance_shares(block_instances(c.ldm, PGMAN), node_id)
-            for inst, share in shares.items():
-                for i, bound in enumerate(PGMAN_BOUNDS):
-                    row = {
-                        "node_id": node_id,
-                        "block_number": PGMAN,
-                        "block_instance": inst,
-                        "upper_bound": bound,
-                    }
-                    for col, _, _ in PGMAN_MEASURES:
-                        counts = h.pgman.get(col) if h else None
-                        row[col] = int(counts[i] * share) if counts else 0
-                    out.append(row)
-        return out
+        return {node_id: self._current(c, node_id) for node_id in c.started_ids()}

@@ -60,6 +60,20 @@ def _ops_and_seconds(c: Cluster, a: int, b: int) -> tuple[float, float]:
     return min(c.nodes[n].ops for n in ends) + before, seconds
 
 
+def link_state(c: Cluster, remote: int) -> int:
+    """The state of the started data nodes' links to `remote` (ndbinfo.transporters'
+    connection_status): 0 CONNECTED, 1 CONNECTING (a starting data node), 2 DISCONNECTED."""
+    if remote in c.nodes:
+        state = c.nodes[remote].state
+        return {"STARTED": 0, "STARTING": 1}.get(state, 2)
+    return 0 if c.node_up(remote) else 2
+
+
+def transporter_connected(c: Cluster, remote: int) -> bool:
+    """Whether the started data nodes' links to `remote` are CONNECTED."""
+    return link_state(c, remote) == 0
+
+
 def sent_bytes(c: Cluster, src: int, dst: int) -> int:
     """Bytes src sent to dst since their link connected (one of them is a data node)."""
     kinds = (_kind(c, src), _kind(c, dst))

@@ -13,7 +13,7 @@ from ndbsim.model.cluster_log import DBTUP, PAGE_SIZE_BYTES, text_words
 from ndbsim.model.faults import START_PHASES
 from ndbsim.model.ndb_tables import start_types
 from ndbsim.model.node_failures import ARBIT_RUN, ARBIT_START
-from ndbsim.model.rows.membership import start_phase
+from ndbsim.model.start_phases import start_phase
 
 if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster

@@ -8,14 +8,18 @@ import functools
 import random
 from typing import TYPE_CHECKING
 
-from ndbsim.model.topology import API, MGM
+from ndbsim.model.topology import API, MGM, NDB
 
 if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster
 
 DAY = 86400
 VALID_DAYS = (240, 365)  # a healthy node certificate expires this many days out
-NAMES = {API: "NDB Node Certificate (api)", MGM: "NDB Node Certificate (mgmd)"}
+NAMES = {
+    NDB: "NDB Node Certificate (ndbd)",
+    API: "NDB Node Certificate (api)",
+    MGM: "NDB Node Certificate (mgmd)",
+}
 
 
 def enabled(c: Cluster) -> bool:
@@ -47,31 +51,3 @@ def _valid_days(seed: int) -> float:
 @functools.cache
 def _serial(seed: int) -> str:
     return f"{random.Random(seed).getrandbits(64):016X}"
-
-
-def certificates(c: Cluster) -> list[dict]:
-    """ndb$certificates: each started data node lists its own certificate and those of the
-    nodes connected to it."""
-    if not enabled(c):
-        return []
-    out = []
-    for reporter in c.started_ids():
-        for node in c.topology.all_nodes:
-            if node.node_id != reporter and not _connected(c, node.node_id):
-                continue
-            out.append(
-                {
-                    "reporting_node_id": reporter,
-                    "node_id": node.node_id,
-                    "name": NAMES.get(node.node_type, "NDB Node Certificate (ndbd)"),
-                    "serial": serial(c, node.node_id),
-                    "expires": expiry(c, node.node_id),
-                }
-            )
-    return out
-
-
-def _connected(c: Cluster, node_id: int) -> bool:
-    if node_id in c.nodes:
-        return c.nodes[node_id].state == "STARTED"
-    return c.topology.node(node_id).process_name != "" and c.node_up(node_id)

@@ -17,11 +17,11 @@ from __future__ import annotations
 import math
 import random
 from itertools import accumulate
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ndbsim.model import workload
+from ndbsim.model.blocks import DBACC, DBLQH, DBTC, block_instances
 from ndbsim.model.latency import DEADLOCK_TIMEOUT_MS, SIGMA, tc_medians
-from ndbsim.model.rows.blocks import DBACC, DBLQH, DBTC, block_instances
 
 if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster
@@ -58,18 +58,72 @@ class Activity:
         since = self.since.get(name)
         return None if since is None else max(0.0, c.now - since)
 
-    def rows(self, c: Cluster) -> _Rows:
+    def snapshot(self, c: Cluster) -> Snapshot:
         return build(c)
 
 
-class _Rows:
-    """The three tables' rows, built together so that ids agree across them."""
+class Transaction(NamedTuple):
+    """A DBTC transaction record (ndb$transactions)."""
+
+    node_id: int
+    block_instance: int
+    objid: int
+    apiref: int
+    transid0: int
+    transid1: int
+    state: int
+    flags: int
+    c_ops: int
+    outstanding: int
+    timer: int
+
+
+class Operation(NamedTuple):
+    """A DBLQH operation record (ndb$operations)."""
+
+    node_id: int
+    block_instance: int
+    objid: int
+    tcref: int
+    apiref: int
+    transid0: int
+    transid1: int
+    tableid: int
+    fragmentid: int
+    op: int
+    state: int
+    flags: int
+
+
+class Lock(NamedTuple):
+    """A DBACC lock of an operation (ndb$acc_operations)."""
+
+    node_id: int
+    block_instance: int
+    tableid: int
+    fragmentid: int
+    rowid: int
+    transid0: int
+    transid1: int
+    acc_op_id: int
+    op_flags: int
+    prev_serial_op_id: int
+    next_serial_op_id: int
+    prev_parallel_op_id: int
+    next_parallel_op_id: int
+    duration_millis: int
+    user_ptr: int
+
+
+class Snapshot:
+    """The transactions, operations and locks a look at the data nodes catches, made together
+    so that ids agree across them."""
 
     def __init__(self, c: Cluster) -> None:
         self.c = c
-        self.transactions: list[dict] = []
-        self.operations: list[dict] = []
-        self.locks: list[dict] = []
+        self.transactions: list[Transaction] = []
+        self.operations: list[Operation] = []
+        self.locks: list[Lock] = []
         self._next_id = 1
 
     def _id(self) -> int:
@@ -85,19 +139,19 @@ class _Rows:
         inst = tc[objid % len(tc)]
         transid0, transid1 = (objid * 2654435761) & 0xFFFFFFFF, 0x10000 + api * 256 + node
         self.transactions.append(
-            {
-                "node_id": node,
-                "block_instance": inst,
-                "objid": objid,
-                "apiref": (API_BLOCK << 16) | api,
-                "transid0": transid0,
-                "transid1": transid1,
-                "state": state,
-                "flags": 0,
-                "c_ops": ops,
-                "outstanding": outstanding,
-                "timer": timer,
-            }
+            Transaction(
+                node_id=node,
+                block_instance=inst,
+                objid=objid,
+                apiref=(API_BLOCK << 16) | api,
+                transid0=transid0,
+                transid1=transid1,
+                state=state,
+                flags=0,
+                c_ops=ops,
+                outstanding=outstanding,
+                timer=timer,
+            )
         )
         return transid0, transid1, inst
 
@@ -120,40 +174,40 @@ class _Rows:
         fragment = row % max(1, table.fragments or 1)
         inst = ldm[fragment % len(ldm)]
         self.operations.append(
-            {
-                "node_id": node,
-                "block_instance": inst,
-                "objid": self._id(),
-                "tcref": (tc_inst << 25) | (DBTC << 16) | node,
-                "apiref": (API_BLOCK << 16) | api,
-                "transid0": transid0,
-                "transid1": transid1,
-                "tableid": table.table_id,
-                "fragmentid": fragment,
-                "op": op,
-                "state": state,
-                "flags": 0,
-            }
+            Operation(
+                node_id=node,
+                block_instance=inst,
+                objid=self._id(),
+                tcref=(tc_inst << 25) | (DBTC << 16) | node,
+                apiref=(API_BLOCK << 16) | api,
+                transid0=transid0,
+                transid1=transid1,
+                tableid=table.table_id,
+                fragmentid=fragment,
+                op=op,
+                state=state,
+                flags=0,
+            )
         )
         lock_id = self._id()
         self.locks.append(
-            {
-                "node_id": node,
-                "block_instance": block_instances(self.c.ldm, DBACC)[fragment % len(ldm)],
-                "tableid": table.table_id,
-                "fragmentid": fragment,
-                "rowid": row,
-                "transid0": transid0,
-                "transid1": transid1,
-                "acc_op_id": lock_id,
-                "op_flags": acc_flags,
-                "prev_serial_op_id": waiting_for,
-                "next_serial_op_id": 0,
-                "prev_parallel_op_id": 0,
-                "next_parallel_op_id": 0,
-                "duration_millis": duration_ms,
-                "user_ptr": lock_id,
-            }
+            Lock(
+                node_id=node,
+                block_instance=block_instances(self.c.ldm, DBACC)[fragment % len(ldm)],
+                tableid=table.table_id,
+                fragmentid=fragment,
+                rowid=row,
+                transid0=transid0,
+                transid1=transid1,
+                acc_op_id=lock_id,
+                op_flags=acc_flags,
+                prev_serial_op_id=waiting_for,
+                next_serial_op_id=0,
+                prev_parallel_op_id=0,
+                next_parallel_op_id=0,
+                duration_millis=duration_ms,
+                user_ptr=lock_id,
+            )
         )
         return lock_id
 
@@ -176,7 +230,7 @@ def _apis(c: Cluster) -> list[int]:
 
 def _in_flight(
     c: Cluster,
-    rows: _Rows,
+    snapshot: Snapshot,
     node: int,
     apis: list[int],
     tables: list[DihTable],
@@ -199,17 +253,19 @@ def _in_flight(
         state = rnd.choice((CS_STARTED, CS_RECEIVING, CS_COMMITTING, CS_COMPLETING))
         ops = rnd.randint(1, 6)
         api = rnd.choice(apis)
-        trans = rows.transaction(node, api, state, ops, rnd.randint(0, 2), 0)
+        trans = snapshot.transaction(node, api, state, ops, rnd.randint(0, 2), 0)
         for _ in range(ops):
             table = rnd.choices(tables, cum_weights=cum_weights)[0]
             update = rnd.random() < 1 - workload.READ_SHARE_OF_KEY
             flags = ACC_OWNER | ACC_HOLDING | ((ACC_UPDATE | ACC_EXCLUSIVE) if update else 0)
             op = OP_UPDATE if update else OP_READ
             row = rnd.randint(0, max(1, table.rows))
-            rows.operation(node, api, trans, table, row, op, PREPARED, flags, 0)
+            snapshot.operation(node, api, trans, table, row, op, PREPARED, flags, 0)
 
 
-def _long_transaction(c: Cluster, rows: _Rows, apis: list[int], tables: list[DihTable]) -> None:
+def _long_transaction(
+    c: Cluster, snapshot: Snapshot, apis: list[int], tables: list[DihTable]
+) -> None:
     age = c.activity.age(c, LONG)
     params = c.faults.get(LONG)
     if age is None or params is None:
@@ -219,15 +275,17 @@ def _long_transaction(c: Cluster, rows: _Rows, apis: list[int], tables: list[Dih
     if node not in c.started_ids() or table is None:
         return
     locks = params.get("locks", DEFAULT_LOCKS)
-    trans = rows.transaction(node, apis[0], CS_STARTED, locks, 0, int(age))
+    trans = snapshot.transaction(node, apis[0], CS_STARTED, locks, 0, int(age))
     for k in range(locks):
         flags = ACC_UPDATE | ACC_EXCLUSIVE | ACC_OWNER | ACC_HOLDING
-        rows.operation(
+        snapshot.operation(
             node, apis[0], trans, table, 1000 + k, OP_UPDATE, PREPARED, flags, int(age * 1000)
         )
 
 
-def _lock_contention(c: Cluster, rows: _Rows, apis: list[int], tables: list[DihTable]) -> None:
+def _lock_contention(
+    c: Cluster, snapshot: Snapshot, apis: list[int], tables: list[DihTable]
+) -> None:
     if c.activity.age(c, CONTENTION) is None:
         return
     params = c.faults.get(CONTENTION) or {}
@@ -236,31 +294,31 @@ def _lock_contention(c: Cluster, rows: _Rows, apis: list[int], tables: list[DihT
         return
     node = min(c.started_ids())
     now_ms = int(c.now * 1000)
-    holder_trans = rows.transaction(node, apis[0], CS_RECEIVING, 1, 0, 0)
+    holder_trans = snapshot.transaction(node, apis[0], CS_RECEIVING, 1, 0, 0)
     flags = ACC_UPDATE | ACC_EXCLUSIVE | ACC_OWNER | ACC_HOLDING
-    holder = rows.operation(
+    holder = snapshot.operation(
         node, apis[0], holder_trans, table, 7, OP_UPDATE, PREPARED, flags, now_ms % 900
     )
     previous = holder
     for k in range(params.get("waiters", DEFAULT_WAITERS)):
         api = apis[k % len(apis)]
-        trans = rows.transaction(node, api, CS_RECEIVING, 1, 1, 0)
+        trans = snapshot.transaction(node, api, CS_RECEIVING, 1, 1, 0)
         waited = (now_ms + k * 137) % DEADLOCK_TIMEOUT_MS
         flags = ACC_UPDATE | ACC_EXCLUSIVE
-        previous = rows.operation(
+        previous = snapshot.operation(
             node, api, trans, table, 7, OP_UPDATE, WAIT_ACC, flags, waited, previous
         )
 
 
-def build(c: Cluster) -> _Rows:
-    rows = _Rows(c)
+def build(c: Cluster) -> Snapshot:
+    snapshot = Snapshot(c)
     apis = _apis(c)
     if not c.is_up() or not apis:
-        return rows
+        return snapshot
     tables = _user_tables(c)
     cum_weights = list(accumulate(t.weight for t in tables))
     for node in c.started_ids():
-        _in_flight(c, rows, node, apis, tables, cum_weights)
-    _long_transaction(c, rows, apis, tables)
-    _lock_contention(c, rows, apis, tables)
-    return rows
+        _in_flight(c, snapshot, node, apis, tables, cum_weights)
+    _long_transaction(c, snapshot, apis, tables)
+    _lock_contention(c, snapshot, apis, tables)
+    return snapshot

@@ -3,7 +3,7 @@ table by a decorator next to it; engine/model_tables runs them. Per-fragment tab
 INSERT ... SELECT from the one-copy model tables of schema `sim` (sim_schema), rewritten when
 what they follow changes; per-fragment views are created once and follow schema `sim` by
 themselves; tables written once come from the model as it starts. The small tables come from
-the model's row builders (model/rows BUILDERS)."""
+the row builders of engine/rows (BUILDERS)."""
 
 from ndbsim.engine.writers import (  # noqa: F401 (registers their writers)
     dictionary,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ndbsim.model.cluster import STARTING, STOPPED
 from ndbsim.model.cluster_log import DBACC, DBTUP, EVENTS_BY_NUMBER, PAGE_SIZE_BYTES, LogEvent
 from ndbsim.model.ndb_errors import ndb_error_string
-from ndbsim.model.rows.membership import start_phase
+from ndbsim.model.start_phases import start_phase
 from ndbsim.model.topology import MGM, NDB
 from ndbsim.protocol.mgm import tables
 

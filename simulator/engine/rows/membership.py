@@ -1,5 +1,5 @@
-"""Rows of the node and membership tables: nodes, membership, processes, config_nodes and
-the transporters."""
+"""Rows of the node and membership tables: nodes, membership, processes, config_nodes, the
+transporters and the certificates."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 from typing import TYPE_CHECKING
 
 from ndbsim.model import links, tls
-from ndbsim.model.faults import START_PHASES
+from ndbsim.model.start_phases import start_phase
 from ndbsim.model.topology import API, MGM, NDB
 
 if TYPE_CHECKING:
@@ -15,10 +15,6 @@ if TYPE_CHECKING:
 
 
 SEND_BUFFER_BYTES = links.SEND_BUFFER_BYTES
-
-
-def start_phase(c: Cluster, node_id: int) -> int:
-    return min(START_PHASES, 1 + int(START_PHASES * c.restart_progress(node_id)))
 
 
 def nodes(c: Cluster) -> list[dict]:
@@ -152,18 +148,6 @@ def config_nodes(c: Cluster) -> list[dict]:
     ]
 
 
-def _transporter_state(c: Cluster, remote: int) -> int:
-    if remote in c.nodes:
-        state = c.nodes[remote].state
-        return {"STARTED": 0, "STARTING": 1}.get(state, 2)
-    return 0 if c.node_up(remote) else 2
-
-
-def transporter_connected(c: Cluster, remote: int) -> bool:
-    """Whether the started data nodes' links to `remote` are CONNECTED."""
-    return _transporter_state(c, remote) == 0
-
-
 def _transporter_rows(c: Cluster) -> list[dict]:
     """One row per data node and peer; traffic from links.py (A's sent is B's received), an
     unconnected slot's address is '-' as the data node writes it."""
@@ -175,7 +159,7 @@ def _transporter_rows(c: Cluster) -> list[dict]:
             remote = remote_node.node_id
             if remote == n:
                 continue
-            status = _transporter_state(c, remote)
+            status = links.link_state(c, remote)
             up = status == 0 and remote_node.process_name != ""
             connects = (
                 c.nodes[remote].connect_count if remote in c.nodes else c.api_connect_count(remote)
@@ -211,7 +195,7 @@ def _connected_remotes(c: Cluster) -> list[int]:
     return [
         r.node_id
         for r in c.topology.all_nodes
-        if _transporter_state(c, r.node_id) == 0 and r.process_name
+        if links.link_state(c, r.node_id) == 0 and r.process_name
     ]
 
 
@@ -271,3 +255,31 @@ def send_buffer_allocated(c: Cluster) -> dict[int, int]:
             if remote.node_id != n
         )
     return out
+
+
+def certificates(c: Cluster) -> list[dict]:
+    """ndb$certificates: each started data node lists its own certificate and those of the
+    nodes connected to it."""
+    if not tls.enabled(c):
+        return []
+    out = []
+    for reporter in c.started_ids():
+        for node in c.topology.all_nodes:
+            if node.node_id != reporter and not _node_connected(c, node.node_id):
+                continue
+            out.append(
+                {
+                    "reporting_node_id": reporter,
+                    "node_id": node.node_id,
+                    "name": tls.NAMES[node.node_type],
+                    "serial": tls.serial(c, node.node_id),
+                    "expires": tls.expiry(c, node.node_id),
+                }
+            )
+    return out
+
+
+def _node_connected(c: Cluster, node_id: int) -> bool:
+    if node_id in c.nodes:
+        return c.nodes[node_id].state == "STARTED"
+    return c.topology.node(node_id).process_name != "" and c.node_up(node_id)

@@ -1,5 +1,6 @@
 """Rows of the counter and activity tables: counters, disk page buffer and disk writes,
-restart_info, configuration values, hardware and CPU data, disk statistics."""
+restart_info, configuration values, hardware and CPU data, disk statistics, and the open
+transactions, operations and locks of the model's snapshot (model/transactions.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import random
 from typing import TYPE_CHECKING
 
 from ndbsim.model import config_params, workload
-from ndbsim.model.rows.blocks import (
+from ndbsim.model.blocks import (
     DBLQH,
     DBSPJ,
     DBTC,
@@ -17,7 +18,8 @@ from ndbsim.model.rows.blocks import (
     ldm_thread_numbers,
     thread_layout,
 )
-from ndbsim.model.rows.threads_cpu import thread_util
+from ndbsim.model.disk_data import disk_share
+from ndbsim.model.thread_load import thread_util
 
 if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster
@@ -149,10 +151,6 @@ def counters(c: Cluster) -> list[dict]:
                     }
                 )
     return out
-
-
-def disk_share(c: Cluster) -> float:
-    return sum(t.weight for t in c.dictionary.dih if t.disk)
 
 
 PAGE_REQUESTS_PER_OP = 1.3  # disk page requests per operation on a disk data table
@@ -333,7 +331,21 @@ def config_values(c: Cluster) -> list[dict]:
 
 
 def config_params_rows(c: Cluster) -> list[dict]:
-    return config_params.config_params_rows(c.version)
+    """ndb$config_params: the parameters the cluster's version knows."""
+    return [
+        {
+            "param_number": p.number,
+            "param_name": p.name,
+            "param_description": p.description,
+            "param_type": p.type,
+            "param_default": p.default,
+            "param_min": p.minimum,
+            "param_max": p.maximum,
+            "param_mandatory": p.mandatory,
+            "param_status": p.status,
+        }
+        for p in config_params.params_for(c.version)
+    ]
 
 
 def hwinfo(c: Cluster) -> list[dict]:
@@ -449,3 +461,15 @@ def diskstat(c: Cluster) -> list[dict]:
 def diskstats_1sec(c: Cluster) -> list[dict]:
     base = diskstat(c)
     return [{**row, "seconds_ago": k} for row in base for k in range(1, 21)]
+
+
+def transactions(c: Cluster) -> list[dict]:
+    return [record._asdict() for record in c.activity.snapshot(c).transactions]
+
+
+def operations(c: Cluster) -> list[dict]:
+    return [record._asdict() for record in c.activity.snapshot(c).operations]
+
+
+def acc_operations(c: Cluster) -> list[dict]:
+    return [record._asdict() for record in c.activity.snapshot(c).locks]

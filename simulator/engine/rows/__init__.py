@@ -1,11 +1,11 @@
 """Rows of the small ndbinfo tables (per node, per thread, per log part ...), built in Python
-from the cluster state. Each builder returns dicts keyed by column name; the writer puts them in
-the catalog's column order. Rows exist only for running data nodes, as on a real cluster."""
+from the model's state. Each builder returns dicts keyed by column name; engine/model_tables
+puts them in the catalog's column order. Rows exist only for running data nodes, as on a real
+cluster."""
 
-from ndbsim.model import tls
-from ndbsim.model.rows import activity, lookups, membership, memory_logs, threads_cpu
+from ndbsim.engine.rows import activity, latency, lookups, membership, memory_logs, threads_cpu
 
-# Every small table the model writes, by ndbinfo name.
+# Every small table built from the model, by ndbinfo name.
 BUILDERS = {
     "ndb$nodes": membership.nodes,
     "ndb$membership": membership.membership,
@@ -29,7 +29,7 @@ BUILDERS = {
     "ndb$cpustat_20sec": threads_cpu.cpustat_20sec,
     "ndb$disk_write_speed_base": activity.disk_write_speed_base,
     "ndb$disk_write_speed_aggregate": activity.disk_write_speed_aggregate,
-    "ndb$tc_time_track_stats": lambda c: c.latency.tc_rows(c),
+    "ndb$tc_time_track_stats": latency.tc_time_track_stats,
     "ndb$restart_info": activity.restart_info,
     "ndb$config_values": activity.config_values,
     "ndb$config_params": activity.config_params_rows,
@@ -41,12 +41,12 @@ BUILDERS = {
     "ndb$cpudata_20sec": activity.cpudata_20sec,
     "ndb$diskstat": activity.diskstat,
     "ndb$diskstats_1sec": activity.diskstats_1sec,
-    "ndb$pgman_time_track_stats": lambda c: c.latency.pgman_rows(c),
+    "ndb$pgman_time_track_stats": latency.pgman_time_track_stats,
     "ndb$backup_id": lookups.backup_id,
-    "ndb$transactions": lambda c: c.activity.rows(c).transactions,
-    "ndb$operations": lambda c: c.activity.rows(c).operations,
-    "ndb$acc_operations": lambda c: c.activity.rows(c).locks,
-    "ndb$certificates": tls.certificates,
+    "ndb$transactions": activity.transactions,
+    "ndb$operations": activity.operations,
+    "ndb$acc_operations": activity.acc_operations,
+    "ndb$certificates": membership.certificates,
     "dictionary_tables": lookups.dictionary_tables,
     "blobs": lookups.blobs,
 }

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ndbsim.engine.rows.membership import send_buffer_allocated
 from ndbsim.model import links
+from ndbsim.model.blocks import CMVMI
 from ndbsim.model.disk_data import UNDO_FILE_BYTES, node_undo_used_bytes
 from ndbsim.model.faults import POOLS
-from ndbsim.model.rows.blocks import CMVMI
-from ndbsim.model.rows.membership import send_buffer_allocated
-from ndbsim.model.rows.threads_cpu import thread_util
+from ndbsim.model.thread_load import thread_util
 
 if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster

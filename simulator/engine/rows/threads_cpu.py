@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ndbsim.model.rows.blocks import thread_layout
+from ndbsim.model.blocks import thread_layout
+from ndbsim.model.thread_load import THREAD_LOAD, thread_counts, thread_util
 
 if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster
@@ -18,22 +19,6 @@ THREAD_DESCRIPTIONS = {
     "send": "send thread",
     "recv": "receive thread, performing receive and polling for new receives",
 }
-# (idle CPU share, CPU microseconds per operation of the node, signals per operation)
-THREAD_LOAD = {
-    "main": (0.02, 0.3, 0.5),
-    "rep": (0.01, 0.6, 1.0),
-    "ldm": (0.04, 11.0, 6.0),
-    "tc": (0.03, 6.0, 4.0),
-    "send": (0.02, 2.0, 1.0),
-    "recv": (0.03, 3.0, 2.0),
-}
-
-
-def _thread_counts(ldm: int) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for _, name, _ in thread_layout(ldm):
-        counts[name] = counts.get(name, 0) + 1
-    return counts
 
 
 def node_uptime(c: Cluster, node_id: int) -> float:
@@ -72,19 +57,10 @@ def threadblocks(c: Cluster) -> list[dict]:
 def _thread_cpu(c: Cluster, node_id: int, name: str) -> tuple[float, float]:
     """(user seconds, system seconds) a thread used since its node started."""
     idle, cost_us, _ = THREAD_LOAD[name]
-    count = _thread_counts(c.ldm)[name]
+    count = thread_counts(c.ldm)[name]
     busy = c.nodes[node_id].ops * cost_us / 1e6 / count
     user = node_uptime(c, node_id) * idle + busy
     return user, user * 0.18
-
-
-def thread_util(c: Cluster, node_id: int, name: str) -> float:
-    """Share of one CPU the thread uses right now."""
-    idle, cost_us, _ = THREAD_LOAD[name]
-    count = _thread_counts(c.ldm)[name]
-    ready = max(1, len(c.started_ids()))
-    rate = c.workload.rate(c.now) / ready if c.is_up() else 0.0
-    return min(0.97, idle + rate * cost_us / 1e6 / count)
 
 
 def threadstat(c: Cluster) -> list[dict]:
@@ -95,7 +71,7 @@ def threadstat(c: Cluster) -> list[dict]:
         for thr, name, _ in thread_layout(c.ldm):
             skew = _thread_skew(n, thr, name)
             user, system = (t * skew for t in _thread_cpu(c, n, name))
-            signals = (ops * THREAD_LOAD[name][2] / _thread_counts(c.ldm)[name]) * skew
+            signals = (ops * THREAD_LOAD[name][2] / thread_counts(c.ldm)[name]) * skew
             signals += uptime * 400
             out.append(
                 {

@@ -93,22 +93,19 @@ def visibility_family(state: str) -> GaugeMetricFamily:
 
 
 class VisibilityLog:
-    """Logs a change of a target's state once: a warning naming the cause when NDB stops
+    """Logs a change of one target's state once: a warning naming the cause when NDB stops
     being visible, an info line when it is visible again. A target starts as ``ok``."""
 
-    def __init__(self) -> None:
-        self._states: dict[str, str] = {}
+    def __init__(self, target: str) -> None:
+        self._target = target
+        self._state = OK
 
-    def observe(self, target: str, state: str) -> None:
-        before = self._states.get(target, OK)
-        self._states[target] = state
+    def observe(self, state: str) -> None:
+        before, self._state = self._state, state
         if state == before:
             return
-        fields = {"target": target, "state": state}
+        fields = {"target": self._target, "state": state}
         if state == OK:
             log.info("NDB visible again", extra={"fields": fields})
         else:
             log.warning(f"NDB not visible: {CAUSES[state]}", extra={"fields": fields})
-
-    def forget(self, target: str) -> None:
-        self._states.pop(target, None)

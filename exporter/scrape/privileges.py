@@ -60,30 +60,24 @@ def _qualified(collector: Collector, table: str) -> str:
 
 
 class PrivilegeLog:
-    """The missing privilege of each target's collectors, logged when it changes: a warning
+    """The missing privilege of one target's collectors, logged when it changes: a warning
     naming the privilege and the object when a collector is refused, an info line when it
     succeeds again."""
 
-    def __init__(self) -> None:
-        self._missing: dict[tuple[str, str], tuple[str, str]] = {}
+    def __init__(self, target: str) -> None:
+        self._target = target
+        self._missing: dict[str, tuple[str, str]] = {}  # by collector name
 
-    def observe(self, target: str, collector: str, missing: tuple[str, str] | None) -> None:
-        key = (target, collector)
-        before = self._missing.get(key)
+    def observe(self, collector: str, missing: tuple[str, str] | None) -> None:
+        before = self._missing.get(collector)
         if missing == before:
             return
+        fields = {"target": self._target, "collector": collector}
         if missing is None:
-            del self._missing[key]
-            log.info(
-                "collector has its privilege again",
-                extra={"fields": {"target": target, "collector": collector}},
-            )
+            del self._missing[collector]
+            log.info("collector has its privilege again", extra={"fields": fields})
             return
-        self._missing[key] = missing
+        self._missing[collector] = missing
         privilege, obj = missing
-        fields = {"target": target, "collector": collector, "privilege": privilege, "object": obj}
+        fields.update(privilege=privilege, object=obj)
         log.warning(f"collector lacks the {privilege} privilege", extra={"fields": fields})
-
-    def forget(self, target: str) -> None:
-        for key in [key for key in self._missing if key[0] == target]:
-            del self._missing[key]

@@ -28,8 +28,10 @@ reads the scrape serves the last families. Signals the SQL node answers with an 
 as changed, so a failure never hides state; signals that do not arrive in time (a slow SQL
 node) leave the last rows served.
 
-The Refresher is used from the event loop only: the signals are read on a pool thread, then
-the scraper decides here which collectors are due and hands only those to the pool.
+A target's ``Refresher`` (part of its ``scrape.target_state.TargetState``) is used from the
+event loop only: the signals are read on a pool thread (``Refresher.signals_job``), then the
+scrape asks once for its ``RefreshPlan``: which collectors are due (only those go to the
+pool), which serve their last families, and the signals each read is recorded with.
 """
 
 from __future__ import annotations
@@ -201,25 +203,6 @@ def _links(connection: PooledConnection, limit: int) -> list[Row] | None:
         return None
 
 
-def signals_job(
-    with_objects: bool, links_limit: int | None = None
-) -> Callable[[PooledConnection], Signals]:
-    """A pool job reading the signals, the objects signal when ``with_objects`` and the links
-    signal, from as many rows as ``links_limit``, when given. A statement the SQL node
-    refuses (no data node, no privilege) raises, and the caller takes the signals as UNKNOWN,
-    so that the collectors run as they would without them."""
-
-    def job(connection: PooledConnection) -> Signals:
-        sent = time.monotonic()
-        rows = connection.rows(SIGNAL_SQL)
-        answered = time.monotonic()
-        objects = connection.rows(OBJECTS_SQL) if with_objects else None
-        links = None if links_limit is None else _links(connection, links_limit)
-        return parse_signals(rows, objects, sent, answered, links)
-
-    return job
-
-
 @dataclass
 class _Read:
     signals: Signals
@@ -231,30 +214,40 @@ class _Read:
 
 
 @dataclass
-class _Target:
-    reads: dict[str, _Read] = field(default_factory=dict)
-    objects: tuple | None = None  # the last objects signal read
-    objects_at: float | None = None  # monotonic
-    links_limit: int = LINKS_LIMIT  # rows of LINKS_SQL to read
-
-
-@dataclass
 class Refresher:
-    """The last read of each slowly changing collector, and the last objects signal, per
-    target. Owned by the event loop."""
+    """When one target's slowly changing collectors are read: the last read of each, the last
+    objects signal and how many rows of LINKS_SQL to read. Part of the target's state
+    (``scrape.target_state``), used from the event loop only."""
 
+    target: str  # "host:port", for the log
     max_age: float  # --exporter.refresh-max-age
     clock: Callable[[], float] = time.monotonic
     wall_clock: Callable[[], float] = time.time
-    _targets: dict[str, _Target] = field(default_factory=dict)
+    _reads: dict[str, _Read] = field(default_factory=dict, init=False)
+    _objects: tuple | None = field(default=None, init=False)  # the last objects signal read
+    _objects_at: float | None = field(default=None, init=False)  # monotonic
+    _links_limit: int = field(default=LINKS_LIMIT, init=False)  # rows of LINKS_SQL to read
 
-    def _target(self, target: str) -> _Target:
-        return self._targets.setdefault(target, _Target())
+    def signals_job(self, collectors: Iterable[Collector]) -> Callable[[PooledConnection], Signals]:
+        """A pool job reading the signals, the objects signal when it is due (``objects_due``)
+        and the links signal when one of ``collectors`` follows it. A statement the SQL node
+        refuses (no data node, no privilege) raises, and the caller takes the signals as
+        UNKNOWN, so that the collectors run as they would without them."""
+        collectors = list(collectors)
+        with_objects = self.objects_due(collectors)
+        links_limit = self.links_limit(collectors)
 
-    def forget(self, target: str) -> None:
-        self._targets.pop(target, None)
+        def job(connection: PooledConnection) -> Signals:
+            sent = time.monotonic()
+            rows = connection.rows(SIGNAL_SQL)
+            answered = time.monotonic()
+            objects = connection.rows(OBJECTS_SQL) if with_objects else None
+            links = None if links_limit is None else _links(connection, links_limit)
+            return parse_signals(rows, objects, sent, answered, links)
 
-    def objects_due(self, target: str, collectors: Iterable[Collector]) -> bool:
+        return job
+
+    def objects_due(self, collectors: Iterable[Collector]) -> bool:
         """Whether this scrape reads the objects signal: one of ``collectors`` follows it,
         and it was never read, or has reached the maximum age and none of ``collectors``
         gives it with its rows (table_distribution, itself read at the maximum age)."""
@@ -263,67 +256,71 @@ class Refresher:
         collectors = list(collectors)
         if not any(c.slow is not None and OBJECTS in c.slow.signals for c in collectors):
             return False
-        state = self._target(target)
-        if state.objects_at is None:
+        if self._objects_at is None:
             return True
         if any(c.slow is not None and c.slow.fingerprint is not None for c in collectors):
             return False
-        return self.clock() - state.objects_at >= self.max_age
+        return self.clock() - self._objects_at >= self.max_age
 
-    def links_limit(self, target: str, collectors: Iterable[Collector]) -> int | None:
+    def links_limit(self, collectors: Iterable[Collector]) -> int | None:
         """The rows of LINKS_SQL this scrape reads, None when no collector follows it."""
-        return self._target(target).links_limit if follows_links(collectors) else None
+        return self._links_limit if follows_links(collectors) else None
 
-    def observe(self, target: str, signals: Signals) -> Signals:
+    def plan(self, collectors: Iterable[Collector], signals: Signals) -> RefreshPlan:
+        """This scrape's refresh of ``collectors`` (the slowly changing ones it runs), once
+        its ``signals`` arrived (read by ``signals_job``, or what a failure to read them
+        leaves, ``signals_after``)."""
+        objects_read = signals.values is not None and OBJECTS in signals.values
+        observed = self.observe(signals)
+        return RefreshPlan(self, observed, tuple(self.due(collectors, observed, objects_read)))
+
+    def observe(self, signals: Signals) -> Signals:
         """The signals of this scrape, with the objects signal last read when this scrape
         did not read it."""
-        state = self._target(target)
         if signals.values is None:
             return signals
         if LINKS in signals.values:
-            state.links_limit = min(LINKS_LIMIT, len(signals.values[LINKS]) + 1)
+            self._links_limit = min(LINKS_LIMIT, len(signals.values[LINKS]) + 1)
         if OBJECTS in signals.values:
-            state.objects, state.objects_at = signals.values[OBJECTS], self.clock()
+            self._objects, self._objects_at = signals.values[OBJECTS], self.clock()
             return signals
-        if state.objects is None:
+        if self._objects is None:
             return signals
-        return replace(signals, values={**signals.values, OBJECTS: state.objects})
+        return replace(signals, values={**signals.values, OBJECTS: self._objects})
 
     def due(
-        self, target: str, collectors: Iterable[Collector], signals: Signals, objects_read: bool
+        self, collectors: Iterable[Collector], signals: Signals, objects_read: bool
     ) -> list[Collector]:
         """The collectors whose rows this scrape reads: every one read at every scrape, and the
         slowly changing ones a signal, a transition or their age calls for, with at most one
         read for age alone (none when ``objects_read``, itself a read for age)."""
         due: list[Collector] = []
         aged: list[tuple[float, Collector]] = []
-        state = self._target(target)
         for collector in collectors:
-            reason = self._reason(state, collector, signals)
+            reason = self._reason(collector, signals)
             if reason == "maximum age":
-                aged.append((state.reads[collector.name].at, collector))
+                aged.append((self._reads[collector.name].at, collector))
                 continue
             if reason and reason != EVERY_SCRAPE:
-                self._log(target, collector, reason)
+                self._log(collector, reason)
             if reason:
                 due.append(collector)
         if aged and not objects_read:
             _, oldest = min(aged, key=lambda pair: pair[0])
-            self._log(target, oldest, "maximum age")
+            self._log(oldest, "maximum age")
             due.append(oldest)
         return due
 
-    @staticmethod
-    def _log(target: str, collector: Collector, reason: str) -> None:
+    def _log(self, collector: Collector, reason: str) -> None:
         log.debug(
             "reading a slowly changing collector",
-            extra={"fields": {"target": target, "collector": collector.name, "why": reason}},
+            extra={"fields": {"target": self.target, "collector": collector.name, "why": reason}},
         )
 
-    def _reason(self, state: _Target, collector: Collector, signals: Signals) -> str:
+    def _reason(self, collector: Collector, signals: Signals) -> str:
         """Why the collector's rows are to be read now ("" when its last ones are served)."""
         slow = collector.slow
-        last = state.reads.get(collector.name)
+        last = self._reads.get(collector.name)
         if slow is None or self.max_age <= 0:
             return EVERY_SCRAPE
         if last is None:
@@ -364,31 +361,55 @@ class Refresher:
     def _old(self, last: _Read, own_max_age: float) -> bool:
         return self.clock() - last.at >= max(self.max_age, own_max_age)
 
-    def record_read(
-        self, target: str, collector: Collector, signals: Signals, rows: list[Row]
-    ) -> None:
+    def record_read(self, collector: Collector, signals: Signals, rows: list[Row]) -> None:
         """Record a successful read of ``collector``'s rows, taken after ``signals`` (late
         ones: the signals of the previous read stand, so that a change is still seen)."""
         if collector.slow is None:
             return
-        state = self._target(target)
-        previous = state.reads.get(collector.name)
+        previous = self._reads.get(collector.name)
         if signals.late and previous is not None:
             signals = previous.signals
         settled = collector.slow.settled is None or collector.slow.settled(rows)
         unsettled = 0 if settled else (previous.unsettled if previous else 0) + 1
         idle = collector.slow.idle is None or collector.slow.idle(rows)
-        state.reads[collector.name] = _Read(
+        self._reads[collector.name] = _Read(
             signals, self.clock(), self.wall_clock(), settled, unsettled, idle
         )
         if collector.slow.fingerprint is not None:
             # the followers read again at the next scrape when it changed
-            state.objects, state.objects_at = collector.slow.fingerprint(rows), self.clock()
+            self._objects, self._objects_at = collector.slow.fingerprint(rows), self.clock()
 
-    def has_read(self, target: str, collector: Collector) -> bool:
-        return collector.name in self._target(target).reads
+    def has_read(self, collector: Collector) -> bool:
+        return collector.name in self._reads
 
-    def last_read(self, target: str, collector: Collector) -> float | None:
+    def last_read(self, collector: Collector) -> float | None:
         """Wall-clock time of the last read of the rows served, None for other collectors."""
-        last = self._target(target).reads.get(collector.name)
+        last = self._reads.get(collector.name)
         return None if last is None else last.wall
+
+
+@dataclass(frozen=True)
+class RefreshPlan:
+    """One scrape's refresh of a target's slowly changing collectors, decided once when the
+    signals arrived: which are read (``due``), which serve the families of their last read,
+    and the signals each read is recorded with."""
+
+    refresher: Refresher
+    signals: Signals  # with the objects signal last read when this scrape did not read it
+    due: tuple[Collector, ...]
+
+    def serves(self, collector: Collector) -> bool:
+        """Whether a slowly changing collector serves its last families: no statement runs."""
+        return all(due.name != collector.name for due in self.due)
+
+    def serves_after_failure(self, collector: Collector) -> bool:
+        """Whether a failed read serves the last families instead: the signals did not arrive
+        in time (a slow SQL node) and the collector was read before."""
+        return self.signals.late and self.refresher.has_read(collector)
+
+    def record(self, collector: Collector, rows: list[Row]) -> None:
+        """Record a successful read (of any collector: only slowly changing ones are kept)."""
+        self.refresher.record_read(collector, self.signals, rows)
+
+    def last_read(self, collector: Collector) -> float | None:
+        return self.refresher.last_read(collector)

@@ -14,17 +14,12 @@ from mysql.connector import errorcode, errors
 from ndbinfo_exporter import __version__, logs, settings
 from ndbinfo_exporter.collectors.base import Collector, Context, Row, TargetInfo, collect_rows
 from ndbinfo_exporter.scrape.exposition import Exposition, render
-from ndbinfo_exporter.scrape.ndb_visibility import OK, VisibilityLog, visibility_family
+from ndbinfo_exporter.scrape.ndb_visibility import OK, visibility_family
 from ndbinfo_exporter.scrape.pool import ConnectionPool, PooledConnection, Pools
-from ndbinfo_exporter.scrape.privileges import PrivilegeLog, missing_privilege
-from ndbinfo_exporter.scrape.refresh import (
-    UNKNOWN,
-    Refresher,
-    Signals,
-    signals_after,
-    signals_job,
-)
+from ndbinfo_exporter.scrape.privileges import missing_privilege
+from ndbinfo_exporter.scrape.refresh import UNKNOWN, Refresher, RefreshPlan, Signals, signals_after
 from ndbinfo_exporter.scrape.sql_node import detect
+from ndbinfo_exporter.scrape.target_state import Rendered, TargetState
 from ndbinfo_exporter.targets import TargetConfig
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
@@ -76,15 +71,6 @@ class _Outcome:
     connection_lost: bool = False
 
 
-@dataclass(frozen=True)
-class _Rendered:
-    values: tuple[tuple, ...]  # the rows' values, compact, to tell the next rows equal
-    target_info: TargetInfo
-    families: list[Metric]
-    exposition: Exposition
-    skipped: int = 0  # rows left out because a value was not a number
-
-
 def _unrendered(families: Sequence[Metric]) -> Exposition:
     """The exposition of a scraper whose callers read the families only: none."""
     return NO_EXPOSITION
@@ -94,9 +80,9 @@ def _collect_and_render(
     collector: Collector,
     rows: list[Row],
     context: Context,
-    previous: _Rendered | None,
+    previous: Rendered | None,
     render: Render,
-) -> _Rendered:
+) -> Rendered:
     """Rows equal to the previous scrape's (configuration, dictionary, layout) reuse its
     families and text."""
     values = tuple(tuple(row.values()) for row in rows)
@@ -107,7 +93,7 @@ def _collect_and_render(
     ):
         return previous
     families, skipped = collect_rows(collector, rows, context)
-    return _Rendered(values, context.target, families, render(families), skipped)
+    return Rendered(values, context.target, families, render(families), skipped)
 
 
 def collector_rows(
@@ -125,13 +111,13 @@ def collector_rows(
 
 
 def _fetch_and_render(
-    collector: Collector, context: Context, previous: _Rendered | None, render: Render
+    collector: Collector, context: Context, previous: Rendered | None, render: Render
 ):
     """A pool job that renders on the thread that fetched the rows, as soon as they arrive,
     so that rendering overlaps with the other collectors' queries. A failing ``collect`` is
     returned rather than raised, so that the pool does not take it for a broken connection."""
 
-    def job(connection: PooledConnection) -> tuple[list[Row], _Rendered | Exception]:
+    def job(connection: PooledConnection) -> tuple[list[Row], Rendered | Exception]:
         rows = collector_rows(connection, collector, context)
         try:
             return rows, _collect_and_render(collector, rows, context, previous, render)
@@ -143,7 +129,7 @@ def _fetch_and_render(
 
 def _failed(result: object) -> bool:
     """A job's result that is not rows with their families."""
-    return not (isinstance(result, tuple) and isinstance(result[1], _Rendered))
+    return not (isinstance(result, tuple) and isinstance(result[1], Rendered))
 
 
 def _alive(connection: PooledConnection) -> TargetInfo:
@@ -188,7 +174,8 @@ def _one_line_error(exc: BaseException) -> str:
 
 class Scraper:
     """Scrapes targets with one connection pool per target; concurrent scrapes of the same
-    target share one in-flight collection."""
+    target share one in-flight collection. What the scrapes keep of a target is its
+    ``TargetState``, which goes when the target's pool is closed to make room for another."""
 
     def __init__(
         self,
@@ -203,36 +190,28 @@ class Scraper:
         read the families only (``check`` and ``report``), which then render none."""
         self.collectors = list(collectors)
         self._render: Render = render if renders else _unrendered
-        self._refresher = Refresher(refresh_max_age)
+        self._refresh_max_age = refresh_max_age
         self._options = options
-        self._max_connections = max_connections
         self._query_timeout = query_timeout
         self._pools = Pools(max_connections, query_timeout)
-        # Reads of slowly changing collectors in flight, shared by concurrent scrapes.
-        self._reading: dict[tuple[str, str], asyncio.Future[_Outcome]] = {}
+        self._states: dict[str, TargetState] = {}  # by target name, beside its pool
+        # Scrapes in flight, by credential set (TargetConfig.key), collect[] selection and
+        # the caller's own pools: requests, not kept state; each goes when its scrape ends.
         self._in_flight: dict[tuple, asyncio.Task[ScrapeResult]] = {}
-        self._last: dict[str, ScrapeResult] = {}
-        self._rendered: dict[tuple[str, str], _Rendered] = {}
-        self._rows_skipped: dict[tuple[str, str], int] = {}
-        self._kept: dict[tuple[str, str], dict] = {}  # Context.kept per target and collector
-        self._visibility = VisibilityLog()
-        self._privileges = PrivilegeLog()
 
     def pool(self, target: TargetConfig) -> ConnectionPool:
-        """The target's pool (PoolsBusy when too many targets are being scraped at once)."""
+        """The target's pool (PoolsBusy when too many targets are being scraped at once).
+        The state of a target whose pool is closed to make room goes with the pool."""
         pool, evicted = self._pools.get(target.name)
         if evicted is not None:
-            self._forget_target(evicted)
+            self._states.pop(evicted, None)
         return pool
 
-    def _forget_target(self, name: str) -> None:
-        self._last.pop(name, None)
-        self._refresher.forget(name)
-        self._visibility.forget(name)
-        self._privileges.forget(name)
-        for cache in (self._rendered, self._rows_skipped, self._kept):
-            for key in [key for key in cache if key[0] == name]:
-                del cache[key]
+    def _state(self, name: str) -> TargetState:
+        state = self._states.get(name)
+        if state is None:
+            state = self._states[name] = TargetState.new(name, self._refresh_max_age)
+        return state
 
     def close(self) -> None:
         self._pools.close()
@@ -250,7 +229,8 @@ class Scraper:
 
     def last(self, target_name: str) -> ScrapeResult | None:
         """The latest full scrape of the target (every enabled collector), by any caller."""
-        return self._last.get(target_name)
+        state = self._states.get(target_name)
+        return None if state is None else state.last
 
     async def scrape(
         self,
@@ -310,7 +290,8 @@ class Scraper:
                 "timed out connecting" if isinstance(exc, TimeoutError) else _one_line_error(exc)
             )
             return self._gone(target, error)
-        self._visibility.observe(target.name, info.ndb_visibility)
+        state = self._state(target.name)
+        state.visibility.observe(info.ndb_visibility)
 
         selected = [c for c in self.collectors if only is None or c.name in only]
         runnable = [c.for_target(info) for c in selected if c.available(info)]
@@ -324,24 +305,39 @@ class Scraper:
         # The change signals first, on the first free connection, while the collectors read
         # at every scrape take the others; then the slowly changing ones that are due.
         timeout = remaining()
-        signals_read = asyncio.ensure_future(self._signals(target, pool, slow, timeout))
-        every_read = asyncio.ensure_future(
-            pool.run_each(target, [self._job(target, c, info) for c in every], remaining())
+        signals_read = asyncio.ensure_future(
+            self._signals(target, pool, state.refresh, slow, timeout)
         )
-        signals, objects_read = await signals_read
-        due = self._refresher.due(target.name, slow, signals, objects_read)
-        slow_outcomes = await self._read_slow(target, pool, info, due, signals, remaining())
+        every_read = asyncio.ensure_future(
+            pool.run_each(target, [self._job(state, c, info) for c in every], remaining())
+        )
+        plan = state.refresh.plan(slow, await signals_read)
+        slow_outcomes = await self._read_slow(target, state, pool, info, plan, remaining())
         outcomes = [
-            self._outcome(target, collector, result, seconds, timeout, signals)
+            _outcome(state, plan, collector, result, seconds, timeout)
             for collector, (result, seconds) in zip(every, await every_read, strict=True)
         ]
         outcomes.extend(
-            slow_outcomes[c.name] if c.name in slow_outcomes else self._served(target, c)
-            for c in slow
+            _served(state, c) if plan.serves(c) else slow_outcomes[c.name] for c in slow
         )
         lost = [o.error for o in outcomes if o.connection_lost]
         if lost and not await _answers(target, pool, remaining()):
             return self._gone(target, f"went away during the scrape: {lost[0]}")
+        result = self._result(state, plan, info, outcomes, skipped, runnable)
+        if only is None:
+            state.last = result.kept()
+        return result
+
+    def _result(
+        self,
+        state: TargetState,
+        plan: RefreshPlan,
+        info: TargetInfo,
+        outcomes: Sequence[_Outcome],
+        skipped: Sequence[Collector],
+        runnable: Sequence[Collector],
+    ) -> ScrapeResult:
+        """The scrape's families: the scrape's own, then each collector's."""
         families: list[Metric] = [
             _up(1),
             build_info(),
@@ -349,15 +345,15 @@ class Scraper:
             visibility_family(info.ndb_visibility),
         ]
         families.extend(_collector_families(outcomes, skipped))
-        families.append(self._rows_skipped_family(target, outcomes))
-        families.extend(self._refreshed(target, runnable))
+        families.append(_rows_skipped_family(state, outcomes))
+        families.extend(_refreshed(plan, runnable))
         parts = [self._render(families)]
         for outcome in outcomes:
             families.extend(outcome.families)
             if outcome.exposition is not None:
                 parts.append(outcome.exposition)
-        result = ScrapeResult(
-            target=target.name,
+        return ScrapeResult(
+            target=state.name,
             up=True,
             families=families,
             target_info=info,
@@ -366,180 +362,173 @@ class Scraper:
             exposition=Exposition.join(parts),
             collector_errors={o.collector.name: o.error for o in outcomes if o.error},
         )
-        if only is None:
-            self._last[target.name] = result.kept()
-        return result
 
     def _gone(self, target: TargetConfig, error: str) -> ScrapeResult:
         """The answer for an SQL node that did not answer, or went away during the scrape:
         ``ndb_up 0`` rather than collectors failing on a node that is up."""
         log.warning("scrape failed", extra={"fields": {"target": target.name, "err": error}})
         result = _down(target, error, self._render)
-        self._last[target.name] = result.kept()
+        self._state(target.name).last = result.kept()
         return result
 
-    def _served(self, target: TargetConfig, collector: Collector) -> _Outcome:
-        """The last families of a collector whose state has not changed: no statement ran."""
-        rendered = self._rendered[target.name, collector.name]
-        return _Outcome(collector, True, 0.0, rendered.families, rendered.exposition)
-
-    def _refreshed(self, target: TargetConfig, collectors: Sequence[Collector]) -> list[Metric]:
-        family = GaugeMetricFamily(
-            "ndb_exporter_collector_last_refresh_timestamp_seconds",
-            "When the rows served for a slowly changing collector were read (Unix time); they"
-            " are read again on a change signal or after --exporter.refresh-max-age.",
-            labels=["collector"],
-        )
-        for collector in collectors:
-            at = self._refresher.last_read(target.name, collector)
-            if at is not None:
-                family.add_metric([collector.name], at)
-        return [family] if family.samples else []
-
-    def _job(self, target: TargetConfig, collector: Collector, info: TargetInfo):
+    def _job(self, state: TargetState, collector: Collector, info: TargetInfo):
+        before = state.collector(collector.name)  # what the scrapes before kept
         context = Context(
-            target=info,
-            options=self._options.get(collector.name, {}),
-            kept=self._kept.setdefault((target.name, collector.name), {}),
+            target=info, options=self._options.get(collector.name, {}), kept=before.kept
         )
-        return _fetch_and_render(
-            collector, context, self._rendered.get((target.name, collector.name)), self._render
-        )
+        return _fetch_and_render(collector, context, before.rendered, self._render)
 
     async def _signals(
         self,
         target: TargetConfig,
         pool: ConnectionPool,
+        refresh: Refresher,
         slow: Sequence[Collector],
         timeout: float,
-    ) -> tuple[Signals, bool]:
-        """The change signals (with the objects signal when it is due, then True), or none
-        to read when no slowly changing collector runs. A failure never hides state: the
-        signals are then unknown, or late when the SQL node did not answer in time."""
+    ) -> Signals:
+        """The change signals (with the objects and links signals when due), or none to read
+        when no slowly changing collector runs. A failure never hides state: the signals are
+        then unknown, or late when the SQL node did not answer in time."""
         if not slow:
-            return UNKNOWN, False
-        with_objects = self._refresher.objects_due(target.name, slow)
+            return UNKNOWN
+        job = refresh.signals_job(slow)
         try:
-            signals = await pool.run(
-                target,
-                signals_job(with_objects, self._refresher.links_limit(target.name, slow)),
-                timeout,
-            )
+            return await pool.run(target, job, timeout)
         except Exception as exc:
             log.debug("change signals not read", extra={"fields": {"err": _one_line_error(exc)}})
-            return signals_after(exc), False
-        return self._refresher.observe(target.name, signals), with_objects
+            return signals_after(exc)
 
     async def _read_slow(
         self,
         target: TargetConfig,
+        state: TargetState,
         pool: ConnectionPool,
         info: TargetInfo,
-        due: Sequence[Collector],
-        signals: Signals,
+        plan: RefreshPlan,
         timeout: float,
     ) -> dict[str, _Outcome]:
         """Read the due slowly changing collectors; one already being read by a concurrent
         scrape of the target (another collect[] selection) is not read twice: its read is
-        shared."""
-        shared = {
-            c.name: self._reading[target.name, c.name]
-            for c in due
-            if (target.name, c.name) in self._reading
-        }
-        mine = [c for c in due if c.name not in shared]
-        loop = asyncio.get_running_loop()
-        futures = {c.name: loop.create_future() for c in mine}
-        for name, future in futures.items():
-            self._reading[target.name, name] = future
+        shared (``TargetState.reading``)."""
+        shared = {c.name: state.reading[c.name] for c in plan.due if c.name in state.reading}
+        mine = [c for c in plan.due if c.name not in shared]
+        futures = {c.name: asyncio.get_running_loop().create_future() for c in mine}
+        state.reading.update(futures)
         outcomes: dict[str, _Outcome] = {}
         try:
             results = await pool.run_each(
-                target, [self._job(target, c, info) for c in mine], timeout
+                target, [self._job(state, c, info) for c in mine], timeout
             )
             for collector, (result, seconds) in zip(mine, results, strict=True):
-                if (
-                    signals.late
-                    and _failed(result)
-                    and self._refresher.has_read(target.name, collector)
-                ):
-                    outcome = self._served(target, collector)
+                if _failed(result) and plan.serves_after_failure(collector):
+                    outcome = _served(state, collector)
                 else:
-                    outcome = self._outcome(target, collector, result, seconds, timeout, signals)
+                    outcome = _outcome(state, plan, collector, result, seconds, timeout)
                 outcomes[collector.name] = outcome
                 futures[collector.name].set_result(outcome)
         finally:
             for name, future in futures.items():
                 if not future.done():
                     future.cancel()
-                if self._reading.get((target.name, name)) is future:
-                    del self._reading[target.name, name]
+                if state.reading.get(name) is future:
+                    del state.reading[name]
         for name, future in shared.items():
-            try:
-                outcomes[name] = await asyncio.wait_for(asyncio.shield(future), timeout)
-            except (TimeoutError, asyncio.CancelledError):
-                collector = next(c for c in due if c.name == name)
-                outcomes[name] = self._outcome(
-                    target, collector, TimeoutError(), timeout, timeout, signals
-                )
+            outcomes[name] = await _shared(state, plan, name, future, timeout)
         return outcomes
 
-    def _outcome(
-        self,
-        target: TargetConfig,
-        collector: Collector,
-        result: tuple[list[Row], _Rendered | Exception] | Exception,
-        seconds: float,
-        timeout: float,
-        signals: Signals,
-    ) -> _Outcome:
-        rows, rendered = result if isinstance(result, tuple) else (None, result)
-        if isinstance(rendered, _Rendered):
-            self._rendered[target.name, collector.name] = rendered
-            if rendered.skipped:
-                self._count_skipped(target, collector, rendered.skipped)
-            self._refresher.record_read(target.name, collector, signals, rows)
-            self._privileges.observe(target.name, collector.name, None)
-            return _Outcome(collector, True, seconds, rendered.families, rendered.exposition)
-        error = (
-            f"timed out after {timeout:.1f}s"
-            if isinstance(rendered, TimeoutError)
-            else _one_line_error(rendered)
-        )
-        missing = missing_privilege(rendered, collector)
-        if missing is not None:  # said once, when it starts
-            self._privileges.observe(target.name, collector.name, missing)
-        else:
-            log.warning(
-                "collector failed",
-                extra={
-                    "fields": {"target": target.name, "collector": collector.name, "err": error}
-                },
-                exc_info=rendered if log.isEnabledFor(logging.DEBUG) else None,
-            )
-        lost = getattr(rendered, "errno", None) in CONNECTION_LOST
-        return _Outcome(collector, False, seconds, [], error=error, connection_lost=lost)
 
-    def _count_skipped(self, target: TargetConfig, collector: Collector, rows: int) -> None:
-        key = (target.name, collector.name)
-        self._rows_skipped[key] = self._rows_skipped.get(key, 0) + rows
+async def _shared(
+    state: TargetState, plan: RefreshPlan, name: str, read: asyncio.Future, timeout: float
+) -> _Outcome:
+    """The outcome of a concurrent scrape's read of a due collector, awaited until this
+    scrape's own deadline."""
+    try:
+        return await asyncio.wait_for(asyncio.shield(read), timeout)
+    except (TimeoutError, asyncio.CancelledError):
+        collector = next(c for c in plan.due if c.name == name)
+        return _outcome(state, plan, collector, TimeoutError(), timeout, timeout)
+
+
+def _served(state: TargetState, collector: Collector) -> _Outcome:
+    """The last families of a collector whose state has not changed: no statement ran."""
+    rendered = state.collectors[collector.name].rendered
+    return _Outcome(collector, True, 0.0, rendered.families, rendered.exposition)
+
+
+def _outcome(
+    state: TargetState,
+    plan: RefreshPlan,
+    collector: Collector,
+    result: tuple[list[Row], Rendered | Exception] | Exception,
+    seconds: float,
+    timeout: float,
+) -> _Outcome:
+    """The outcome of a collector's job; a successful read is kept in the target's state and
+    recorded through the scrape's refresh plan."""
+    rows, rendered = result if isinstance(result, tuple) else (None, result)
+    if not isinstance(rendered, Rendered):
+        return _failure(state, collector, rendered, seconds, timeout)
+    state.collector(collector.name).rendered = rendered
+    if rendered.skipped:
+        _count_skipped(state, collector, rendered.skipped)
+    plan.record(collector, rows)
+    state.privileges.observe(collector.name, None)
+    return _Outcome(collector, True, seconds, rendered.families, rendered.exposition)
+
+
+def _failure(
+    state: TargetState, collector: Collector, exc: Exception, seconds: float, timeout: float
+) -> _Outcome:
+    """A collector that failed: a missing privilege is said once, when it starts; any other
+    failure at every scrape."""
+    error = (
+        f"timed out after {timeout:.1f}s" if isinstance(exc, TimeoutError) else _one_line_error(exc)
+    )
+    missing = missing_privilege(exc, collector)
+    if missing is not None:
+        state.privileges.observe(collector.name, missing)
+    else:
         log.warning(
-            "rows skipped: a value is not a number",
-            extra={"fields": {"target": target.name, "collector": collector.name, "rows": rows}},
+            "collector failed",
+            extra={"fields": {"target": state.name, "collector": collector.name, "err": error}},
+            exc_info=exc if log.isEnabledFor(logging.DEBUG) else None,
         )
+    lost = getattr(exc, "errno", None) in CONNECTION_LOST
+    return _Outcome(collector, False, seconds, [], error=error, connection_lost=lost)
 
-    def _rows_skipped_family(
-        self, target: TargetConfig, outcomes: Sequence[_Outcome]
-    ) -> CounterMetricFamily:
-        family = CounterMetricFamily(
-            "ndb_exporter_rows_skipped",
-            "Rows a collector left out because a value in them was not a number.",
-            labels=["collector"],
-        )
-        for outcome in outcomes:
-            name = outcome.collector.name
-            family.add_metric([name], self._rows_skipped.get((target.name, name), 0))
-        return family
+
+def _count_skipped(state: TargetState, collector: Collector, rows: int) -> None:
+    state.collector(collector.name).rows_skipped += rows
+    log.warning(
+        "rows skipped: a value is not a number",
+        extra={"fields": {"target": state.name, "collector": collector.name, "rows": rows}},
+    )
+
+
+def _rows_skipped_family(state: TargetState, outcomes: Sequence[_Outcome]) -> CounterMetricFamily:
+    family = CounterMetricFamily(
+        "ndb_exporter_rows_skipped",
+        "Rows a collector left out because a value in them was not a number.",
+        labels=["collector"],
+    )
+    for outcome in outcomes:
+        name = outcome.collector.name
+        family.add_metric([name], state.collector(name).rows_skipped)
+    return family
+
+
+def _refreshed(plan: RefreshPlan, collectors: Sequence[Collector]) -> list[Metric]:
+    family = GaugeMetricFamily(
+        "ndb_exporter_collector_last_refresh_timestamp_seconds",
+        "When the rows served for a slowly changing collector were read (Unix time); they"
+        " are read again on a change signal or after --exporter.refresh-max-age.",
+        labels=["collector"],
+    )
+    for collector in collectors:
+        at = plan.last_read(collector)
+        if at is not None:
+            family.add_metric([collector.name], at)
+    return [family] if family.samples else []
 
 
 def _down(target: TargetConfig, error: str, render: Render) -> ScrapeResult:

@@ -112,10 +112,10 @@ def test_visibility_family_has_one_series_per_state():
 
 
 def test_a_change_is_logged_once(caplog):
-    changes = VisibilityLog()
+    changes = VisibilityLog("sql1:3306")
     with caplog.at_level(logging.INFO):
         for state in ("ok", "ok", "engine_absent", "engine_absent", "privilege_missing", "ok"):
-            changes.observe("sql1:3306", state)
+            changes.observe(state)
     assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
         (
             "WARNING",

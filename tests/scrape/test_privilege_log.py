@@ -59,12 +59,12 @@ def test_a_statement_that_depends_on_the_version_is_named_by_its_forms():
 
 
 def test_said_once_while_it_lasts_and_when_it_ends(caplog):
-    log = PrivilegeLog()
+    log = PrivilegeLog("sql1:3306")
     with caplog.at_level(logging.INFO):
         for _ in range(3):
-            log.observe("sql1:3306", "nodes", ("SELECT", "ndbinfo.nodes"))
-        log.observe("sql1:3306", "nodes", None)
-        log.observe("sql1:3306", "nodes", None)
+            log.observe("nodes", ("SELECT", "ndbinfo.nodes"))
+        log.observe("nodes", None)
+        log.observe("nodes", None)
     assert [r.getMessage() for r in caplog.records] == [
         "collector lacks the SELECT privilege",
         "collector has its privilege again",

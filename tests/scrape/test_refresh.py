@@ -72,11 +72,11 @@ def collector(signals: set[str], **kwargs):
 
 
 def refresher(clock: Clock, max_age: float = 120.0) -> Refresher:
-    return Refresher(max_age, clock=clock, wall_clock=clock)
+    return Refresher("t", max_age, clock=clock, wall_clock=clock)
 
 
 def is_due(refresh: Refresher, collector, signals, objects_read: bool = False) -> bool:
-    return collector in refresh.due("t", [collector], signals, objects_read)
+    return collector in refresh.due([collector], signals, objects_read)
 
 
 def objects(count: int = 900, fragments: int = 5000) -> list[dict]:
@@ -90,10 +90,10 @@ def test_first_scrape_reads_and_an_unchanged_state_does_not():
     refresh = refresher(clock)
     signals = parse_signals(signal_rows())
     assert is_due(refresh, slow, signals)
-    refresh.record_read("t", slow, signals, [])
+    refresh.record_read(slow, signals, [])
     clock.now += 119
     assert not is_due(refresh, slow, parse_signals(signal_rows()))
-    assert refresh.last_read("t", slow) == 1000.0
+    assert refresh.last_read(slow) == 1000.0
 
 
 @pytest.mark.parametrize(
@@ -114,10 +114,10 @@ def test_each_signal_causes_a_re_read_of_the_collectors_that_follow_it(signal, c
     follows, ignores = collector({signal}), collector({"nodes", "ddl", "config"} - {signal})
     refresh = refresher(clock)
     before, after = parse_signals(signal_rows()), parse_signals(signal_rows(**changed))
-    refresh.record_read("t", follows, before, [])
+    refresh.record_read(follows, before, [])
     assert is_due(refresh, follows, after)
     other = refresher(clock)
-    other.record_read("t", ignores, before, [])
+    other.record_read(ignores, before, [])
     if "nodes" in changed:
         return  # a node row carries its status, start phase and configuration generation
     assert not is_due(other, ignores, after)
@@ -127,7 +127,7 @@ def test_maximum_age_forces_a_re_read():
     clock, slow = Clock(), collector({"nodes"})
     refresh = refresher(clock, max_age=60)
     signals = parse_signals(signal_rows())
-    refresh.record_read("t", slow, signals, [])
+    refresh.record_read(slow, signals, [])
     clock.now += 59.9
     assert not is_due(refresh, slow, signals)
     clock.now += 0.1
@@ -139,28 +139,28 @@ def test_a_collector_not_aged_is_read_again_only_on_a_signal():
     age) reads them again, age alone does not."""
     clock, slow = Clock(), collector({"nodes", "objects"}, aged=False)
     refresh = refresher(clock, max_age=60)
-    signals = refresh.observe("t", parse_signals(signal_rows(), objects()))
-    refresh.record_read("t", slow, signals, [])
+    signals = refresh.observe(parse_signals(signal_rows(), objects()))
+    refresh.record_read(slow, signals, [])
     clock.now += 600
-    assert not is_due(refresh, slow, refresh.observe("t", parse_signals(signal_rows())))
-    assert refresh.objects_due("t", [slow])
-    altered = refresh.observe("t", parse_signals(signal_rows(), objects(fragments=5001)))
-    assert not refresh.objects_due("t", [slow])
+    assert not is_due(refresh, slow, refresh.observe(parse_signals(signal_rows())))
+    assert refresh.objects_due([slow])
+    altered = refresh.observe(parse_signals(signal_rows(), objects(fragments=5001)))
+    assert not refresh.objects_due([slow])
     assert is_due(refresh, slow, altered, objects_read=True)
 
 
 def test_the_objects_signal_is_read_at_the_maximum_age_and_carried_between_reads():
     clock, slow = Clock(), collector({"objects"}, aged=False)
     refresh = refresher(clock, max_age=60)
-    assert not refresh.objects_due("t", [collector({"nodes"})])  # nobody follows it
-    assert refresh.objects_due("t", [slow])
-    refresh.observe("t", parse_signals(signal_rows(), objects()))
+    assert not refresh.objects_due([collector({"nodes"})])  # nobody follows it
+    assert refresh.objects_due([slow])
+    refresh.observe(parse_signals(signal_rows(), objects()))
     clock.now += 59.9
-    assert not refresh.objects_due("t", [slow])
-    carried = refresh.observe("t", parse_signals(signal_rows()))
+    assert not refresh.objects_due([slow])
+    carried = refresh.observe(parse_signals(signal_rows()))
     assert carried.get("objects") == parse_signals([], objects()).get("objects")
     clock.now += 0.1
-    assert refresh.objects_due("t", [slow])
+    assert refresh.objects_due([slow])
 
 
 def test_the_objects_signal_comes_with_the_rows_of_the_collector_that_gives_it():
@@ -174,17 +174,17 @@ def test_the_objects_signal_comes_with_the_rows_of_the_collector_that_gives_it()
         slow=SlowChanging(frozenset({"nodes"}), fingerprint=objects_fingerprint),
     )
     refresh = refresher(clock, max_age=60)
-    assert refresh.objects_due("t", [follower, giver])  # before the first reads
-    signals = refresh.observe("t", parse_signals(signal_rows(), objects()))
+    assert refresh.objects_due([follower, giver])  # before the first reads
+    signals = refresh.observe(parse_signals(signal_rows(), objects()))
     for slow in (follower, giver):
-        refresh.record_read("t", slow, signals, objects() if slow is giver else [])
+        refresh.record_read(slow, signals, objects() if slow is giver else [])
     clock.now += 600
-    assert not refresh.objects_due("t", [follower, giver])
-    assert refresh.objects_due("t", [follower])  # where the giver does not run
-    unchanged = refresh.observe("t", parse_signals(signal_rows()))
-    assert refresh.due("t", [follower, giver], unchanged, False) == [giver]  # its age
-    refresh.record_read("t", giver, unchanged, objects(count=901))
-    changed = refresh.observe("t", parse_signals(signal_rows()))
+    assert not refresh.objects_due([follower, giver])
+    assert refresh.objects_due([follower])  # where the giver does not run
+    unchanged = refresh.observe(parse_signals(signal_rows()))
+    assert refresh.due([follower, giver], unchanged, False) == [giver]  # its age
+    refresh.record_read(giver, unchanged, objects(count=901))
+    changed = refresh.observe(parse_signals(signal_rows()))
     assert is_due(refresh, follower, changed)
 
 
@@ -196,16 +196,16 @@ def test_reads_for_age_alone_are_spread_one_per_scrape_oldest_first():
     )
     refresh = refresher(clock, max_age=60)
     signals = parse_signals(signal_rows())
-    refresh.record_read("t", first, signals, [])
+    refresh.record_read(first, signals, [])
     clock.now += 1
-    refresh.record_read("t", second, signals, [])
+    refresh.record_read(second, signals, [])
     clock.now += 100
-    assert refresh.due("t", [second, first], signals, False) == [first]
-    assert refresh.due("t", [second, first], signals, True) == []  # the objects signal's turn
-    refresh.record_read("t", first, signals, [])
-    assert refresh.due("t", [second, first], signals, False) == [second]
+    assert refresh.due([second, first], signals, False) == [first]
+    assert refresh.due([second, first], signals, True) == []  # the objects signal's turn
+    refresh.record_read(first, signals, [])
+    assert refresh.due([second, first], signals, False) == [second]
     changed = parse_signals(signal_rows(ready="1"))
-    assert refresh.due("t", [second, first], changed, False) == [second, first]
+    assert refresh.due([second, first], changed, False) == [second, first]
 
 
 def test_unknown_signals_and_unsettled_rows_re_read():
@@ -213,11 +213,11 @@ def test_unknown_signals_and_unsettled_rows_re_read():
     slow = collector({"nodes"}, settled=lambda rows: not rows)
     refresh = refresher(clock)
     signals = parse_signals(signal_rows())
-    refresh.record_read("t", slow, signals, [])
+    refresh.record_read(slow, signals, [])
     assert is_due(refresh, slow, UNKNOWN)
-    refresh.record_read("t", slow, signals, [{"moving": 1}])
+    refresh.record_read(slow, signals, [{"moving": 1}])
     assert is_due(refresh, slow, signals)
-    refresh.record_read("t", slow, signals, [])
+    refresh.record_read(slow, signals, [])
     assert not is_due(refresh, slow, signals)
 
 
@@ -230,7 +230,7 @@ def test_an_error_answered_by_the_sql_node_re_reads_a_late_answer_serves():
     clock, slow = Clock(), collector({"nodes", "ddl", "config"})
     refresh = refresher(clock, max_age=60)
     assert is_due(refresh, slow, LATE)  # nothing to serve yet
-    refresh.record_read("t", slow, parse_signals(signal_rows()), [])
+    refresh.record_read(slow, parse_signals(signal_rows()), [])
     assert not is_due(refresh, slow, LATE)
     clock.now += 60
     assert is_due(refresh, slow, LATE)
@@ -241,9 +241,9 @@ def test_fast_collectors_are_always_due():
     clock = Clock()
     fast = gauge_collector("fast", "SELECT 1")
     refresh = refresher(clock)
-    refresh.record_read("t", fast, parse_signals(signal_rows()), [])
+    refresh.record_read(fast, parse_signals(signal_rows()), [])
     assert is_due(refresh, fast, parse_signals(signal_rows()))
-    assert refresh.last_read("t", fast) is None
+    assert refresh.last_read(fast) is None
 
 
 def test_the_slowly_changing_collectors_declare_it():
@@ -272,7 +272,7 @@ def test_inventory_follows_the_node_signal_and_an_hour():
     clock = Clock()
     refresh = refresher(clock, max_age=60)
     signals = parse_signals(signal_rows())
-    refresh.record_read("t", inventory.COLLECTOR, signals, [])
+    refresh.record_read(inventory.COLLECTOR, signals, [])
     restarting = signal_rows(nodes=(("1", "STARTED 0 1"), ("2", "STARTING 4 1")))
     assert is_due(refresh, inventory.COLLECTOR, parse_signals(restarting))
     other = signal_rows(tables=("41", "2026-11-23 10:00:00"), detected="1", generation="2")
@@ -399,9 +399,9 @@ def test_a_read_with_late_signals_keeps_the_signals_of_the_read_before():
     clock, slow = Clock(), collector({"nodes"})
     refresh = refresher(clock, max_age=60)
     before = parse_signals(signal_rows())
-    refresh.record_read("t", slow, before, [])
+    refresh.record_read(slow, before, [])
     clock.now += 60
-    refresh.record_read("t", slow, LATE, [])  # read at the maximum age, the signals did not come
+    refresh.record_read(slow, LATE, [])  # read at the maximum age, the signals did not come
     assert not is_due(refresh, slow, before)
     assert is_due(refresh, slow, parse_signals(signal_rows(ready="1")))
 
@@ -457,13 +457,13 @@ def test_a_lasting_transition_is_read_less_and_less_often():
     for second in range(600):
         if is_due(refresh, slow, signals):
             reads.append(second)
-            refresh.record_read("t", slow, signals, [{"away": 1}])
+            refresh.record_read(slow, signals, [{"away": 1}])
         clock.now += 1
     assert reads[:4] == [0, 1, 2, 3]
     waits = [b - a for a, b in zip(reads[3:], reads[4:], strict=False)]
     assert waits[:4] == [15, 30, 60, 120]
     assert set(waits[4:]) == {120}
-    refresh.record_read("t", slow, signals, [])
+    refresh.record_read(slow, signals, [])
     assert not is_due(refresh, slow, signals)
 
 
@@ -476,9 +476,9 @@ def test_a_maximum_age_of_zero_reads_every_collector_at_every_scrape():
     )
     signals = parse_signals(signal_rows())
     for slow in (aged, distribution):
-        refresh.record_read("t", slow, signals, [])
-    assert refresh.due("t", [aged, distribution], signals, False) == [aged, distribution]
-    assert not refresh.objects_due("t", [distribution])
+        refresh.record_read(slow, signals, [])
+    assert refresh.due([aged, distribution], signals, False) == [aged, distribution]
+    assert not refresh.objects_due([distribution])
 
 
 def uptime_rows(uptimes: dict[str, int]) -> list[dict]:
@@ -499,7 +499,7 @@ def test_a_restart_between_two_scrapes_reads_the_node_followers_again():
     reads the collectors that follow the nodes again (the distribution's primaries moved)."""
     clock, slow = Clock(), collector({"nodes"})
     refresh = refresher(clock)
-    refresh.record_read("t", slow, read_at({"1": 500, "2": 500}, 1000.0), [])
+    refresh.record_read(slow, read_at({"1": 500, "2": 500}, 1000.0), [])
     assert not is_due(refresh, slow, read_at({"1": 515, "2": 514}, 1015.0))
     assert is_due(refresh, slow, read_at({"1": 515, "2": 3}, 1015.0))
     # Up again long enough that its uptime is past the last one read: its start time moved.
@@ -511,7 +511,7 @@ def test_slow_answers_are_no_restart():
     the bounds of both reads."""
     clock, slow = Clock(), collector({"nodes"})
     refresh = refresher(clock)
-    refresh.record_read("t", slow, read_at({"1": 500, "2": 500}, 1000.0, 1030.0), [])
+    refresh.record_read(slow, read_at({"1": 500, "2": 500}, 1000.0, 1030.0), [])
     assert not is_due(refresh, slow, read_at({"1": 531, "2": 531}, 1001.0, 1002.0))
     assert not is_due(refresh, slow, read_at({"1": 560, "2": 530}, 1060.0, 1061.0))
 
@@ -521,7 +521,7 @@ def test_an_uptime_running_faster_than_the_exporter_is_no_restart():
     which is not a restart."""
     clock, slow = Clock(), collector({"nodes"})
     refresh = refresher(clock)
-    refresh.record_read("t", slow, read_at({"1": 500, "2": 500}, 1000.0), [])
+    refresh.record_read(slow, read_at({"1": 500, "2": 500}, 1000.0), [])
     assert not is_due(refresh, slow, read_at({"1": 560, "2": 560}, 1010.0))
 
 
@@ -532,7 +532,7 @@ def test_a_signal_during_a_transition_reads_at_once():
     refresh = refresher(clock)
     signals = parse_signals(signal_rows())
     for _ in range(6):
-        refresh.record_read("t", slow, signals, [])
+        refresh.record_read(slow, signals, [])
     assert not is_due(refresh, slow, signals)
     stopped = parse_signals(signal_rows(nodes=(("1", "STARTED 0 1"),), ready="1"))
     assert is_due(refresh, slow, stopped)
@@ -583,7 +583,7 @@ def test_processes_and_certificates_follow_restarts_connections_and_configuratio
     refresh = refresher(clock)
     before = signals_of()
     for collector in (processes.COLLECTOR, certificates.COLLECTOR):
-        refresh.record_read("t", collector, before, [])
+        refresh.record_read(collector, before, [])
         assert not is_due(refresh, collector, signals_of())
     after = signals_of(**change)
     assert is_due(refresh, processes.COLLECTOR, after) == processes_due
@@ -597,13 +597,13 @@ def test_certificates_are_read_again_after_an_hour_processes_only_on_a_signal():
     both = [processes.COLLECTOR, certificates.COLLECTOR]
     refresh = refresher(clock, max_age=60)
     for collector in both:
-        refresh.record_read("t", collector, signals_of(), [])
+        refresh.record_read(collector, signals_of(), [])
     clock.now += 3599
-    assert refresh.due("t", both, signals_of(), False) == []
+    assert refresh.due(both, signals_of(), False) == []
     clock.now += 1
-    assert refresh.due("t", both, signals_of(), False) == [certificates.COLLECTOR]
+    assert refresh.due(both, signals_of(), False) == [certificates.COLLECTOR]
     longer = refresher(clock, max_age=7200)
-    longer.record_read("t", certificates.COLLECTOR, signals_of(), [])
+    longer.record_read(certificates.COLLECTOR, signals_of(), [])
     clock.now += 3600
     assert not is_due(longer, certificates.COLLECTOR, signals_of())
 
@@ -613,7 +613,7 @@ def test_the_links_signal_unread_reads_its_followers_at_every_scrape():
     read as they would be without signals."""
     clock = Clock()
     refresh = refresher(clock)
-    refresh.record_read("t", processes.COLLECTOR, signals_of(), [])
+    refresh.record_read(processes.COLLECTOR, signals_of(), [])
     unread = parse_signals(signal_rows())
     assert is_due(refresh, processes.COLLECTOR, unread)
     assert follows_links([processes.COLLECTOR]) and not follows_links([inventory.COLLECTOR])
@@ -733,11 +733,11 @@ def test_latency_histograms_are_read_at_every_scrape_once_they_count(histograms,
     signals = parse_signals(signal_rows())
     busy = recorded_rows(histograms.name)
     assert any(row[column] for row in busy for column in counts)
-    refresh.record_read("t", histograms, signals, busy)
+    refresh.record_read(histograms, signals, busy)
     assert is_due(refresh, histograms, signals)
     keys = ("node_id", "comm_node_id", "upper_bound")
     idle = [{k: v if k in keys else 0 for k, v in row.items()} for row in busy]
-    refresh.record_read("t", histograms, signals, idle)
+    refresh.record_read(histograms, signals, idle)
     assert not is_due(refresh, histograms, signals)
     assert is_due(
         refresh, histograms, parse_signals(signal_rows(tables=("41", "2026-11-23 10:00:00")))
@@ -751,11 +751,11 @@ def test_the_links_signal_reads_one_data_node_s_links_and_one_more_row():
     first reporting node and one more, so that a node added to the configuration shows. Rows
     of a second reporting node are no part of the signal."""
     refresh = refresher(Clock())
-    assert refresh.links_limit("t", [inventory.COLLECTOR]) is None
-    assert refresh.links_limit("t", [processes.COLLECTOR]) == LINKS_LIMIT
+    assert refresh.links_limit([inventory.COLLECTOR]) is None
+    assert refresh.links_limit([processes.COLLECTOR]) == LINKS_LIMIT
     assert "ndb$transporter_details" in links_sql(LINKS_LIMIT, details=True) != LINKS_SQL
-    first = refresh.observe("t", signals_of())
-    assert refresh.links_limit("t", [certificates.COLLECTOR]) == len(links()) + 1
+    first = refresh.observe(signals_of())
+    assert refresh.links_limit([certificates.COLLECTOR]) == len(links()) + 1
     next_node = {"node_id": 2, "remote_node_id": 1, "connection_status": 0, "connect_count": 1}
     assert signals_of(links_rows=[*links(), next_node]).get("links") == first.get("links")
     added = {"node_id": 1, "remote_node_id": 52, "connection_status": 2, "connect_count": 0}

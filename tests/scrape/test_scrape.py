@@ -7,6 +7,7 @@ import logging
 
 import pytest
 from ndbinfo_exporter.collectors.base import Collector, Option
+from ndbinfo_exporter.scrape.pool import Pools
 from ndbinfo_exporter.targets import TargetConfig
 from prometheus_client.core import GaugeMetricFamily
 
@@ -214,6 +215,25 @@ async def test_server_down_then_back(target):
         assert PASSWORD not in (result.error or "")
     finally:
         scraper.close()
+
+
+async def test_a_target_evicted_with_its_pool_leaves_no_state(target):
+    """More targets than the pool limit: the least recently used one's pool is closed, and
+    everything the scraper kept of it (latest scrape, families, refresh, logs) goes with it."""
+    scraper = make_scraper([gauge_collector("fast", "SELECT node_id FROM ndbinfo.nodes")])
+    scraper._pools = Pools(max_connections=3, query_timeout=10.0, limit=1)
+    nodes = Answer(["node_id"], [(1,)])
+    other = FakeSqlNode(password=PASSWORD, answers={"SELECT node_id FROM ndbinfo.nodes": nodes})
+    try:
+        with RunningFakeSqlNode(other) as running:
+            second = TargetConfig("127.0.0.1", running.port, "exporter", PASSWORD)
+            assert (await scraper.scrape(target, 5)).up
+            assert scraper.last(target.name) is not None
+            assert (await scraper.scrape(second, 5)).up
+    finally:
+        scraper.close()
+    assert scraper.last(target.name) is None
+    assert set(scraper._states) == {second.name}  # states only for live pools
 
 
 async def test_a_node_gone_during_the_scrape_answers_down():

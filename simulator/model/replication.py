@@ -5,8 +5,8 @@ The source cluster's SQL node runs the binlog injector: it receives the cluster'
 changes into the binary log (files binlog.NNNNNN, rotated at max_binlog_size) and into
 mysql.ndb_binlog_index. The replica cluster's SQL node reads that log (I/O thread) and applies
 it (SQL thread), recording the newest applied epoch in mysql.ndb_apply_status. Conflict
-detection runs where changes are applied: the `conflicts` fault moves the replica SQL node's
-Ndb_conflict_* counters.
+detection runs where changes are applied: with the `conflicts` fault, each epoch transaction the
+replica's applier commits moves its SQL node's Ndb_conflict_* counters.
 
 The link advances with the source cluster (`observe` runs in each step of its model) and reads
 the link faults from the source cluster's faults.
@@ -197,7 +197,6 @@ class ReplicationLink:
     def observe(self, dt: float, ops: float) -> None:
         """The source cluster ran dt more seconds, with `ops` operations."""
         cp = self.source.checkpoints
-        faults = self.source.faults
         changed = writes(ops)
         epochs = max(1, round(dt / cp.epoch_interval))
         self.data_events += changed
@@ -206,14 +205,6 @@ class ReplicationLink:
         handled = self.handled_epoch()
         if changed > 0:
             self._write(handled, changed, epochs)
-        conflicts = faults.get("conflicts")
-        if conflicts is not None:
-            function = conflicts["function"]
-            self.conflicts[function] = self.conflicts.get(function, 0.0) + CONFLICTS_PER_SECOND * dt
-            # epoch transactions with a conflict: at most one per second's conflicts, at most
-            # one per epoch of the step
-            self.conflict_epochs += min(epochs, math.ceil(CONFLICTS_PER_SECOND * dt))
-            self.last_conflict_epoch = self.replica.checkpoints.epoch
         self._catch_up()
 
     def _catch_up(self) -> None:
@@ -306,7 +297,9 @@ class ReplicationLink:
         if faults.is_active("replica-io-disconnect"):
             if self.io_error is None:
                 self.io_error = ThreadError(2003, wall)
-            self.io_attempts = min(self.io_retries, 1 + int((wall - self.io_error.since) / 60))
+            # the first attempt at once, then one each SOURCE_CONNECT_RETRY seconds
+            elapsed = wall - self.io_error.since
+            self.io_attempts = min(self.io_retries, 1 + int(elapsed / RETRY_SECONDS))
         else:
             self.io_error = None
             self.received = self.end
@@ -325,19 +318,58 @@ class ReplicationLink:
             before = self.applied.epoch if self.applied else target.epoch
             self.applied_epochs += max(0, (target.epoch >> 32) - (before >> 32))
             self.applied_writes += self.writes_between(before, target.epoch)
+            self._commit_conflicts(self.epochs_between(before, target.epoch))
             self.applied = target
 
-    def writes_between(self, older: int, newer: int) -> int:
-        """Row changes of the epochs written after `older` up to `newer`."""
-        total = 0
+    def _commit_conflicts(self, committed: int) -> None:
+        """The conflicts of `committed` epoch transactions the applier commits with the
+        `conflicts` fault set: CONFLICTS_PER_SECOND rows a second of the source's epochs. The
+        counters move only as an applier transaction commits (ndb_applier.cc
+        atTransactionCommit -> ndb_replica.cc Channel::update_global_state; an aborted one
+        discards its counts), so never while the SQL thread is stopped or has nothing to
+        apply; Ndb_conflict_last_conflict_epoch is the epoch the replica cluster committed it
+        in."""
+        conflicts = self.source.faults.get("conflicts")
+        if conflicts is None or committed <= 0:
+            return
+        rows = CONFLICTS_PER_SECOND * committed * self.source.checkpoints.epoch_interval
+        function = conflicts["function"]
+        before = self.conflicts.get(function, 0.0)
+        self.conflicts[function] = before + rows
+        found = _whole(before + rows) - _whole(before)
+        if found:
+            # epoch transactions with a conflict: at most one per row in conflict
+            self.conflict_epochs += min(committed, found)
+            self.last_conflict_epoch = self.replica.checkpoints.epoch
+
+    def _rows_between(self, older: int, newer: int) -> Iterator[tuple[Segment, int]]:
+        """The segments with epochs written after `older` up to `newer`, each with how many."""
         start = max(0, bisect_right(self.segments, older, key=lambda g: g.last_epoch))
         for i in range(start, len(self.segments)):
             seg = self.segments[i]
             if seg.first_epoch > newer:
                 break
-            rows = seg.rows_up_to(newer) - seg.rows_up_to(older)
-            total += rows * (seg.inserts + seg.updates + seg.deletes)
-        return total
+            yield seg, seg.rows_up_to(newer) - seg.rows_up_to(older)
+
+    def writes_between(self, older: int, newer: int) -> int:
+        """Row changes of the epochs written after `older` up to `newer`."""
+        return sum(
+            rows * (seg.inserts + seg.updates + seg.deletes)
+            for seg, rows in self._rows_between(older, newer)
+        )
+
+    def epochs_between(self, older: int, newer: int) -> int:
+        """Epoch transactions (epochs with changes) written after `older` up to `newer`."""
+        return sum(rows for _, rows in self._rows_between(older, newer))
+
+    def row_event_kind(self, epoch: int) -> str | None:
+        """The rows event that takes most of the epoch transaction after `epoch`: `write`,
+        `update` or `delete` (None: none written after it)."""
+        for seg, rows in self._rows_between(epoch, 1 << 64):
+            if rows:
+                changes = {"write": seg.inserts, "update": seg.updates, "delete": seg.deletes}
+                return max(changes, key=changes.__getitem__)
+        return None
 
     def index_rows(self, after: int = 0) -> Iterator[IndexRow]:
         """The ndb_binlog_index rows the source keeps of the epochs after `after` (0: all),
@@ -370,12 +402,10 @@ class ReplicationLink:
         return row.file, row.position, size
 
     def io_gave_up(self) -> bool:
-        """The I/O thread stops once its attempts reach SOURCE_RETRY_COUNT and the last one
-        failed a retry interval ago (8.4: 10 attempts, about ten minutes)."""
-        if self.io_error is None or self.io_attempts < self.io_retries:
-            return False
-        waited = self.source.wall_time() - self.io_error.since
-        return waited >= self.io_retries * RETRY_SECONDS
+        """The I/O thread stops when its last attempt fails: rpl_replica.cc connect_to_master
+        breaks off once its count of failed attempts reaches SOURCE_RETRY_COUNT, without
+        another wait (8.4: the tenth attempt, nine retry intervals after the first)."""
+        return self.io_error is not None and self.io_attempts >= self.io_retries
 
     def behind_seconds(self) -> float:
         params = self.source.faults.get("replica-behind")
@@ -402,12 +432,11 @@ class ReplicationLink:
                 # the SQL thread stands at the end of the epoch it applied last
                 applied = Sample(applied_epoch, transaction[0], transaction[2])
             io_running = "Connecting" if self.io_error else "Yes"
-            if self.io_error and self.io_gave_up():
+            if self.io_gave_up():
                 io_running = "No"
             sql_running = "No" if self.sql_error else "Yes"
-            seconds: int | None = int(lag)
-            if self.sql_error or self.io_error:
-                seconds = None
+            # the SQL thread has relay log left to apply while it trails the source
+            applying = bool(lag) and self.sql_error is None
             return {
                 "source_gci": cp.gci,
                 "buffered_epoch": self.buffered_epoch(),
@@ -428,17 +457,29 @@ class ReplicationLink:
                 "io_attempts": self.io_attempts,
                 "sql_error": self.sql_error,
                 "incident": self.incident,
-                "seconds_behind": seconds,
+                "seconds_behind": self._seconds_behind(lag, applying),
+                "applying": self.row_event_kind(applied_epoch) if applying else None,
                 "data_events": int(self.data_events),
                 "nondata_events": int(self.nondata_events),
                 "event_bytes": int(self.event_bytes),
-                "conflicts": int(sum(self.conflicts.values())),
-                "conflicts_by_function": {f: int(n) for f, n in self.conflicts.items()},
+                "conflicts": sum(_whole(n) for n in self.conflicts.values()),
+                "conflicts_by_function": {f: _whole(n) for f, n in self.conflicts.items()},
                 "last_conflict_epoch": self.last_conflict_epoch,
                 "conflict_epochs": self.conflict_epochs,
                 "applied_writes": int(self.applied_writes),
                 "applied_epochs": self.applied_epochs,
             }
+
+    def _seconds_behind(self, lag: float, applying: bool) -> int | None:
+        """Seconds_Behind_Source as rpl_replica.cc show_slave_status_send_data computes it:
+        NULL while the SQL thread is stopped; computed while it has relay log left to apply,
+        whatever the I/O thread does; at the end of the relay log 0 while the I/O thread is
+        connected, else NULL."""
+        if self.sql_error is not None:
+            return None
+        if applying:
+            return int(lag)
+        return 0 if self.io_error is None else None
 
     def status_values(self, cluster: Cluster, node_id: int) -> dict[str, int]:
         """The Ndb_% status variables the link moves on an SQL node: the source's binlog
@@ -458,7 +499,8 @@ class ReplicationLink:
         applied, txns = s["applied_writes"], s["applied_epochs"]
         # Ndb_replica_max_replicated_epoch rises only for ndb_apply_status rows carrying one of
         # this cluster's own server ids (its epochs come back round a circular setup;
-        # ndb_applier.cc, atApplyStatusWrite): on this one-way replica it stays 0
+        # ndb_applier.cc atApplyStatusWrite, ndb_replica.cc Channel::update_global_state): on
+        # this one-way replica, whose rows carry the source's server id, it stays 0
         values = {"Ndb_replica_max_replicated_epoch": 0, "Ndb_slave_max_replicated_epoch": 0}
         for suffix in ("replica", "slave"):
             values.update(
@@ -485,8 +527,9 @@ def _conflict_values(s: dict[str, Any]) -> dict[str, int]:
     commits after one dependency-tracking pass (ndb_applier.cc atConflictPreCommit counts
     trans_detect_iter_count there; ndb_replica.cc update_global_state counts the commit).
     The NDB$EPOCH family refreshes every realigned row (Ndb_conflict_refresh_op_count).
-    Ndb_conflict_last_stable_epoch is the replicated epoch once it has looped the circle,
-    0 on a one-way replica."""
+    Ndb_conflict_last_stable_epoch is the max replicated epoch at the last commit without
+    conflicts that had come round to Ndb_conflict_last_conflict_epoch (update_global_state):
+    0 on a one-way replica, whose max replicated epoch stays 0."""
     by_function = s["conflicts_by_function"]
     values = {
         "Ndb_conflict_fn_" + function.removeprefix("NDB$").lower(): count
@@ -512,6 +555,12 @@ def _conflict_values(s: dict[str, Any]) -> dict[str, int]:
         values["Ndb_conflict_last_conflict_epoch"] = s["last_conflict_epoch"]
         values["Ndb_conflict_last_stable_epoch"] = 0
     return values
+
+
+def _whole(rows: float) -> int:
+    """Whole rows of a count summed from fractions of a second (0.1 s epochs add up to
+    29.999... for 30)."""
+    return math.floor(rows + 1e-6)
 
 
 def _step_back(epoch: int, steps: int, per_gci: int) -> int:

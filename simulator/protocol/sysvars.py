@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 import uuid
@@ -24,6 +25,7 @@ class VarDef:
     read_only: bool = False
     minimum: int | None = None
     maximum: int | None = None
+    alias_of: str | None = None  # the variable this deprecated alias stands for
 
 
 MYSQLD_DATA = Path(__file__).parents[1] / "data" / "mysqld"
@@ -65,7 +67,7 @@ def server_uuid(sql_node_id: int, role: str = "") -> str:
     return str(uuid.uuid5(uuid.NAMESPACE_DNS, f"ndbsim-{sql_node_id}{role}"))
 
 
-# What the two SQL nodes of `ndbsim --replica` change: the source writes the binary log.
+# What the source SQL node of `ndbsim --replica` changes: it writes the binary log.
 _ROLE_VALUES: dict[str, dict[str, Any]] = {
     "source": {
         "log_bin": True,
@@ -73,8 +75,6 @@ _ROLE_VALUES: dict[str, dict[str, Any]] = {
         "log_bin_basename": "/var/lib/mysql/binlog",
         "log_bin_index": "/var/lib/mysql/binlog.index",
     },
-    # one applier thread: the SQL thread's errors read as a single-threaded replica's
-    "replica": {"replica_parallel_workers": 0, "slave_parallel_workers": 0},
 }
 
 
@@ -126,7 +126,8 @@ def definitions(
     server = server_version(version)
     known = _server_values(version, sql_node_id, role)
     defs: dict[str, VarDef] = {}
-    for name, spec in load_mysqld("sysvars.json")["variables"].items():
+    variables = load_mysqld("sysvars.json")["variables"]
+    for name, spec in variables.items():
         if not present(spec, server):
             continue
         default = known[name] if spec.get("server") else _default(spec, server)
@@ -141,6 +142,7 @@ def definitions(
             minimum=spec.get("min"),
             maximum=spec.get("max"),
         )
+    _resolve_aliases(defs, variables)
     for name, spec in load_json("schema-8.0.json")["ndbinfo_system_variables"].items():
         kind = {"uint": "int", "bool": "bool", "string": "str"}[spec["type"]]
         default = spec.get("default")
@@ -162,6 +164,15 @@ def definitions(
             maximum=spec.get("max"),
         )
     return dict(sorted(defs.items()))
+
+
+def _resolve_aliases(defs: dict[str, VarDef], variables: dict[str, dict]) -> None:
+    """Where the server has both names, the old one is the new one's deprecated alias (from
+    MySQL 8.0.26): the same definition and default, and one value (GlobalStore.key)."""
+    for name, spec in variables.items():
+        canonical = spec.get("alias_of")
+        if name in defs and canonical in defs:
+            defs[name] = dataclasses.replace(defs[canonical], alias_of=canonical)
 
 
 def render(value: Any, kind: str) -> str:
@@ -195,7 +206,14 @@ class GlobalStore:
 
     def __init__(self, defs: dict[str, VarDef]):
         self.defs = defs
-        self.values: dict[str, Any] = {name: d.default for name, d in defs.items()}
+        self.values: dict[str, Any] = {
+            name: d.default for name, d in defs.items() if d.alias_of is None
+        }
+
+    def key(self, name: str) -> str:
+        """The name a variable's value is kept under: an alias's is its variable's."""
+        d = self.defs.get(name)
+        return d.alias_of if d is not None and d.alias_of else name
 
 
 class SessionVariables(Variables):
@@ -205,7 +223,9 @@ class SessionVariables(Variables):
         self.store = store
         super().__init__()
         self._values = {
-            name: store.values[name] for name, d in store.defs.items() if d.scope != "global"
+            name: store.values[name]
+            for name, d in store.defs.items()
+            if d.scope != "global" and d.alias_of is None
         }
 
     @property
@@ -213,7 +233,7 @@ class SessionVariables(Variables):
         return {name: (str, d.default, not d.read_only) for name, d in self.store.defs.items()}
 
     def get_variable(self, name: str) -> Any:
-        name = name.lower()
+        name = self.store.key(name.lower())
         if name == "timestamp" and not self._values.get(name):
             return round(time.time(), 6)  # the session clock unless SET timestamp
         if name in self._values:
@@ -231,7 +251,7 @@ class SessionVariables(Variables):
         if scope == "GLOBAL":
             if d.scope == "session":
                 raise SqlError(1238, f"Variable '{name}' is a SESSION variable")
-            return select_value(self.store.values[name], d.kind)
+            return select_value(self.store.values[self.store.key(name)], d.kind)
         if scope in ("SESSION", "LOCAL") and d.scope == "global":
             raise SqlError(1238, f"Variable '{name}' is a GLOBAL variable")
         return select_value(self.get_variable(name), d.kind)
@@ -241,8 +261,9 @@ class SessionVariables(Variables):
         d = self.store.defs.get(name)
         if d is None:
             raise SqlError(1193, f"Unknown system variable '{name}'")
+        key = self.store.key(name)
         if force:
-            self._values[name] = value
+            self._values[key] = value
             return
         if d.read_only:
             raise SqlError(1238, f"Variable '{name}' is a read only variable")
@@ -256,9 +277,9 @@ class SessionVariables(Variables):
             )
         value = self._coerce(name, d, value)
         if scope == "GLOBAL":
-            self.store.values[name] = value
+            self.store.values[key] = value
         else:
-            self._values[name] = value
+            self._values[key] = value
 
     @staticmethod
     def _coerce(name: str, d: VarDef, value: Any) -> Any:
@@ -297,7 +318,7 @@ class SessionVariables(Variables):
             if scope == "GLOBAL":
                 if d.scope == "session":
                     continue
-                value = self.store.values[name]
+                value = self.store.values[self.store.key(name)]
             else:
                 value = self.get_variable(name)
             out.append((name, render(value, d.kind)))

@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from ndbsim.protocol.statements import applier_threads
+
 if TYPE_CHECKING:
     from ndbsim.protocol.session import SessionState
 
@@ -29,12 +31,13 @@ def processlist(session: SessionState, full: bool) -> list[tuple]:
                 info,
             )
         )
+    system = applier_threads.processlist_rows(node)
     if not node.version.is_7x:
         uptime = int(now - node.started)
         daemon = (5, "event_scheduler", "localhost", None, "Daemon", uptime,
                   "Waiting on empty queue", None)  # fmt: skip
-        rows.insert(0, daemon)
-    return rows
+        system.insert(0, daemon)
+    return system + rows
 
 
 def threads(session: SessionState) -> list[tuple]:
@@ -46,8 +49,9 @@ def threads(session: SessionState) -> list[tuple]:
          "YES", "YES", None, 1000 + i)
         for i, name in enumerate(background, start=1)
     ]  # fmt: skip
+    rows += applier_threads.thread_rows(session.node)
     for cid, user, host, db, command, secs, state, info in processlist(session, True):
-        if user == "event_scheduler":
+        if user in ("event_scheduler", applier_threads.SYSTEM_USER):
             continue
         rows.append(
             (cid + 40, "thread/sql/one_connection", "FOREGROUND", cid, user, host, db,

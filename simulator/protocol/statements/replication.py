@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from ndbsim.engine import infoschema
 from ndbsim.errors import SqlError
-from ndbsim.model.replication import BINLOG_DIR, IndexRow
+from ndbsim.model.replication import BINLOG_DIR, RETRY_SECONDS, IndexRow
 from ndbsim.protocol import privileges, replies, sysvars
 from ndbsim.protocol.sqltext import syntax_near
+from ndbsim.protocol.statements import applier_threads
+from ndbsim.protocol.statements.applier_threads import new_words
 from ndbsim.protocol.statements.registry import Statement, statement
 from ndbsim.protocol.statements.results import WireResult, plain
 
@@ -27,8 +29,6 @@ if TYPE_CHECKING:
 
 ZERO_TIME = "0000-00-00 00:00:00.000000"
 REPLICATION_USER = "repl"
-RETRY_SECONDS = 60  # SOURCE_CONNECT_RETRY / MASTER_CONNECT_RETRY default on every version
-IO_THREAD_ID, SQL_THREAD_ID = 46, 47
 REPORT_HOST = ""  # the replica's --report-host, unset by default
 
 
@@ -113,11 +113,6 @@ def version_fact(name: str, node: SqlNode) -> Any:
     return next(fact["value"] for fact in facts if sysvars.present(fact, server))
 
 
-def _new_words(node: SqlNode) -> bool:
-    """MySQL 8.0.26 says source and replica in its messages and thread states."""
-    return sysvars.server_version(node.version) >= (8, 0, 26)
-
-
 def binlog_epochs(snap: dict[str, Any]) -> str:
     """The Status of SHOW ENGINE NDBCLUSTER STATUS's `binlog` row on the binlog server."""
     return (
@@ -142,24 +137,28 @@ def _long_time(unix: float) -> str:
 
 
 def io_error_message(node: SqlNode, snap: dict[str, Any]) -> str:
+    """The error of the I/O thread's last attempt to reconnect after the connection broke
+    (rpl_replica.cc connect_to_master with reconnect: "reconnecting")."""
     link = node.cluster.replication
     where = f"{link.source_host}:{link.source_port}"
     attempt, retries = snap["io_attempts"], version_fact("retry_count", node)
-    if not _new_words(node):
+    if not new_words(node):
         return (
-            f"error connecting to master '{REPLICATION_USER}@{where}' - "
+            f"error reconnecting to master '{REPLICATION_USER}@{where}' - "
             f"retry-time: {RETRY_SECONDS}  retries: {attempt}"
         )
     return (
-        f"Error connecting to source '{REPLICATION_USER}@{where}'. This was attempt "
+        f"Error reconnecting to source '{REPLICATION_USER}@{where}'. This was attempt "
         f"{attempt}/{retries}, with a delay of {RETRY_SECONDS} seconds between attempts. "
         f"Message: Can't connect to MySQL server on '{where}' (111)"
     )
 
 
 def sql_error_message(node: SqlNode, snap: dict[str, Any]) -> str:
+    """The error of the thread that applied the failing event: the SQL thread itself, or the
+    worker (whose message worker_error_message prefixes)."""
     error = snap["sql_error"]
-    source = "source" if _new_words(node) else "master"
+    source = "source" if new_words(node) else "master"
     if error.errno == 1590:  # ER_REPLICA_INCIDENT, ER_SLAVE_INCIDENT before 8.0.26
         text = version_fact("incident_error", node)
         return text.format(incident="LOST_EVENTS", message="cluster disconnect")
@@ -173,29 +172,57 @@ def sql_error_message(node: SqlNode, snap: dict[str, Any]) -> str:
     )
 
 
+FAILING_WORKER = 1  # the worker that applies the failing transaction
+
+
+def worker_failed(node: SqlNode, snap: dict[str, Any]) -> bool:
+    """Whether a worker, not the SQL thread, applied the failing event: a rows event goes to
+    a worker; an incident the coordinator applies itself."""
+    error = snap["sql_error"]
+    return error is not None and error.errno != 1590 and applier_threads.workers(node) > 0
+
+
+def _failed_transaction(node: SqlNode, snap: dict[str, Any]) -> str:
+    applied = snap["applied"]
+    source = "source" if new_words(node) else "master"
+    return (
+        f"Worker {FAILING_WORKER} failed executing transaction 'ANONYMOUS' at {source} log "
+        f"{applied.file}, end_log_pos {applied.position}"
+    )
+
+
+def worker_error_message(node: SqlNode, snap: dict[str, Any]) -> str:
+    """The failing worker's error (rpl_rli_pdb.cc Slave_worker::do_report): which worker and
+    where, then the applier's error."""
+    return f"{_failed_transaction(node, snap)}; {sql_error_message(node, snap)}"
+
+
+def last_sql_error(node: SqlNode, snap: dict[str, Any]) -> str:
+    """Last_SQL_Error: with workers, the coordinator's error that points to the worker's
+    (Slave_worker::do_report fills it in for the coordinator)."""
+    if not worker_failed(node, snap):
+        return sql_error_message(node, snap)
+    return (
+        "Coordinator stopped because there were error(s) in the worker(s). The most recent "
+        f"failure being: {_failed_transaction(node, snap)}. See error log and/or "
+        "performance_schema.replication_applier_status_by_worker table for more details about "
+        "this failure or others, if any."
+    )
+
+
 def replica_status_values(node: SqlNode, snap: dict[str, Any]) -> dict[str, Any]:
     """SHOW SLAVE STATUS of the replica, by the Master/Slave column names in the order of the
     columns (SHOW REPLICA STATUS renames them in the same order; 5.7 ends at Master_TLS_Version)."""
     link = node.cluster.replication
-    new = _new_words(node)
-    source, replica = ("source", "Replica") if new else ("master", "Slave")
     received, applied = snap["received"], snap["applied"]
     io_error, sql_error = snap["io_error"], snap["sql_error"]
-    io_state = f"Connecting to {source}" if io_error else f"Waiting for {source} to send event"
-    if snap["io_running"] == "No":
-        io_state = ""  # the I/O thread gave up its retries
-    sql_state = (
-        f"{replica} has read all relay log; waiting for more updates" if not sql_error else ""
-    )
-    if snap["seconds_behind"] and not sql_error:
-        # a single-threaded applier reads and applies events itself (no worker to wait for)
-        sql_state = "Reading event from the relay log"
+    sql_message = last_sql_error(node, snap) if sql_error else ""
     relay_pos = applied.position if applied else 4
     info_file = (
         "mysql.slave_master_info" if node.version.ndb[0] >= 8 else "/var/lib/mysql/master.info"
     )
     values: dict[str, Any] = {
-        "Slave_IO_State": io_state,
+        "Slave_IO_State": applier_threads.io_state(node, snap),
         "Master_Host": link.source_host,
         "Master_User": REPLICATION_USER,
         "Master_Port": link.source_port,
@@ -214,7 +241,7 @@ def replica_status_values(node: SqlNode, snap: dict[str, Any]) -> dict[str, Any]
         "Replicate_Wild_Do_Table": "",
         "Replicate_Wild_Ignore_Table": "",
         "Last_Errno": sql_error.errno if sql_error else 0,
-        "Last_Error": sql_error_message(node, snap) if sql_error else "",
+        "Last_Error": sql_message,
         "Skip_Counter": 0,
         "Exec_Master_Log_Pos": applied.position if applied else 4,
         "Relay_Log_Space": (received.position if received else 4) + 256,
@@ -232,14 +259,14 @@ def replica_status_values(node: SqlNode, snap: dict[str, Any]) -> dict[str, Any]
         "Last_IO_Errno": io_error.errno if io_error else 0,
         "Last_IO_Error": io_error_message(node, snap) if io_error else "",
         "Last_SQL_Errno": sql_error.errno if sql_error else 0,
-        "Last_SQL_Error": sql_error_message(node, snap) if sql_error else "",
+        "Last_SQL_Error": sql_message,
         "Replicate_Ignore_Server_Ids": "",
         "Master_Server_Id": link.source_server_id,
         "Master_UUID": sysvars.server_uuid(link.source.sql_node_id, "source"),
         "Master_Info_File": info_file,
         "SQL_Delay": 0,
         "SQL_Remaining_Delay": None,
-        "Slave_SQL_Running_State": sql_state,
+        "Slave_SQL_Running_State": applier_threads.sql_state(node, snap),
         "Master_Retry_Count": version_fact("retry_count", node),
         "Master_Bind": "",
         "Last_IO_Error_Timestamp": _short_time(io_error.since) if io_error else "",
@@ -274,8 +301,14 @@ def table_rows(node: SqlNode, name: str) -> list[tuple]:
     if node.role != "replica":
         return []
     columns = infoschema.replication_columns("tables", TABLES[name], node.version)
-    values = _thread_values(node, snap, name)
-    return [tuple(values.get(c, ZERO_TIME if c.endswith("TIMESTAMP") else "") for c, _ in columns)]
+    if name == "replication_connection_status":
+        rows = [_connection_values(node, snap)]
+    else:
+        rows = _worker_rows(node, snap)
+    return [
+        tuple(values.get(c, ZERO_TIME if c.endswith("TIMESTAMP") else "") for c, _ in columns)
+        for values in rows
+    ]
 
 
 def fill_binlog_index(node: SqlNode, engine: Engine, target: str, table: TableDef) -> None:
@@ -324,37 +357,62 @@ def _io_service_state(snap: dict[str, Any]) -> str:
     return "CONNECTING" if snap["io_error"] else "ON"
 
 
-def _thread_values(node: SqlNode, snap: dict[str, Any], name: str) -> dict[str, Any]:
+def _connection_values(node: SqlNode, snap: dict[str, Any]) -> dict[str, Any]:
     link = node.cluster.replication
-    if name == "replication_connection_status":
-        error = snap["io_error"]
-        return {
-            "CHANNEL_NAME": "",
-            "GROUP_NAME": "",
-            "SOURCE_UUID": sysvars.server_uuid(link.source.sql_node_id, "source"),
-            "THREAD_ID": None if error else IO_THREAD_ID,
-            "SERVICE_STATE": _io_service_state(snap),
-            "COUNT_RECEIVED_HEARTBEATS": int(link.source.now // 30),
-            "LAST_HEARTBEAT_TIMESTAMP": _long_time(link.source.wall_time()),
-            "RECEIVED_TRANSACTION_SET": "",
-            "LAST_ERROR_NUMBER": error.errno if error else 0,
-            "LAST_ERROR_MESSAGE": io_error_message(node, snap) if error else "",
-            "LAST_ERROR_TIMESTAMP": _long_time(error.since) if error else ZERO_TIME,
-            "LAST_QUEUED_TRANSACTION": "ANONYMOUS",
-            "QUEUEING_TRANSACTION": "",
-        }
-    error = snap["sql_error"]
+    error = snap["io_error"]
+    io_thread = applier_threads.IO_PROCESS_ID + applier_threads.THREAD_ID_OFFSET
     return {
         "CHANNEL_NAME": "",
-        "WORKER_ID": 0,
-        "THREAD_ID": None if error else SQL_THREAD_ID,
-        "SERVICE_STATE": "OFF" if error else "ON",
-        "LAST_SEEN_TRANSACTION": "ANONYMOUS",
+        "GROUP_NAME": "",
+        "SOURCE_UUID": sysvars.server_uuid(link.source.sql_node_id, "source"),
+        "THREAD_ID": None if error else io_thread,
+        "SERVICE_STATE": _io_service_state(snap),
+        "COUNT_RECEIVED_HEARTBEATS": int(link.source.now // 30),
+        "LAST_HEARTBEAT_TIMESTAMP": _long_time(link.source.wall_time()),
+        "RECEIVED_TRANSACTION_SET": "",
         "LAST_ERROR_NUMBER": error.errno if error else 0,
-        "LAST_ERROR_MESSAGE": sql_error_message(node, snap) if error else "",
+        "LAST_ERROR_MESSAGE": io_error_message(node, snap) if error else "",
         "LAST_ERROR_TIMESTAMP": _long_time(error.since) if error else ZERO_TIME,
+        "LAST_QUEUED_TRANSACTION": "ANONYMOUS",
+        "QUEUEING_TRANSACTION": "",
+    }
+
+
+def _worker_rows(node: SqlNode, snap: dict[str, Any]) -> list[dict[str, Any]]:
+    """replication_applier_status_by_worker: one row per worker (WORKER_ID from 1, the
+    workers' internal ids), or one for the SQL thread (WORKER_ID 0) without workers. The rows
+    stay, OFF, after the SQL thread stops; the failing worker keeps its error."""
+    count = applier_threads.workers(node)
+    if not count:
+        return [_worker_values(node, snap, 0, snap["sql_error"] is not None)]
+    failed = worker_failed(node, snap)
+    return [
+        _worker_values(node, snap, worker, failed and worker == FAILING_WORKER)
+        for worker in range(1, count + 1)
+    ]
+
+
+def _worker_values(
+    node: SqlNode, snap: dict[str, Any], worker: int, failed: bool
+) -> dict[str, Any]:
+    error = snap["sql_error"]
+    running = error is None
+    message = ""
+    if failed:
+        message = worker_error_message(node, snap) if worker else sql_error_message(node, snap)
+    thread = applier_threads.SQL_PROCESS_ID + worker + applier_threads.THREAD_ID_OFFSET
+    applying = running and snap["applying"] is not None and worker <= 1
+    return {
+        "CHANNEL_NAME": "",
+        "WORKER_ID": worker,
+        "THREAD_ID": thread if running else None,
+        "SERVICE_STATE": "ON" if running else "OFF",
+        "LAST_SEEN_TRANSACTION": "ANONYMOUS",
+        "LAST_ERROR_NUMBER": error.errno if failed else 0,
+        "LAST_ERROR_MESSAGE": message,
+        "LAST_ERROR_TIMESTAMP": _long_time(error.since) if failed else ZERO_TIME,
         "LAST_APPLIED_TRANSACTION": "ANONYMOUS",
-        "APPLYING_TRANSACTION": "",
+        "APPLYING_TRANSACTION": "ANONYMOUS" if applying else "",
         "LAST_APPLIED_TRANSACTION_RETRIES_COUNT": 0,
         "LAST_APPLIED_TRANSACTION_LAST_TRANSIENT_ERROR_NUMBER": 0,
         "APPLYING_TRANSACTION_RETRIES_COUNT": 0,

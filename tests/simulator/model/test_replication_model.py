@@ -12,10 +12,11 @@ from ndbsim.versions import parse_version
 
 
 class Pair:
-    def __init__(self, version_name: str = "8.4") -> None:
+    def __init__(self, version_name: str = "8.4", ops_per_second: float = 2000.0) -> None:
         self.now = 1000.0
         version = parse_version(version_name)
-        self.source = Cluster(ClusterSpec(tables=4), version, clock=lambda: self.now)
+        source = ClusterSpec(tables=4, ops_per_second=ops_per_second)
+        self.source = Cluster(source, version, clock=lambda: self.now)
         self.replica = Cluster(ClusterSpec(tables=4, seed=2), version, clock=lambda: self.now)
         self.link = ReplicationLink(self.source, self.replica, 157)
 
@@ -175,24 +176,45 @@ def test_io_disconnect_counts_its_attempts(pair):
     assert snap["io_running"] == "Connecting" and snap["io_error"].errno == 2003
     assert snap["io_attempts"] == 3
     assert snap["received"].position < snap["binlog_position"]
+    # the SQL thread applied what was received and the I/O thread is not connected
+    assert snap["seconds_behind"] is None
     pair.source.faults.clear("replica-io-disconnect")
     snap = pair.tick(1)
     assert snap["io_running"] == "Yes" and snap["received"].position == snap["binlog_position"]
 
 
+def test_seconds_behind_is_computed_while_relay_log_remains(pair):
+    """With the I/O thread down, Seconds_Behind_Source is known while the SQL thread has
+    relay log to apply, NULL once it has applied all of it (show_slave_status_send_data)."""
+    pair.tick(5)
+    pair.source.faults.set("replica-io-disconnect")
+    pair.source.faults.set("replica-behind", seconds=30)
+    snap = pair.tick(10)
+    assert snap["io_running"] == "Connecting" and snap["seconds_behind"] == 30
+    assert snap["applying"] in ("write", "update", "delete")
+    pair.source.faults.clear("replica-behind")
+    snap = pair.tick(1)
+    assert snap["seconds_behind"] is None and snap["applying"] is None
+
+
 @pytest.mark.parametrize(("version", "running"), [("8.4", "No"), ("8.0", "Connecting")])
-def test_from_84_the_io_thread_gives_up_after_ten_attempts(version, running):
+def test_from_84_the_io_thread_stops_when_its_tenth_attempt_fails(version, running):
+    """One attempt at once, then one every 60 s: the tenth fails 540 s after the first, and
+    with SOURCE_RETRY_COUNT 10 (8.4) the thread stops then, without another wait."""
     pair = Pair(version)
     pair.tick(5)
     pair.source.faults.set("replica-io-disconnect")
-    snap = pair.tick(540)
-    assert snap["io_running"] == "Connecting" and snap["io_attempts"] == 10
+    snap = pair.tick(539)
+    assert snap["io_running"] == "Connecting" and snap["io_attempts"] == 9
+    snap = pair.tick(1)
+    assert snap["io_running"] == running and snap["io_attempts"] == 10
     snap = pair.tick(60)
     assert snap["io_running"] == running
-    assert snap["io_attempts"] == 10 if running == "No" else snap["io_attempts"] == 11
+    assert snap["io_attempts"] == (10 if running == "No" else 11)
 
 
 def test_conflicts_move_the_applying_sql_nodes_counters(pair):
+    pair.tick(5)
     pair.source.faults.set("conflicts")
     pair.tick(10)
     values = pair.replica.global_status()
@@ -200,14 +222,38 @@ def test_conflicts_move_the_applying_sql_nodes_counters(pair):
     assert "Ndb_conflict_trans_row_conflict_count" not in values  # 0, the server's start value
     assert values["Ndb_conflict_last_conflict_epoch"] > 0
     assert values["Ndb_conflict_refresh_op_count"] == 30  # NDB$EPOCH2 refreshes each row
-    assert values["Ndb_conflict_last_stable_epoch"] == 0  # it follows the replicated epoch
+    # the max replicated epoch, 0 one-way, not the applied epoch
+    assert values["Ndb_conflict_last_stable_epoch"] == 0
     assert not any(name.startswith("Ndb_conflict") for name in pair.source.global_status())
     pair.source.faults.clear("conflicts")
     pair.tick(10)
     assert pair.replica.global_status()["Ndb_conflict_fn_epoch2"] == 30
 
 
+def test_conflicts_move_only_when_the_applier_commits(pair):
+    """Counted as the applier commits its epoch transactions: none while the SQL thread is
+    stopped, those of the epochs it catches up when it runs again."""
+    pair.tick(5)
+    pair.source.faults.set("conflicts")
+    pair.source.faults.set("replica-sql-error")
+    pair.tick(10)
+    assert "Ndb_conflict_fn_epoch2" not in pair.replica.global_status()
+    pair.source.faults.clear("replica-sql-error")
+    pair.tick(1)
+    assert pair.replica.global_status()["Ndb_conflict_fn_epoch2"] == 33
+
+
+def test_no_writes_no_conflicts():
+    pair = Pair(ops_per_second=0)
+    pair.tick(5)
+    pair.source.faults.set("conflicts")
+    pair.tick(30)
+    values = pair.replica.global_status()
+    assert not [name for name in values if name.startswith("Ndb_conflict_fn")]
+
+
 def test_only_transactional_functions_move_the_trans_counters(pair):
+    pair.tick(5)
     pair.source.faults.set("conflicts", function="ndb$epoch_trans")
     pair.tick(10)
     values = pair.replica.global_status()

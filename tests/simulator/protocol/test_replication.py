@@ -147,15 +147,30 @@ def test_binlog_index_answers_ordinary_selects(healthy):
 
 
 def test_replica_sql_error(healthy):
+    """On NDB 8.4 worker 1 applies the failing epoch transaction: its row has the error, and
+    the coordinator's Last_SQL_Error points to it (Slave_worker::do_report)."""
     healthy.fault("replica-sql-error")
     row = replica_status(healthy)
     assert row["Replica_SQL_Running"] == "No" and row["Last_SQL_Errno"] == 1032
-    assert "Can't find record in" in row["Last_SQL_Error"]
-    assert row["Seconds_Behind_Source"] is None
-    worker = replica(
-        healthy, "SELECT SERVICE_STATE, LAST_ERROR_NUMBER FROM "
-        "performance_schema.replication_applier_status_by_worker")  # fmt: skip
-    assert worker == [{"SERVICE_STATE": "OFF", "LAST_ERROR_NUMBER": 1032}]
+    assert row["Last_SQL_Error"].startswith(
+        "Coordinator stopped because there were error(s) in the worker(s). The most recent "
+        "failure being: Worker 1 failed executing transaction 'ANONYMOUS' at source log binlog."
+    )
+    assert row["Last_Error"] == row["Last_SQL_Error"]
+    assert row["Seconds_Behind_Source"] is None and row["Replica_SQL_Running_State"] == ""
+    workers = replica(
+        healthy, "SELECT WORKER_ID, THREAD_ID, SERVICE_STATE, LAST_ERROR_NUMBER, "
+        "LAST_ERROR_MESSAGE FROM performance_schema.replication_applier_status_by_worker "
+        "ORDER BY WORKER_ID")  # fmt: skip
+    assert [(w["WORKER_ID"], w["SERVICE_STATE"], w["THREAD_ID"]) for w in workers] == [
+        (worker, "OFF", None) for worker in (1, 2, 3, 4)
+    ]
+    assert [w["LAST_ERROR_NUMBER"] for w in workers] == [1032, 0, 0, 0]
+    message = workers[0]["LAST_ERROR_MESSAGE"]
+    assert message.startswith("Worker 1 failed executing transaction 'ANONYMOUS' at source log")
+    assert "; Could not execute Update_rows event on table " in message
+    assert "Can't find record in" in message
+    assert [t["Id"] for t in _replication_threads(healthy)] == [6]  # the I/O thread alone
     stuck = replica(healthy, "SELECT epoch FROM mysql.ndb_apply_status")[0]["epoch"]
     time.sleep(1.2)
     assert replica(healthy, "SELECT epoch FROM mysql.ndb_apply_status")[0]["epoch"] == stuck
@@ -169,9 +184,11 @@ def test_replica_io_disconnect(healthy):
     healthy.fault("replica-io-disconnect")
     row = replica_status(healthy)
     assert row["Replica_IO_Running"] == "Connecting" and row["Last_IO_Errno"] == 2003
+    assert row["Replica_IO_State"] == "Reconnecting after a failed source event read"
     assert row["Last_IO_Error"].startswith(
-        f"Error connecting to source 'repl@127.0.0.1:{healthy.port}'"
+        f"Error reconnecting to source 'repl@127.0.0.1:{healthy.port}'. This was attempt "
     )
+    # the SQL thread has applied what was received: nothing to measure the lag against
     assert row["Seconds_Behind_Source"] is None
     conn = replica(
         healthy, "SELECT SERVICE_STATE, LAST_ERROR_NUMBER FROM "
@@ -184,10 +201,52 @@ def test_replica_io_disconnect(healthy):
     assert len(source(healthy, "SHOW REPLICAS")) == 1
 
 
+def _replication_threads(sim) -> list[dict]:
+    return [t for t in replica(sim, "SHOW PROCESSLIST") if t["User"] == "system user"]
+
+
+def test_the_applier_runs_four_workers(healthy):
+    """NDB 8.4: replica_parallel_workers 4 (its default), a coordinator and four workers, all
+    waiting when caught up."""
+    variables = replica(healthy, "SELECT @@replica_parallel_workers AS w")
+    assert variables == [{"w": 4}]
+    row = replica_status(healthy)
+    assert row["Replica_IO_State"] == "Waiting for source to send event"
+    assert row["Replica_SQL_Running_State"] == (
+        "Replica has read all relay log; waiting for more updates"
+    )
+    workers = replica(
+        healthy, "SELECT WORKER_ID, THREAD_ID, SERVICE_STATE, LAST_ERROR_NUMBER, "
+        "APPLYING_TRANSACTION FROM performance_schema.replication_applier_status_by_worker")  # fmt: skip
+    assert [(w["WORKER_ID"], w["THREAD_ID"], w["SERVICE_STATE"]) for w in workers] == [
+        (1, 48, "ON"), (2, 49, "ON"), (3, 50, "ON"), (4, 51, "ON")
+    ]  # fmt: skip
+    assert {w["LAST_ERROR_NUMBER"] for w in workers} == {0}
+    threads = _replication_threads(healthy)
+    assert [(t["Id"], t["Command"]) for t in threads] == [
+        (6, "Connect"), (7, "Query"), (8, "Connect"), (9, "Connect"), (10, "Connect"),
+        (11, "Connect"),
+    ]  # fmt: skip
+    assert {t["State"] for t in threads[2:]} == {"Waiting for an event from Coordinator"}
+    names = replica(
+        healthy, "SELECT NAME, COUNT(*) AS n FROM performance_schema.threads "
+        "WHERE NAME LIKE 'thread/sql/replica%' GROUP BY NAME ORDER BY NAME")  # fmt: skip
+    assert [(n["NAME"], n["n"]) for n in names] == [
+        ("thread/sql/replica_io", 1), ("thread/sql/replica_sql", 1),
+        ("thread/sql/replica_worker", 4),
+    ]  # fmt: skip
+
+
 def test_replica_behind(healthy):
     healthy.fault("replica-behind")
     row = replica_status(healthy)
     assert row["Seconds_Behind_Source"] == 900
+    # the coordinator waits for the epoch transaction worker 1 applies
+    assert row["Replica_SQL_Running_State"] == "Waiting for dependent transaction to commit"
+    states = [t["State"] for t in _replication_threads(healthy)]
+    kinds = ("write", "update", "delete")
+    assert states[2] in {f"Applying batch of row changes ({kind})" for kind in kinds}
+    assert states[3:] == ["Waiting for an event from Coordinator"] * 3
     written = binlog_row(healthy)["latest_applied_binlog_epoch"] >> 32
     applied = replica(healthy, "SELECT epoch FROM mysql.ndb_apply_status")[0]["epoch"] >> 32
     assert written - applied > 150

@@ -154,6 +154,8 @@ def test_syntax_errors_name_the_unknown_words(pair):
 
 
 def test_messages_use_the_words_of_the_version(pair):
+    """A broken connection: the I/O thread reconnects (rpl_replica.cc try_to_reconnect,
+    connect_to_master with reconnect) in the stage and with the message of its version."""
     series, sim = pair
     sim.fault("replica-io-disconnect")
     try:
@@ -162,13 +164,66 @@ def test_messages_use_the_words_of_the_version(pair):
         row = dict(zip(names, rows[0], strict=True))
         io_error = row["Last_IO_Error"]
         if _server(series) >= (8, 0, 26):
-            assert io_error.startswith("Error connecting to source 'repl@")
-            assert row[names[0]] == "Connecting to source"
+            assert io_error.startswith("Error reconnecting to source 'repl@")
+            assert row[names[0]] == "Reconnecting after a failed source event read"
         else:
-            assert io_error.startswith("error connecting to master 'repl@")
-            assert row[names[0]] == "Connecting to master"
+            assert io_error.startswith("error reconnecting to master 'repl@")
+            assert row[names[0]] == "Reconnecting after a failed master event read"
     finally:
         sim.reset()
+
+
+def _variables(sim, pattern: str) -> dict[str, str]:
+    return dict(_run(sim, sim.replica_port, f"SHOW GLOBAL VARIABLES LIKE '{pattern}'")[1])
+
+
+def test_parallel_workers_default_and_alias(pair):
+    """replica_parallel_workers defaults to 4 from MySQL 8.0.27 (0 before); where both names
+    exist slave_parallel_workers is its deprecated alias: one value under either name."""
+    series, sim = pair
+    server = _server(series)
+    workers = _variables(sim, "%parallel_workers")
+    if server < (8, 0, 26):
+        assert workers == {"slave_parallel_workers": "0"}
+        return
+    assert workers["replica_parallel_workers"] == "4"
+    if "slave_parallel_workers" not in workers:  # removed in 8.4
+        assert server >= (8, 4)
+        return
+    assert workers["slave_parallel_workers"] == "4"
+    _run(sim, sim.replica_port, "SET GLOBAL slave_parallel_workers = 8")
+    try:
+        assert set(_variables(sim, "%parallel_workers").values()) == {"8"}
+        _, rows = _run(sim, sim.replica_port, "SELECT @@replica_parallel_workers")
+        assert rows == [(8,)]
+    finally:
+        _run(sim, sim.replica_port, "SET GLOBAL replica_parallel_workers = 4")
+
+
+def test_the_applier_threads_follow_the_version(pair):
+    """From NDB 8.0.33 the applier runs the default four workers (a row each in
+    replication_applier_status_by_worker, ids from 1); 7.x applies with the SQL thread (one
+    row, id 0). Thread names and the SQL thread's command follow the version."""
+    series, sim = pair
+    server = _server(series)
+    _, workers = _run(
+        sim, sim.replica_port,
+        "SELECT WORKER_ID, SERVICE_STATE FROM "
+        "performance_schema.replication_applier_status_by_worker ORDER BY WORKER_ID",
+    )  # fmt: skip
+    expected = [1, 2, 3, 4] if server >= (8, 0, 33) else [0]
+    assert workers == [(worker, "ON") for worker in expected]
+    _, threads = _run(sim, sim.replica_port, "SHOW PROCESSLIST")
+    system = [t for t in threads if t[1] == "system user"]
+    commands = [t[4] for t in system]
+    sql = "Query" if server >= (8, 0) else "Connect"
+    assert commands == ["Connect", sql] + ["Connect"] * (len(expected) if expected[0] else 0)
+    prefix = "replica" if server >= (8, 0, 26) else "slave"
+    _, names = _run(
+        sim, sim.replica_port,
+        f"SELECT NAME FROM performance_schema.threads WHERE NAME LIKE 'thread/sql/{prefix}%'",
+    )  # fmt: skip
+    assert {n for (n,) in names} >= {f"thread/sql/{prefix}_io", f"thread/sql/{prefix}_sql"}
 
 
 def _fact(name: str, server: tuple[int, ...]):

@@ -213,10 +213,24 @@ def _reasons(findings: list[Finding]) -> str:
     return "; ".join(f"{', '.join(ids)}: {reason}" for reason, ids in by_reason.items())
 
 
+def _alerts_beside(blocked: Verdict, reading: Reading, options: Options) -> Verdict:
+    """The verdict when the cluster cannot be read through this SQL node, and the firing
+    alerts (--alerts-url), which still say what paged: the worse of the two."""
+    alerts = [f for f in reading.findings if alerting.is_alert(f) and f.status == "problem"]
+    counted = [f for f in alerts if _code(f, options.warning_only) != OK]
+    if not counted:
+        return blocked
+    code = max([blocked.code, *(_code(f, options.warning_only) for f in counted)], key=RANK.get)
+    text = " ".join([f"{blocked.text}.", *(f"{f.title}: {f.summary}" for f in counted)])
+    return Verdict(
+        code, _one_line(text), details=tuple(_line(f, f.severity.upper()) for f in alerts)
+    )
+
+
 def judge(reading: Reading, selection: CheckSelection, options: Options) -> Verdict:
     blocked = unreadable(reading, options)
     if blocked is not None:
-        return blocked
+        return _alerts_beside(blocked, reading, options)
     ids = {c.id for c in selection.checks}
     chosen = [f for f in reading.findings if f.id in ids or alerting.is_alert(f)]
     problems = [f for f in chosen if f.status == "problem"]

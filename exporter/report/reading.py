@@ -193,7 +193,7 @@ def modelled(
         result=result,
         cluster=judged.cluster,
         inputs=judged.inputs,
-        findings=with_alerts(judged.findings, alerts) if result.up else [],
+        findings=with_alerts(judged.findings, alerts),
         interval=interval if previous is not None else None,
         collectors=collectors,
         timed_out=stalled(result),

@@ -307,9 +307,11 @@ def _model_routes(api: APIRouter, views: _Views, alert_source: AlertSource) -> N
         request: Request, target: TargetQuery = None, auth_module: AuthModuleQuery = None
     ) -> Response:
         """Every check's finding, each with its evidence, PromQL expression and SQL, and, with
-        --view.alerts-url, each Ndb* alert firing there as a problem at its severity."""
+        --view.alerts-url, each Ndb* alert firing there as a problem at its severity. Answers
+        200 with `up: false`, the reason and the alerts' findings only while the SQL node is
+        unreachable."""
         view = views.source(target, auth_module)
-        model = await views.reachable(view)
+        model = await view.model()
         body = model.findings_body(await alert_source.alerts())
         return answer(body, request, views.freshness(view, model))
 

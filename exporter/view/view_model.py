@@ -44,17 +44,16 @@ class ViewModel:
     placement: Placement | None
     placement_error: str | None
     bodies: dict[str, Body]
+    findings: FindingsView  # the checks' findings (none while the SQL node is down)
     management: ManagementState | None = None
-    findings: FindingsView | None = None  # the checks' findings; None: the SQL node is down
     _with_alerts: tuple[AlertsView, Body] | None = field(default=None, repr=False)
     _selections: OrderedDict[tuple, TableSelection] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def findings_body(self, alerts: AlertsView) -> Body:
         """The findings with the firing alerts' (health.findings.alerting), serialized once
-        per answer of the alert source."""
-        if self.findings is None:
-            raise Unavailable(f"the SQL node {self.result.target} does not answer")
+        per answer of the alert source. While the SQL node does not answer, the checks judge
+        nothing (``up`` false) and the alerts still say what paged."""
         kept = self._with_alerts
         if kept is not None and kept[0] is alerts:
             return kept[1]
@@ -119,18 +118,17 @@ def build(
     bodies = {"cluster": Body.of(judged.cluster)}
     if management is not None:
         bodies["management"] = Body.of(management_view(result.target, management))
-    findings = None
     if judged.config is not None:
         bodies["config"] = Body.of(judged.config)
-        findings = FindingsView(
-            target=result.target,
-            up=result.up,
-            error=result.error,
-            scraped_at=result.finished_at,
-            **counted(judged.findings),
-        )
+    findings = FindingsView(
+        target=result.target,
+        up=result.up,
+        error=result.error,
+        scraped_at=result.finished_at,
+        **counted(judged.findings),
+    )
     return ViewModel(
-        result, previous, judged.cluster, placement, placement_error, bodies, management, findings
+        result, previous, judged.cluster, placement, placement_error, bodies, findings, management
     )
 
 

@@ -198,12 +198,20 @@ def test_with_alerts_a_firing_alert_is_judged_at_its_severity_whatever_only_sele
     with serving_app(planted) as url:
         alerts_url = f'--alerts-url={url}/?filter=cluster="demo"'
         done = run("check", *of(sim), alerts_url, "--only", "configuration", password=PASSWORD)
+        # An SQL node that cannot be reached is UNKNOWN, unless an alert says worse.
+        away = run("check", *of(sim, port=9), alerts_url, password=PASSWORD)
     assert done.returncode == 2, done.stdout
     assert (
         "[CRITICAL] NdbDataNodeDown (alert_NdbDataNodeDown): NdbDataNodeDown fires" in done.stdout
     )
     assert "NdbLcpStalled" not in done.stdout and "NdbNoArbitrator" not in done.stdout
-    refused = run("check", *of(sim), "--alerts-url=http://127.0.0.1:9/", password=PASSWORD)
+    assert away.returncode == 2, away.stdout
+    assert away.stdout.startswith("NDB CRITICAL - SQL node 127.0.0.1:9 cannot be reached")
+    assert "NdbDataNodeDown: NdbDataNodeDown fires" in away.stdout.splitlines()[0]
+    refused = run(
+        "check", *of(sim), "--alerts-url=http://127.0.0.1:9/", "--only", "configuration",
+        password=PASSWORD,
+    )  # fmt: skip
     assert refused.returncode == 3, refused.stdout
     assert "cannot read alerts from http://127.0.0.1:9" in refused.stdout
     bad = run("check", *of(sim), "--alerts-url=prom:9090", password=PASSWORD)

@@ -259,12 +259,16 @@ async def test_unreachable_sql_node(client, scraper):
     cluster_answer = await client.get("/api/v1/cluster")
     assert cluster_answer.status_code == 200
     assert cluster_answer.json()["up"] is False
-    for path in ("/api/v1/placement", "/api/v1/findings", "/api/v1/config"):
+    for path in ("/api/v1/placement", "/api/v1/config"):
         answer = await client.get(path)
         assert answer.status_code == 503
         assert answer.json()["error"].startswith(
             "SQL node 127.0.0.1:3306 is unreachable: Can't connect"
         )
+    # The findings say why nothing is judged (and carry the alerts' verdict, if any).
+    findings = (await client.get("/api/v1/findings")).json()
+    assert (findings["up"], findings["findings"]) == (False, [])
+    assert findings["error"].startswith("Can't connect")
 
 
 async def test_failed_placement_query_is_reported_once_per_interval(client, scraper):

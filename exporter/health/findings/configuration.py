@@ -26,7 +26,7 @@ def inconsistent_config(check: Check, inputs: Inputs) -> Finding:
 CONFIG_INCONSISTENT = Check(
     id="config_inconsistent",
     title="Parameters that differ between data nodes",
-    severity="warning",
+    severity="info",  # as NdbConfigInconsistent: often a rolling change under way
     promql="ndb_config_inconsistent == 1",
     sql=(
         "SELECT p.param_name, v.node_id, v.config_value\n"

@@ -278,7 +278,10 @@ class _Builder:
         self.gci += rnd.randint(1, 40)
         fr = tname in _FULLY_REPLICATED
         balance = FOR_RA_BY_LDM if (fr or i % 9 == 4) else FOR_RP_BY_LDM
-        read_backup = fr or (rnd.random() < (0.85 if modern else 0.2))
+        # ndb_read_backup is ON from NDB 8.0.19: every table created since reads its backups;
+        # before, a table has READ_BACKUP only when created with it.
+        legacy_read_backup = rnd.random() < 0.2
+        read_backup = fr or modern or legacy_read_backup
         storage = Storage(balance, fr, read_backup, _on_disk(i))
         cols = rnd.randint(4, 24)
         row = rnd.choice((48, 64, 96, 128, 192, 256))

@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests.rules.matrix_judges import expected
+
 # Alerts on one SQL node's (or exporter's) own signal: one per SQL node, with its `instance`.
 PER_SQL_NODE = frozenset(
     {
@@ -559,15 +561,18 @@ BY_NAME = {row.name: row for row in ROWS}
 def markdown_table() -> str:
     """The matrix as the Markdown table of docs/alert-matrix.md."""
     lines = [
-        "| Row | Fault | Alerts it makes active, and no other | Once per cluster | Stay after the clear | Proven |",
-        "|---|---|---|---|---|---|",
+        "| Row | Fault | Alerts it makes active, and no other | Overview status | View findings "
+        "| `check` | Once per cluster | Stay after the clear | Proven |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in ROWS:
         alerts = ", ".join(sorted(row.alerts)) or "none"
         stay = "(not cleared)" if row.final else ", ".join(sorted(row.lingers | row.after_clear))
         note = f" ({row.note})" if row.note else ""
+        judged = row.proof in (LIVE, FAST)
+        status, view, check = expected(row.alerts) if judged else ("not read",) * 3
         lines.append(
-            f"| {row.name} | `{row.fault_text}`{note} | {alerts} | "
+            f"| {row.name} | `{row.fault_text}`{note} | {alerts} | {status} | {view} | {check} | "
             f"{'yes' if row.cluster_scoped else 'per SQL node'} | {stay} | {row.proof} |"
         )
     return "\n".join(lines) + "\n"

@@ -8,8 +8,9 @@ shape (Prometheus, or vmalert in front of VictoriaMetrics) can be checked.
 
 A lane is one simulated cluster (its `cluster` label, and its replica cluster's for the
 replication rows) and the rows run on it one after another: each row's steps, then every
-expected alert active on every evaluator and none other, with the labels its scope gives;
-then the row's undo steps, and every alert resolved but those its rule keeps for a window
+expected alert active on every evaluator and none other, with the labels its scope gives,
+and the Overview, the cluster view and `check` saying what the alerts say (its target's
+`judge`); then the row's undo steps, and every alert resolved but those its rule keeps for a window
 (`lingers`), which later rows of the lane may find still active.
 """
 
@@ -61,13 +62,15 @@ class RuleEvaluator(Protocol):
 @dataclass
 class Target:
     """What a lane acts on: ndbsim's control (NdbsimControl), the cluster labels its alerts
-    carry, which of ndbsim's clusters takes the steps, and how to stop an SQL node's
-    exporter."""
+    carry, which of ndbsim's clusters takes the steps, how to stop an SQL node's exporter,
+    and what is wrong with the other judges' verdicts (the Overview, the view, `check`:
+    matrix_judges.py) while a row's alerts are active."""
 
     sim: Any
     clusters: frozenset[str]
     sim_cluster: str | None = None  # "replica": the replica cluster of ndbsim --replica
     stop_exporter: Callable[[int], None] = lambda node: None
+    judge: Callable[[frozenset[str]], list[str]] = lambda alerts: []
 
 
 @dataclass
@@ -198,6 +201,8 @@ class Lane:
             time.sleep(POLL_SECONDS)
         for alerts in last.values():
             outcome.problems += scope_problems(alerts, row.alerts)
+        if outcome.seconds_to_active is not None:
+            outcome.problems += self.target.judge(row.alerts)
         outcome.problems += self.missing_evidence(row)
         if extra:
             outcome.problems.append(f"active though not expected: {sorted(extra)}")

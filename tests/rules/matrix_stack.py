@@ -33,6 +33,7 @@ import yaml
 from ndb_harness import Exporter, Ndbsim, running_exporter, running_ndbsim, running_prometheus
 
 from tests.rules.alert_matrix import BY_NAME, EQUAL_DISK_WRITE_SPEEDS, Row
+from tests.rules.matrix_judges import SqlNodeJudge, judge_row, running_proxy
 from tests.rules.matrix_runner import Target
 from tests.support.live_stack import PROMETHEUS_BUILDS, RULE_FILES, PrometheusBuild
 
@@ -213,6 +214,7 @@ class Deployment:
     sims: dict[str, Ndbsim]
     exporters: dict[tuple[str, str, int], Exporter]  # (sim, side, SQL node id) -> exporter
     evaluators: dict[str, Any]  # Prometheus build -> server
+    judges: dict[str, list[SqlNodeJudge]]  # cluster -> its SQL nodes' view and check
     stopped: list[str] = field(default_factory=list)
 
     def target(self, plan: LanePlan) -> Target:
@@ -220,11 +222,15 @@ class Deployment:
             self.exporters[(plan.sim, plan.side, node)].stop()
 
         sides = ("source", "replica") if plan.pair else (plan.side,)
+        clusters = frozenset(cluster_name(plan.sim, side) for side in sides)
+        judges = [j for cluster in sorted(clusters) for j in self.judges[cluster]]
+        evaluator = next(iter(self.evaluators.values()))
         return Target(
             self.sims[plan.sim],
-            frozenset(cluster_name(plan.sim, side) for side in sides),
+            clusters,
             None if plan.side == "source" else "replica",
             stop_exporter,
+            lambda alerts: judge_row(alerts, evaluator, judges, clusters),
         )
 
 
@@ -262,6 +268,8 @@ def running_deployment(workdir: Path) -> Iterator[Deployment]:
         sims: dict[str, Ndbsim] = {}
         exporters: dict[tuple[str, str, int], Exporter] = {}
         targets: dict[str, dict[str, dict[str, str]]] = {job: {} for job in JOBS}
+        judges: dict[str, list[SqlNodeJudge]] = {}
+        proxy = running.enter_context(running_proxy())
         scraped = scraped_sides()
         for name, (speed, replica, extra) in SIMS.items():
             sim = running.enter_context(
@@ -271,17 +279,24 @@ def running_deployment(workdir: Path) -> Iterator[Deployment]:
             for side in ("source", "replica") if replica else ("source",):
                 if (name, side) not in scraped:
                     continue
+                cluster = cluster_name(name, side)
                 for node in sorted(sim.sql_node_ports(side)):
                     endpoint = f"{'replica_' if side == 'replica' else ''}sql{node}"
+                    flags = tuple(_exporter_args(sim, side, speed))
                     exporter = running.enter_context(
                         running_exporter(
-                            _exporter_args(sim, side, speed),
+                            [*flags, f"--view.alerts-url={proxy.url(cluster)}"],
                             mysqld=sim.account(endpoint),
                             log_dir=workdir,
-                            name=f"exporter-{cluster_name(name, side)}-{node}",
+                            name=f"exporter-{cluster}-{node}",
                         )
                     )
                     exporters[(name, side, node)] = exporter
+                    judges.setdefault(cluster, []).append(
+                        SqlNodeJudge(
+                            cluster, exporter.url, sim.account(endpoint), flags, proxy.url(cluster)
+                        )
+                    )
                     for job in JOBS:
                         targets[job][exporter.address] = _labels(name, side, node)
         build = newest_build()
@@ -290,7 +305,8 @@ def running_deployment(workdir: Path) -> Iterator[Deployment]:
                 build.prometheus, shipped_config(targets, RULE_FILES), workdir / build.name
             )
         )
-        yield Deployment(sims, exporters, {build.name: prometheus})
+        proxy.upstream = prometheus.url
+        yield Deployment(sims, exporters, {build.name: prometheus}, judges)
 
 
 def newest_build() -> PrometheusBuild:

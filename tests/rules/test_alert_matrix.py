@@ -4,7 +4,9 @@ end on the deployment of matrix_stack.py at the shipped scrape and evaluation in
 While the lanes of faults run, one after another on their simulated clusters, the healthy
 pair of clusters is watched for ten minutes: no alert pending or firing on it, and no rule
 evaluation error on any server. The `for` durations are the promtool tests' (the runner
-counts pending alerts as active)."""
+counts pending alerts as active). On every row and on the healthy pair, the Overview's
+status, the cluster view's findings and `check` say what the alerts say
+(matrix_judges.py)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import pytest
 from ndbsim.model.faults import FAULTS
 
 from tests.rules.alert_matrix import BY_NAME, COMPRESSED, FAST, LIVE, ROWS, markdown_table
+from tests.rules.matrix_judges import healthy_problems
 from tests.rules.matrix_runner import HealthyWatch, Lane, Outcome
 from tests.rules.matrix_stack import (
     LANES,
@@ -123,11 +126,10 @@ def test_matrix_end_to_end(tmp_path):
             threading.Thread(target=lane.run, args=(deadline,), daemon=True)
             for lane in lanes.values()
         ]
-        healthy = HealthyWatch(
-            evaluators,
-            frozenset({cluster_name("healthy", "source"), cluster_name("healthy", "replica")}),
-            HEALTHY_SECONDS,
+        healthy_clusters = frozenset(
+            {cluster_name("healthy", "source"), cluster_name("healthy", "replica")}
         )
+        healthy = HealthyWatch(evaluators, healthy_clusters, HEALTHY_SECONDS)
         began = time.monotonic()
         for thread in threads:
             thread.start()
@@ -145,6 +147,9 @@ def test_matrix_end_to_end(tmp_path):
         for evaluator in evaluators.values():
             assert evaluator.query(f"count_over_time(ALERTS{{{HEALTHY_CLUSTERS}}}[{window}])") == []
         assert healthy.errors == set(), healthy.errors
+        judges = [j for cluster in sorted(healthy_clusters) for j in deployment.judges[cluster]]
+        for evaluator in evaluators.values():
+            assert healthy_problems(evaluator, judges, healthy_clusters, window) == []
         assert [o for r in outcomes.values() for o in r if o.problems] == [], _report(outcomes)
         assert {o.row for r in outcomes.values() for o in r} == {
             row.name for row in ROWS if row.proof in (LIVE, FAST)

@@ -25,7 +25,9 @@ SQL
 # creates mysql.ndb_apply_status when it connects to the cluster, which may come after this
 # first start's script, and the performance_schema.ndb_sync_* tables exist from NDB 8.0.21.
 for table in mysql.ndb_apply_status performance_schema.ndb_sync_pending_objects \
-  performance_schema.ndb_sync_excluded_objects; do
+  performance_schema.ndb_sync_excluded_objects \
+  performance_schema.replication_applier_status_by_worker \
+  performance_schema.replication_applier_status; do
   "${mysql[@]}" <<SQL
 SET @grant = IF(
   (SELECT COUNT(*) FROM information_schema.TABLES

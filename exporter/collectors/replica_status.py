@@ -51,6 +51,12 @@ SOURCE_ID = gauge(
     "server_id of the source the channel replicates from (Source_Server_Id / Master_Server_Id).",
     ("channel",),
 )
+RELAY_LOG_SPACE = gauge(
+    "ndb_replica_relay_log_space_bytes",
+    "Bytes of all the channel's relay log files (Relay_Log_Space): what the I/O thread received"
+    " and the applier has not yet purged.",
+    ("channel",),
+)
 
 # The numeric families: (column, spec).
 NUMBERS = (
@@ -58,6 +64,7 @@ NUMBERS = (
     ("Last_SQL_Errno", SQL_ERROR),
     ("Seconds_Behind_Source", BEHIND),
     ("Source_Server_Id", SOURCE_ID),
+    ("Relay_Log_Space", RELAY_LOG_SPACE),
 )
 
 # Column -> its name in SHOW SLAVE STATUS.
@@ -69,6 +76,7 @@ COLUMNS = {
     "Last_SQL_Errno": "Last_SQL_Errno",
     "Seconds_Behind_Source": "Seconds_Behind_Master",
     "Source_Server_Id": "Master_Server_Id",
+    "Relay_Log_Space": "Relay_Log_Space",
 }
 
 
@@ -103,7 +111,8 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
 COLLECTOR = Collector(
     name="replica_status",
     help="The replication channels of the SQL node: I/O and SQL thread states, last error"
-    " numbers, seconds behind the source and the source's server_id, per channel. On by"
+    " numbers, seconds behind the source, the source's server_id and the relay log space,"
+    " per channel. On by"
     " default: a row per channel, none on a SQL node that is no replica; SHOW REPLICA STATUS"
     " from mysqld 8.0.22, SHOW SLAVE STATUS before (NDB 7.5, 7.6); needs REPLICATION CLIENT.",
     default_enabled=True,

@@ -111,6 +111,15 @@ class SqlEfficiency(BaseModel):
     key_operations_per_round_trip: float | None = None
 
 
+class ApplierWorker(BaseModel):
+    worker: int = Field(
+        description="WORKER_ID: 1 and up for the applier's workers, 0 for the SQL thread"
+        " applying without workers"
+    )
+    state: str | None = Field(None, description="SERVICE_STATE, lower case: on or off")
+    last_error_number: int | None = Field(None, description="LAST_ERROR_NUMBER; 0 = no error")
+
+
 class ReplicaChannel(BaseModel):
     channel: str = Field(description="Channel_Name; empty for the default channel")
     io_thread: Literal["yes", "connecting", "no"] | None = Field(
@@ -127,6 +136,16 @@ class ReplicaChannel(BaseModel):
         None, description="Seconds_Behind_Source; null while it is NULL (the applier is stopped)"
     )
     source_server_id: int | None = Field(None, description="Source_Server_Id (Master_Server_Id)")
+    relay_log_space_bytes: int | None = Field(
+        None, description="Relay_Log_Space: bytes of the channel's relay log files"
+    )
+    transaction_retries: int | None = Field(
+        None, description="COUNT_TRANSACTIONS_RETRIES: transactions the applier retried"
+    )
+    workers: list[ApplierWorker] = Field(
+        default_factory=list,
+        description="The applier's workers (replication_applier_status_by_worker)",
+    )
 
 
 class AppliedGci(BaseModel):

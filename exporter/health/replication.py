@@ -1,21 +1,32 @@
-"""The replication card: a replica's channels and the GCIs it applied per source server_id, a
-binlog server's injector. Read from the families of the replica_status, apply_status and
-binlog collectors; a SQL node with none of them is not replicating."""
+"""The replication card: a replica's channels with their applier workers and the GCIs it
+applied per source server_id, a binlog server's injector. Read from the families of the
+replica_status, applier_workers, apply_status and binlog collectors; a SQL node with none of
+them is not replicating."""
 
 from __future__ import annotations
 
-from ndbinfo_exporter.health.models import AppliedGci, BinlogInjector, ReplicaChannel, Replication
+from ndbinfo_exporter.health.models import (
+    AppliedGci,
+    ApplierWorker,
+    BinlogInjector,
+    ReplicaChannel,
+    Replication,
+)
 from ndbinfo_exporter.health.samples import Samples
 
 IO_THREAD = "ndb_replica_io_thread_state"
 SQL_THREAD = "ndb_replica_sql_thread_state"
-# ReplicaChannel field -> the gauge of replica_status with its value.
+# ReplicaChannel field -> the sample of replica_status or applier_workers with its value.
 CHANNEL_NUMBERS = {
     "last_io_error_number": "ndb_replica_last_io_error_number",
     "last_sql_error_number": "ndb_replica_last_sql_error_number",
     "seconds_behind_source": "ndb_replica_seconds_behind_source",
     "source_server_id": "ndb_replica_source_server_id",
+    "relay_log_space_bytes": "ndb_replica_relay_log_space_bytes",
+    "transaction_retries": "ndb_replica_transaction_retries_total",
 }
+WORKER_STATE = "ndb_replica_applier_worker_state"
+WORKER_ERROR = "ndb_replica_applier_worker_last_error_number"
 APPLIED = "ndb_replica_applied_gci"
 # BinlogInjector field -> the gauge of the binlog collector with its value.
 INJECTOR_GCIS = {
@@ -34,18 +45,38 @@ def _states(samples: Samples, name: str) -> dict[str, str]:
     return {_channel(labels): labels["state"] for labels, value in samples.select(name) if value}
 
 
+def _worker(labels: dict[str, str]) -> tuple[str, int]:
+    return _channel(labels), int(labels["worker"])
+
+
+def workers(samples: Samples) -> dict[str, list[ApplierWorker]]:
+    """The applier workers of each channel, by worker id."""
+    states = {_worker(labels): labels["state"] for labels, on in samples.select(WORKER_STATE) if on}
+    errors = {_worker(labels): value for labels, value in samples.select(WORKER_ERROR)}
+    found: dict[str, list[ApplierWorker]] = {}
+    for key in sorted(set(states) | set(errors)):
+        found.setdefault(key[0], []).append(
+            ApplierWorker(worker=key[1], state=states.get(key), last_error_number=errors.get(key))
+        )
+    return found
+
+
 def channels(samples: Samples) -> list[ReplicaChannel]:
     io, sql = _states(samples, IO_THREAD), _states(samples, SQL_THREAD)
     numbers = {
         field: {_channel(labels): value for labels, value in samples.select(name)}
         for field, name in CHANNEL_NUMBERS.items()
     }
-    names = set(io) | set(sql) | {name for values in numbers.values() for name in values}
+    applier = workers(samples)
+    names = (
+        set(io) | set(sql) | set(applier) | {name for values in numbers.values() for name in values}
+    )
     return [
         ReplicaChannel(
             channel=name,
             io_thread=io.get(name),
             sql_thread=sql.get(name),
+            workers=applier.get(name, []),
             **{field: values.get(name) for field, values in numbers.items()},
         )
         for name in sorted(names)

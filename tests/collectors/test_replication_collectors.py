@@ -1,18 +1,25 @@
 """The replication collectors' own rules: the statement each mysqld version names, epochs as
-GCIs without float rounding, the binlog row's text, and when they run."""
+GCIs without float rounding, the binlog row's text, the applier's retries once per channel, and
+when they run."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 
 import pytest
-from ndbinfo_exporter.collectors import apply_status, binlog, replica_status
+from ndbinfo_exporter.collectors import applier_workers, apply_status, binlog, replica_status
 from ndbinfo_exporter.collectors._epochs import gci, micro_gcp
 from ndbinfo_exporter.collectors.base import BadValue, Context, TargetInfo, collect_rows
+from ndbsim.engine import infoschema
 from ndbsim.protocol import replies
 from ndbsim.versions import SUPPORTED, parse_version
 
-REPLICATION = (replica_status.COLLECTOR, apply_status.COLLECTOR, binlog.COLLECTOR)
+REPLICATION = (
+    replica_status.COLLECTOR,
+    applier_workers.COLLECTOR,
+    apply_status.COLLECTOR,
+    binlog.COLLECTOR,
+)
 VERSIONS = [parse_version(name) for name in SUPPORTED]
 
 
@@ -36,9 +43,10 @@ def test_replica_status_names_the_statement_of_the_mysqld_version(version, state
 
 
 def test_the_other_collectors_have_one_statement():
-    for collector in (apply_status.COLLECTOR, binlog.COLLECTOR):
+    for collector in (apply_status.COLLECTOR, binlog.COLLECTOR, applier_workers.COLLECTOR):
         assert collector.statement(target("5.7.16-ndb-7.5.4-cluster-gpl")) == collector.sql
     assert apply_status.SQL.endswith("LIMIT 64")
+    assert applier_workers.SQL.endswith("LIMIT 1024")
 
 
 def test_gci_and_micro_gcp_split_the_integer_epoch():
@@ -102,8 +110,9 @@ def test_they_run_where_the_ndbcluster_engine_runs(collector):
     assert not collector.available(target("8.0.36", (0, 0, 0)))
 
 
-def test_a_missing_ndb_apply_status_is_no_failure():
+def test_a_missing_table_is_no_failure():
     assert apply_status.COLLECTOR.absent_errors == {apply_status.ER_NO_SUCH_TABLE}
+    assert applier_workers.COLLECTOR.absent_errors == {applier_workers.ER_NO_SUCH_TABLE}
     assert not replica_status.COLLECTOR.absent_errors and not binlog.COLLECTOR.absent_errors
 
 
@@ -115,3 +124,32 @@ def test_replica_status_reads_columns_its_statement_has(version):
     statement = replica_status.COLLECTOR.statement(info)
     columns = replies.replica_status(version, replica_words=statement == "SHOW REPLICA STATUS")
     assert set(replica_status.COLLECTOR.server_reads[statement]) <= set(columns)
+
+
+@pytest.mark.parametrize("version", VERSIONS, ids=lambda v: v.series)
+def test_applier_workers_reads_columns_every_version_has(version):
+    """The performance_schema tables it reads have its columns on every version
+    (simulator/data/mysqld/replication.json, from the manual)."""
+    for table, columns in applier_workers.COLLECTOR.server_reads.items():
+        have = infoschema.replication_columns("tables", table, version)
+        assert have is not None, f"{table} missing in {version.series}"
+        assert set(columns) <= {name for name, _ in have}
+
+
+def test_transaction_retries_are_counted_once_per_channel():
+    """Each worker's row carries its channel's count: one sample per channel."""
+    rows = [
+        {"CHANNEL_NAME": channel, "WORKER_ID": worker, "SERVICE_STATE": "ON",
+         "LAST_ERROR_NUMBER": 0, "COUNT_TRANSACTIONS_RETRIES": retries}
+        for channel, retries, workers in (("", 3, 4), ("west", 0, 2))
+        for worker in range(1, workers + 1)
+    ]  # fmt: skip
+    context = Context(target=target("8.4.3-cluster"))
+    state, error, retries = applier_workers.collect(rows, context)
+    assert len(state.samples) == 2 * len(rows) and len(error.samples) == len(rows)
+    assert [
+        (s.labels["channel"], s.value) for s in retries.samples if s.name.endswith("_total")
+    ] == [
+        ("", 3.0),
+        ("west", 0.0),
+    ]

@@ -274,7 +274,8 @@ def links(result: Result, overloaded: set[tuple[str, str]], overloads: float) ->
 
 @dataclass(frozen=True)
 class Channel:
-    """One row of SHOW REPLICA STATUS, as the replica_status collector exports it."""
+    """One row of SHOW REPLICA STATUS, as the replica_status collector exports it, and the
+    channel's applier as applier_workers does: ``workers`` (worker id, state, last error)."""
 
     name: str = ""
     io: str = "yes"
@@ -283,9 +284,12 @@ class Channel:
     sql_error: int = 0
     behind: float | None = 0.0
     source_server_id: int = 1
+    relay_log_space: int | None = None
+    retries: int | None = None
+    workers: tuple[tuple[int, str, int], ...] = ()
 
 
-REPLICATION_COLLECTORS = ("replica_status", "apply_status", "binlog")
+REPLICATION_COLLECTORS = ("replica_status", "applier_workers", "apply_status", "binlog")
 
 
 def replication(
@@ -317,16 +321,37 @@ def replication(
             "ndb_replica_last_sql_error_number": channel.sql_error,
             "ndb_replica_seconds_behind_source": channel.behind,
             "ndb_replica_source_server_id": channel.source_server_id,
+            "ndb_replica_relay_log_space_bytes": channel.relay_log_space,
         }
         families += [
             gauge(name, labels, value) for name, value in values.items() if value is not None
         ]
+        families += _applier(labels, channel)
     for source, gci in (applied or {}).items():
         families.append(gauge("ndb_replica_applied_gci", {"server_id": str(source)}, gci))
     for step, gci in (binlog or {}).items():
         families.append(gauge(f"ndb_binlog_{step}_gci", {"server_id": str(server_id)}, gci))
     families += [gauge("ndb_exporter_collector_success", {"collector": name}) for name in read]
     return replace(result, families=[*result.families, *families])
+
+
+def _applier(labels: dict[str, str], channel: Channel) -> list[Metric]:
+    """The families applier_workers exports for the channel."""
+    families: list[Metric] = []
+    for worker, current, error in channel.workers:
+        at = {**labels, "worker": str(worker)}
+        families += [
+            gauge(
+                "ndb_replica_applier_worker_state",
+                {**at, "state": state},
+                1.0 if state == current else 0.0,
+            )
+            for state in ("on", "off")
+        ]
+        families.append(gauge("ndb_replica_applier_worker_last_error_number", at, error))
+    if channel.retries is not None:
+        families.append(counter("ndb_replica_transaction_retries", channel.retries, labels))
+    return families
 
 
 def view_of(result: Result, previous: Result | None = None, groups=None):

@@ -294,7 +294,15 @@ def test_replica_card_lists_channels_and_applied_gcis():
 
     result = replication(
         cluster(),
-        channels=(Channel(behind=4.0), Channel(name="east", source_server_id=7)),
+        channels=(
+            Channel(
+                behind=4.0,
+                relay_log_space=1355,
+                retries=2,
+                workers=((2, "off", 1032), (1, "on", 0)),
+            ),
+            Channel(name="east", source_server_id=7, workers=((0, "on", 0),)),
+        ),
         applied={7: 8812, 1: 9001},
     )
     card = view_of(result).replication
@@ -306,6 +314,14 @@ def test_replica_card_lists_channels_and_applied_gcis():
         ("east", "yes", "yes", 0.0),
     ]
     assert (card.channels[1].source_server_id, card.channels[1].last_sql_error_number) == (7, 0)
+    default, east = card.channels
+    assert (default.relay_log_space_bytes, default.transaction_retries) == (1355, 2)
+    assert [(w.worker, w.state, w.last_error_number) for w in default.workers] == [
+        (1, "on", 0),
+        (2, "off", 1032),
+    ]
+    assert (east.relay_log_space_bytes, east.transaction_retries) == (None, None)
+    assert [(w.worker, w.state) for w in east.workers] == [(0, "on")]
     assert [(a.server_id, a.applied_gci) for a in card.applied] == [(1, 9001), (7, 8812)]
     assert card.binlog is None
     found = evaluate(result)

@@ -60,6 +60,8 @@ def test_exporter_user_has_the_readme_grants_only(initialised):
         ("PROCESS", "*.*"),
         ("BINLOG MONITOR", "*.*"),
         ("SELECT", "ndbinfo.*"),
+        ("SELECT", "performance_schema.replication_applier_status_by_worker"),
+        ("SELECT", "performance_schema.replication_applier_status"),
     }
 
 

@@ -9,7 +9,14 @@ from ndbinfo_exporter.collectors.registry import all_collectors
 
 from tests.stack.prometheus_model import config, jobs, targets
 
-SQL_NODE_COLLECTORS = {"status", "metadata_sync", "replica_status", "apply_status", "binlog"}
+SQL_NODE_COLLECTORS = {
+    "status",
+    "metadata_sync",
+    "replica_status",
+    "applier_workers",
+    "apply_status",
+    "binlog",
+}
 
 
 def seconds(duration: str) -> int:

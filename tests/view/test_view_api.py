@@ -322,7 +322,16 @@ async def test_cluster_answer_carries_the_replication_card(client, scraper):
     assert quiet == {"replicating": False, "channels": [], "applied": [], "binlog": None}
     scraper.result = replication(
         cluster(current_gci=5040),
-        channels=(Channel(sql="no", sql_error=1590, behind=None),),
+        channels=(
+            Channel(
+                sql="no",
+                sql_error=1590,
+                behind=None,
+                relay_log_space=618373,
+                retries=0,
+                workers=((1, "off", 0),),
+            ),
+        ),
         applied={1: 4990},
         binlog={"buffered": 5040, "received": 5039, "handled": 5039, "written": 5039},
         server_id=2,
@@ -340,6 +349,9 @@ async def test_cluster_answer_carries_the_replication_card(client, scraper):
             "last_sql_error_number": 1590,
             "seconds_behind_source": None,
             "source_server_id": 1,
+            "relay_log_space_bytes": 618373,
+            "transaction_retries": 0,
+            "workers": [{"worker": 1, "state": "off", "last_error_number": 0}],
         }
     ]
     assert card["applied"] == [{"server_id": 1, "applied_gci": 4990}]
@@ -357,7 +369,7 @@ async def test_cluster_answer_carries_the_replication_card(client, scraper):
     assert found["binlog_gap"]["status"] == found["replication_stopped"]["status"] == "problem"
     assert found["binlog_injector_behind"]["status"] == "ok"
     schema = (await client.get("/openapi.json")).json()["components"]["schemas"]
-    assert {"Replication", "ReplicaChannel", "BinlogInjector"} <= set(schema)
+    assert {"Replication", "ReplicaChannel", "ApplierWorker", "BinlogInjector"} <= set(schema)
 
 
 async def test_management_card_shows_nodes_backup_and_latest_events(scraper, client, monkeypatch):

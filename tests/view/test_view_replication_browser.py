@@ -43,7 +43,14 @@ def test_replica_card_shows_each_channel(page):
     result = replication(
         cluster(),
         channels=(
-            Channel(sql="no", sql_error=1590, behind=None),
+            Channel(
+                sql="no",
+                sql_error=1590,
+                behind=None,
+                relay_log_space=2048,
+                retries=3,
+                workers=((1, "off", 1032), (2, "off", 0)),
+            ),
             Channel(name="east", io="connecting", io_error=2003, behind=12.0, source_server_id=7),
         ),
         applied={1: 4990, 7: 5001},
@@ -58,6 +65,11 @@ def test_replica_card_shows_each_channel(page):
         assert page.get_by_test_id("io-thread-east").inner_text() == "connecting"
         assert page.get_by_test_id("io-error-east").inner_text() == "2003"
         assert page.get_by_test_id("behind-east").inner_text() == "12 s"
+        assert page.get_by_test_id("relay-log-default").inner_text() == "2.0 KiB"
+        assert page.get_by_test_id("retries-default").inner_text() == "3"
+        assert page.get_by_test_id("worker-default-1").inner_text() == "worker 1 · off · error 1032"
+        assert page.get_by_test_id("worker-default-2").inner_text() == "worker 2 · off"
+        assert page.get_by_test_id("workers-east").count() == 0
         assert page.get_by_test_id("applied-7").inner_text() == "5,001"
         assert page.get_by_test_id("binlog").count() == 0
         stopped = page.get_by_test_id("finding-replication_stopped")

@@ -298,8 +298,19 @@ function errorCell(number, testid) {
   return h("td", { class: `num${number ? " bad" : ""}`, "data-testid": testid, "data-value": number }, code(number));
 }
 
+// A chip per applier worker (worker 0: the SQL thread applying without workers), dim when
+// it is not on or stopped on an error.
+function workersCell(workers, id) {
+  if (!workers.length) return h("td", { class: "note" }, "n/a");
+  return h("td", { "data-testid": `workers-${id}` }, workers.map((w) =>
+    h("span", { class: `chip${w.state === "on" && !w.last_error_number ? "" : " off"}`, "data-testid": `worker-${id}-${w.worker}`, "data-value": w.state },
+      `${w.worker ? `worker ${w.worker}` : "SQL thread"} · ${w.state || "n/a"}` +
+      (w.last_error_number ? ` · error ${code(w.last_error_number)}` : ""))));
+}
+
 function replicaChannels(r) {
-  const head = h("tr", {}, ["Channel", "I/O thread", "SQL thread", "Last I/O error", "Last SQL error", "Behind source", "Source server_id"].map((t) => h("th", {}, t)));
+  const head = h("tr", {}, ["Channel", "I/O thread", "SQL thread", "Last I/O error", "Last SQL error", "Behind source", "Source server_id",
+    "Relay log", "Retried transactions", "Applier workers"].map((t) => h("th", {}, t)));
   const rows = r.channels.map((c) => {
     const id = c.channel || "default";
     return h("tr", { "data-testid": `channel-${id}` },
@@ -310,7 +321,10 @@ function replicaChannels(r) {
       errorCell(c.last_sql_error_number, `sql-error-${id}`),
       h("td", { class: "num", "data-testid": `behind-${id}`, "data-value": c.seconds_behind_source },
         c.seconds_behind_source === null ? "n/a (applier stopped)" : fmt.seconds(c.seconds_behind_source)),
-      h("td", { class: "num", "data-testid": `source-server-id-${id}` }, code(c.source_server_id)));
+      h("td", { class: "num", "data-testid": `source-server-id-${id}` }, code(c.source_server_id)),
+      h("td", { class: "num", "data-testid": `relay-log-${id}`, "data-value": c.relay_log_space_bytes }, fmt.bytes(c.relay_log_space_bytes)),
+      h("td", { class: "num", "data-testid": `retries-${id}`, "data-value": c.transaction_retries }, fmt.int(c.transaction_retries)),
+      workersCell(c.workers, id));
   });
   const applied = r.applied.map((a) => [`Applied GCI from server_id ${a.server_id}`, fmt.int(a.applied_gci), `applied-${a.server_id}`, a.applied_gci]);
   return [

@@ -150,6 +150,20 @@ def serve_parser() -> argparse.ArgumentParser:
         "(default --port + --sql-nodes; 0 with --port 0)",
     )
     p.add_argument(
+        "--binlog-servers",
+        type=_positive_int(1, 48),
+        default=1,
+        help="with --replica, the source's SQL nodes that write a binary log, from the first "
+        "(the others are standby binlog servers a replica can fail over to; default 1)",
+    )
+    p.add_argument(
+        "--max-binlog-size",
+        type=_positive_int(4096, 1 << 30),
+        default=1 << 30,
+        help="with --replica, the size at which a binlog server rotates its binary log "
+        "(mysqld's max_binlog_size; default 1073741824)",
+    )
+    p.add_argument(
         "--log-level",
         default="info",
         choices=["debug", "info", "warning", "error"],
@@ -425,7 +439,10 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
     replica = Cluster(_replica_spec(args), version) if args.replica else None
     link = None
     if replica is not None:
-        link = ReplicationLink(cluster, replica, 154 if version.is_7x else 157)
+        link = ReplicationLink(
+            cluster, replica, 154 if version.is_7x else 157, args.binlog_servers,
+            args.max_binlog_size,
+        )  # fmt: skip
     engine = Engine(catalog_for(version), replication=replica is not None)
     replica_engine = Engine(catalog_for(version), replication=True) if replica is not None else None
     for each_cluster, each_engine in ((cluster, engine), (replica, replica_engine)):
@@ -451,8 +468,6 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
             connect_timeout=args.connect_timeout,
         )
 
-    if link is not None:
-        link.source_host = args.host
     servers = await listen(cluster, engine, args.port)
     mysql_port = _listening_port(servers[0], args.port)
     ready = (
@@ -460,7 +475,8 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
     )
     nodes = _node_endpoints("sql", cluster, servers, args.host)
     if link is not None:
-        link.source_port = mysql_port
+        ports = [_listening_port(each, 0) for each in servers]
+        link.listen_at(args.host, dict(zip(cluster.sql_node_ids, ports, strict=True)))
         wanted = args.replica_port
         if wanted is None:
             wanted = args.port and args.port + args.sql_nodes
@@ -525,6 +541,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if args.port and args.port + args.sql_nodes * (2 if args.replica else 1) > 65536:
         parser.error("--port leaves no room for a port per SQL node; give a lower --port")
+    if args.binlog_servers > args.sql_nodes:
+        parser.error(f"--binlog-servers {args.binlog_servers} is more than --sql-nodes")
     overlap = args.replica_port and abs(args.replica_port - args.port) < args.sql_nodes
     if args.replica and args.port and overlap:
         parser.error(

@@ -31,6 +31,7 @@ DYNAMIC = (
     f"{PERF}.threads",
     f"{MYSQL}.user",
     f"{PERF}.replication_connection_status",
+    f"{PERF}.replication_applier_status",
     f"{PERF}.replication_applier_status_by_worker",
     f"{MYSQL}.ndb_apply_status",
     f"{MYSQL}.ndb_binlog_index",

@@ -135,6 +135,7 @@ class Translator:
 
     def compile(self, sql: str, tree: exp.Expression, session: Session) -> Plan:
         tree = tree.copy()
+        _assignments_as_columns(sql, tree)
         ctes = _cte_names(tree)
         objects: set[str] = set()
         perf: set[str] = set()
@@ -203,6 +204,31 @@ class Translator:
             volatile=volatile,
             scan_limit=scan_limit,
         )
+
+
+def assignments(tree: exp.Expression) -> list[tuple[int, str]]:
+    """(output position, variable name) of the `@var := expr` items of a SELECT's list: the
+    variable takes the item's value of the last row (none when there is no row)."""
+    if not isinstance(tree, exp.Select):
+        return []
+    return [
+        (i, item.this.name.lower())
+        for i, item in enumerate(tree.expressions)
+        if isinstance(item, exp.PropertyEQ) and isinstance(item.this, exp.Parameter)
+    ]
+
+
+def _assignments_as_columns(sql: str, tree: exp.Expression) -> None:
+    """Each `@var := expr` item becomes its expression, named by its text as MySQL names it;
+    the statement assigns the variables from its result (see `assignments`)."""
+    found = assignments(tree)
+    if not found:
+        return
+    texts = select_item_texts(sql)
+    for i, _ in found:
+        item = tree.expressions[i]
+        name = texts[i] if texts and len(texts) == len(tree.expressions) else item.sql("mysql")
+        item.replace(exp.alias_(item.expression.copy(), name, quoted=True))
 
 
 _WHOLE_SCAN = (exp.Where, exp.Group, exp.Having, exp.Order, exp.Distinct, exp.Join, exp.Window,

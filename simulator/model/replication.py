@@ -1,26 +1,27 @@
 """Asynchronous NDB replication from a source cluster to a replica cluster.
 
-The source cluster's SQL node runs the binlog injector: it receives the cluster's epochs
-(epoch = GCI << 32 | micro GCI) into its event buffer, handles them, and writes those with
-changes into the binary log (files binlog.NNNNNN, rotated at max_binlog_size) and into
-mysql.ndb_binlog_index. The replica cluster's SQL node reads that log (I/O thread) and applies
-it (SQL thread), recording the newest applied epoch in mysql.ndb_apply_status. Conflict
-detection runs where changes are applied: with the `conflicts` fault, each epoch transaction the
-replica's applier commits moves its SQL node's Ndb_conflict_* counters.
+The source cluster's binlog servers (its first SQL nodes, log_bin ON) each run a binlog
+injector: it receives the cluster's epochs (epoch = GCI << 32 | micro GCI) into its event
+buffer, handles them, and writes those with changes into its own binary log and
+mysql.ndb_binlog_index (binlog.py). The replica cluster's SQL node reads one of them on its
+channel (I/O thread) and applies it (SQL thread), recording the newest epoch it applied from
+each binlog server in mysql.ndb_apply_status. STOP REPLICA, CHANGE REPLICATION SOURCE TO and
+START REPLICA move the channel to another binlog server and position. Conflict detection runs
+where changes are applied: with the `conflicts` fault, each epoch transaction the replica's
+applier commits moves its SQL node's Ndb_conflict_* counters.
 
 The link advances with the source cluster (`observe` runs in each step of its model) and reads
-the link faults from the source cluster's faults.
+the link faults from the source cluster's faults; the faults of the binlog injector act on the
+first binlog server.
 """
 
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
-from collections import deque
-from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ndbsim.model.binlog import MAX_BINLOG_SIZE, BinlogServer, EpochLog, Incident, Sample, log_order
 from ndbsim.model.faults import DEFAULT_BEHIND_SECONDS
 from ndbsim.model.workload import writes
 
@@ -28,26 +29,29 @@ if TYPE_CHECKING:
     from ndbsim.model.checkpoints import Checkpoints
     from ndbsim.model.cluster import Cluster
 
-SOURCE_SERVER_ID = 1  # @@server_id of the source SQL node (the replica is 2)
 INJECTOR_BEHIND_GCIS = 40  # injector-behind: handled epoch this many GCIs behind the cluster
 SUBSCRIBER_LAG_GCIS = 10  # subscriber-lag without gcis: 200 epochs at the default timing
-MAX_BINLOG_SIZE = 1 << 30  # max_binlog_size default
-BINLOG_BYTES_PER_WRITE = 120  # a row event of the workload's narrow rows
-BINLOG_BYTES_PER_EPOCH = 420  # BEGIN, the ndb_apply_status write, COMMIT
 EVENT_BYTES_PER_WRITE = 160  # bytes the event buffer receives per row change
 CONFLICTS_PER_SECOND = 3.0
-INCIDENT_BYTES = 40
-BINLOG_DIR = "./"  # ndb_binlog_index.File names the file with its path, relative to the datadir
 # binlog_expire_logs_seconds default from 8.0 (30 days); 7.x keeps the files (expire_logs_days 0)
 EXPIRE_SECONDS = 30 * 86400
 REPLICA_SERVER_ID_BASE = 100  # @@server_id of the replica cluster's SQL nodes: 101, 102, ...
 # the I/O thread's connection attempts (SOURCE_RETRY_COUNT default: 10 from 8.4, else 86400)
 RETRIES_FROM_84, RETRIES_BEFORE_84 = 10, 86400
 RETRY_SECONDS = 60  # SOURCE_CONNECT_RETRY default
+CONNECT_ERROR = 2003  # CR_CONN_HOST_ERROR: nothing answers at the source's address
+# the source's error when it refuses a dump request (ER_SOURCE_FATAL_ERROR_READING_BINLOG); the
+# I/O thread reports it under a number of its own from MySQL 8.0 (see replication.json)
+SOURCE_REFUSED = 1236
+INBOUND_PORT = 3306  # --port default: the source SQL nodes listen on it and after it
 # conflicts of the *_TRANS functions: conflicting rows per rejected transaction, and the rows
 # such a transaction and those depending on it realign
 ROWS_IN_CONFLICT_PER_TRANSACTION = 1.5
 ROWS_REJECTED_PER_TRANSACTION = 4.0
+# why the source refuses a dump request (rpl_binlog_sender.cc, Binlog_sender::check_start_file)
+NO_BINARY_LOG = "Binary log is not open"
+NO_SUCH_FILE = "Could not find first log file name in binary log index file"
+PAST_FILE_END = "Client requested {source} to start replication from position > file size"
 
 
 def epochs_per_gci(cp: Checkpoints) -> int:
@@ -79,120 +83,91 @@ def subscriber_lag_epochs(c: Cluster) -> int:
     return params.get("gcis", SUBSCRIBER_LAG_GCIS) * epochs_per_gci(c.checkpoints)
 
 
-@dataclass
-class BinlogFile:
-    name: str
-    size: int
-    closed_at: float | None = None  # cluster time it was rotated away from
-
-
-@dataclass(frozen=True)
-class IndexRow:
-    """One mysql.ndb_binlog_index row: an epoch with changes and where it is in the binlog."""
-
-    position: int
-    file: str
-    epoch: int
-    inserts: int
-    updates: int
-    deletes: int
-    next_position: int
-    next_file: str
-
-    @property
-    def gci(self) -> int:
-        return self.epoch >> 32
-
-
-@dataclass(frozen=True)
-class Segment:
-    """Epochs the injector wrote in one step, one after the other in one binlog file, each
-    with the same row changes: their ndb_binlog_index rows, kept as one record (a day holds
-    about 864,000 epochs; one record per step keeps every row the server keeps)."""
-
-    last_epoch: int
-    count: int
-    per_gci: int  # micro GCIs in a GCI
-    file: str
-    position: int  # where its first epoch's transaction starts
-    size: int  # bytes of each epoch's transaction
-    inserts: int
-    updates: int
-    deletes: int
-    next_file: str  # after its last epoch (the next file when that epoch closed its file)
-    next_position: int
-
-    def epoch(self, i: int) -> int:
-        """The epoch of its i-th row (0 the oldest)."""
-        return _step_back(self.last_epoch, self.count - 1 - i, self.per_gci)
-
-    @property
-    def first_epoch(self) -> int:
-        return self.epoch(0)
-
-    def rows_up_to(self, epoch: int) -> int:
-        """How many of its rows have an epoch up to `epoch`."""
-        return bisect_right(range(self.count), epoch, key=self.epoch)
-
-    def row(self, i: int) -> IndexRow:
-        start = self.position + i * self.size
-        last = i == self.count - 1
-        return IndexRow(
-            start, self.file, self.epoch(i), self.inserts, self.updates, self.deletes,
-            self.next_position if last else start + self.size,
-            self.next_file if last else self.file,
-        )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Sample:
-    epoch: int  # newest epoch with changes written
-    file: str
-    position: int  # end of that epoch's transaction
-
-
 @dataclass(frozen=True)
 class ThreadError:
     errno: int
     since: float  # unix time
+    detail: str = ""  # the incident's message (1590), the source's refusal (SOURCE_REFUSED)
+
+
+@dataclass
+class Channel:
+    """The replica's default channel '': where its source is, and its two threads. `received`
+    is where the I/O thread has read to, `applied` where the SQL thread has applied to (the
+    end of the newest epoch transaction it applied)."""
+
+    node_id: int | None  # the source SQL node at host:port (None: none listens there)
+    host: str
+    port: int
+    user: str = "repl"
+    io_on: bool = True  # started (START REPLICA) and not stopped (STOP REPLICA, the source)
+    sql_on: bool = True
+    connected: bool = False  # the source answered the I/O thread's dump request
+    source_node: int | None = None  # the source SQL node it connected to since CHANGE ... TO
+    received: Sample | None = None
+    applied: Sample | None = None
+    applied_from: int = 0  # the epoch the SQL thread started after on this source
+    io_error: ThreadError | None = None
+    sql_error: ThreadError | None = None
+    io_attempts: int = 0
+    # ndb_apply_status rows (server_id -> epoch, log_name, start_pos, end_pos) of the binlog
+    # servers the channel read before
+    past_rows: dict[int, tuple] = field(default_factory=dict)
 
 
 class ReplicationLink:
-    """The link between the two clusters of ndbsim --replica; `snapshot` is what both SQL
-    nodes show of it."""
+    """The link between the two clusters of ndbsim --replica; `snapshot` is what the replica's
+    SQL node shows of it, `binlog_view` what a binlog server shows of its own log."""
 
-    def __init__(self, source: Cluster, replica: Cluster, first_position: int) -> None:
+    def __init__(
+        self,
+        source: Cluster,
+        replica: Cluster,
+        first_position: int,
+        binlog_servers: int = 1,
+        max_binlog_size: int = MAX_BINLOG_SIZE,
+    ) -> None:
         self.source, self.replica = source, replica
-        self.first_position = first_position  # after the format description event
-        self.files = [BinlogFile("binlog.000001", first_position)]
-        self.segments: deque[Segment] = deque()  # ndb_binlog_index, oldest first
-        self.end: Sample | None = None  # the binlog's end at the last step
-        self.written_epoch = 0
+        source.replication = replica.replication = self
+        source.faults.link = replica.faults.link = True
+        replica.server_id_base = REPLICA_SERVER_ID_BASE
+        self.epochs = EpochLog()
+        # binlog_expire_logs_seconds from 8.0; 7.x keeps every file (expire_logs_days 0)
+        expire = None if source.version.is_7x else EXPIRE_SECONDS
+        self.binlogs: dict[int, BinlogServer] = {}
+        for index, node_id in enumerate(source.sql_node_ids[:binlog_servers]):
+            server = BinlogServer(
+                node_id, source.server_id(node_id), first_position, lambda: self.source.now,
+                expire, max_binlog_size,
+            )  # fmt: skip
+            if index:
+                # a standby's mysqld restarted since its binary log began: binlog.000002 opens
+                # with a `mysqld startup` incident
+                server.restart(0)
+            self.binlogs[node_id] = server
+        self.primary = self.binlogs[source.sql_node_id]  # the injector faults act on it
+        self.gap_incident: Incident | None = None  # written by injector-behind gap=true
         self.data_events = 0.0
         self.nondata_events = 0.0
         self.event_bytes = 0.0
         self.conflicts: dict[str, float] = {}  # conflict function -> rows in conflict
         self.last_conflict_epoch = 0
         self.conflict_epochs = 0
-        self.incident: Sample | None = None  # LOST_EVENTS written by injector-behind gap=true
-        self.applied: Sample | None = None  # what the replica's SQL thread applied
-        self.received: Sample | None = None  # what its I/O thread read
         self.applied_writes = 0.0
-        self.applied_epochs = 0
-        self.io_error: ThreadError | None = None
-        self.sql_error: ThreadError | None = None
-        self.io_attempts = 0
-        self.source_server_id = SOURCE_SERVER_ID
-        replica.server_id_base = REPLICA_SERVER_ID_BASE
+        self.applied_epochs = 0  # epoch transactions the applier committed
         self.io_retries = RETRIES_FROM_84 if source.version.at_least(8, 4) else RETRIES_BEFORE_84
-        # binlog_expire_logs_seconds from 8.0; 7.x keeps every file (expire_logs_days 0)
-        self.expire_seconds = None if source.version.is_7x else EXPIRE_SECONDS
-        self.source_host, self.source_port = "127.0.0.1", 3306  # the source SQL node's address
+        self.source_host = "127.0.0.1"
+        # the source SQL nodes' listener ports, as with the default --port
+        self.source_ports = {n: INBOUND_PORT + i for i, n in enumerate(source.sql_node_ids)}
         self.replica_port = 3306  # the replica SQL node's port, as it registers with the source
-        source.replication = replica.replication = self
-        source.faults.link = replica.faults.link = True
+        self.channel = Channel(self.primary.node_id, self.source_host, INBOUND_PORT)
 
-    # --- the source: the binlog injector ------------------------------------------------------
+    def listen_at(self, host: str, ports: dict[int, int]) -> None:
+        """The source SQL nodes' listeners; the channel reads the first binlog server's."""
+        self.source_host, self.source_ports = host, dict(ports)
+        self.channel.host, self.channel.port = host, ports[self.primary.node_id]
+
+    # --- the source: the binlog injectors -----------------------------------------------------
 
     def observe(self, dt: float, ops: float) -> None:
         """The source cluster ran dt more seconds, with `ops` operations."""
@@ -202,124 +177,256 @@ class ReplicationLink:
         self.data_events += changed
         self.nondata_events += epochs
         self.event_bytes += changed * EVENT_BYTES_PER_WRITE
-        handled = self.handled_epoch()
-        if changed > 0:
-            self._write(handled, changed, epochs)
+        per_gci = max(1, math.ceil(cp.gcp_interval / cp.epoch_interval - 1e-9))
+        self.epochs.record(cp.epoch, epochs, changed, per_gci)
+        self._follow_mysqlds()
+        running = [s for s in self.binlogs.values() if s.up]
+        for server in running:
+            server.write(self.epochs, self.handled_epoch(server))
+        written = [s.written_epoch for s in running]
+        self.epochs.forget_up_to(min(written, default=self.epochs.newest))
         self._catch_up()
 
+    def _follow_mysqlds(self) -> None:
+        """A binlog server writes while its mysqld runs; started again, it opens a new file
+        with an incident (BinlogServer.restart)."""
+        up = set(self.source.sql_nodes_up())
+        for server in self.binlogs.values():
+            if server.node_id not in up:
+                server.up = False
+            elif not server.up:
+                server.restart(self.handled_epoch(server))
+
     def _catch_up(self) -> None:
-        """Bring the binlog's end and the replica's threads to the faults of this moment."""
+        """Bring the binlog ends and the replica's threads to the faults of this moment."""
+        self._follow_mysqlds()
         gap = (self.source.faults.get("injector-behind") or {}).get("gap", False)
-        if gap and self.incident is None:
-            self.incident = self._append(INCIDENT_BYTES, self.handled_epoch())
-        elif not gap:
-            self.incident = None
-        self.end = Sample(self.written_epoch, self.files[-1].name, self.position)
-        self._replica_step()
+        if gap and self.gap_incident is None:
+            self.gap_incident = self.primary.add_incident("cluster disconnect")
+        elif not gap and self.gap_incident is not None:
+            if self.gap_incident in self.primary.incidents:
+                self.primary.incidents.remove(self.gap_incident)
+            self.gap_incident = None
+        self._receive()
+        self._apply()
 
-    def _write(self, handled: int, changed: float, epochs: int) -> None:
-        """The epochs handled since the last write, up to the step's count, each with its
-        share of the changes: one ndb_binlog_index row each, as the injector writes them."""
-        cp = self.source.checkpoints
-        per_gci = max(1, math.ceil(cp.gcp_interval / cp.epoch_interval - 1e-9))
-        count = min(epochs, _epochs_after(self.written_epoch, handled, per_gci))
-        if count <= 0:
-            return
-        rows = changed / count
-        size = int(rows * BINLOG_BYTES_PER_WRITE) + BINLOG_BYTES_PER_EPOCH
-        inserts, updates = int(rows * 0.3), int(rows * 0.6)
-        deletes = max(0, int(rows) - inserts - updates)
-        while count > 0:
-            current = self.files[-1]
-            # the epoch whose transaction reaches max_binlog_size is the file's last
-            fit = min(count, max(1, math.ceil((MAX_BINLOG_SIZE - current.size) / size)))
-            start = current.size
-            self._grow(fit * size)
-            self.segments.append(
-                Segment(
-                    _step_back(handled, count - fit, per_gci), fit, per_gci, current.name,
-                    start, size, inserts, updates, deletes, self.files[-1].name, self.position,
-                )
-            )  # fmt: skip
-            count -= fit
-        self.written_epoch = handled
-
-    def _append(self, size: int, epoch: int) -> Sample:
-        self._grow(size)
-        return Sample(epoch, self.files[-1].name, self.position)
-
-    def _grow(self, size: int) -> None:
-        current = self.files[-1]
-        current.size += size
-        if current.size >= MAX_BINLOG_SIZE:
-            number = int(current.name.rsplit(".", 1)[1]) + 1
-            current.closed_at = self.source.now
-            self.files.append(BinlogFile(f"binlog.{number:06d}", self.first_position))
-            self._purge()
-
-    def _purge(self) -> None:
-        """At a rotation, the server purges the files closed longer ago than the expiry,
-        and their ndb_binlog_index rows with them."""
-        if self.expire_seconds is None:
-            return
-        horizon = self.source.now - self.expire_seconds
-        expired = {f.name for f in self.files[:-1] if (f.closed_at or 0.0) < horizon}
-        self.files = [f for f in self.files if f.name not in expired]
-        while self.segments and self.segments[0].file in expired:
-            self.segments.popleft()
-
-    @property
-    def position(self) -> int:
-        return self.files[-1].size
-
-    def buffered_epoch(self) -> int:
-        """latest_epoch: the newest epoch complete in the event buffer, subscriber-lag's
-        epochs behind the cluster's."""
+    def buffered_epoch(self, server: BinlogServer) -> int:
+        """latest_epoch: the newest epoch complete in the server's event buffer; the first
+        binlog server's is subscriber-lag's epochs behind the cluster's."""
         if not self.source.is_up():
-            return self.handled_epoch()
-        return epoch_before(self.source.checkpoints, subscriber_lag_epochs(self.source))
+            return self.handled_epoch(server)
+        lag = subscriber_lag_epochs(self.source) if server is self.primary else 0
+        return epoch_before(self.source.checkpoints, lag)
 
-    def handled_epoch(self) -> int:
+    def handled_epoch(self, server: BinlogServer) -> int:
         """latest_handled_binlog_epoch (and latest_received_binlog_epoch), never past the
         event buffer's latest_epoch."""
         epoch = self.source.checkpoints.epoch
+        if server is not self.primary:
+            return epoch
         if self.source.faults.is_active("injector-behind"):
             epoch -= INJECTOR_BEHIND_GCIS << 32
         if self.source.faults.is_active("subscriber-lag"):
-            epoch = min(epoch, self.buffered_epoch())
+            epoch = min(epoch, self.buffered_epoch(server))
         return max(0, epoch)
 
-    # --- the replica: I/O and SQL threads -----------------------------------------------------
+    def _view(self, server: BinlogServer) -> dict[str, Any]:
+        cp = self.source.checkpoints
+        handled = self.handled_epoch(server)
+        return {
+            "source_gci": cp.gci,
+            "buffered_epoch": self.buffered_epoch(server),
+            "received_epoch": handled,
+            "handled_epoch": handled,
+            # an injector put behind has not written what it handled before
+            "written_epoch": min(server.written_epoch, handled),
+            "last_commit_epoch": cp.epoch if self.source.spec.ops_per_second > 0 else 0,
+            "binlog_file": server.files[-1].name,
+            "binlog_position": server.position,
+            "files": [(f.name, f.size) for f in server.files],
+        }
 
-    def _replica_step(self) -> None:
-        faults = self.source.faults
-        wall = self.source.wall_time()
-        if faults.is_active("replica-io-disconnect"):
-            if self.io_error is None:
-                self.io_error = ThreadError(2003, wall)
-            # the first attempt at once, then one each SOURCE_CONNECT_RETRY seconds
-            elapsed = wall - self.io_error.since
-            self.io_attempts = min(self.io_retries, 1 + int(elapsed / RETRY_SECONDS))
-        else:
-            self.io_error = None
-            self.received = self.end
-        sql_errno = 0
-        if faults.is_active("replica-sql-error"):
-            sql_errno = 1032
-        elif self.incident is not None:
-            sql_errno = 1590
-        if sql_errno:
-            if self.sql_error is None or self.sql_error.errno != sql_errno:
-                self.sql_error = ThreadError(sql_errno, wall)
+    def binlog_view(self, node_id: int) -> dict[str, Any]:
+        """What the binlog server `node_id` shows of its injector and binary log now."""
+        with self.source.advanced():
+            self._catch_up()
+            return self._view(self.binlogs[node_id])
+
+    def index_rows(self, node_id: int, after: int) -> tuple[list, int]:
+        """The ndb_binlog_index rows of binlog server `node_id` after epoch `after`, and the
+        oldest epoch it keeps, at this moment."""
+        with self.source.advanced():
+            self._catch_up()
+            server = self.binlogs[node_id]
+            return list(server.index_rows(after)), server.oldest_epoch()
+
+    def purge(self, node_id: int, to: str | None, before: float | None) -> list[str]:
+        """PURGE BINARY LOGS on binlog server `node_id`, TO a file or BEFORE a unix time: the
+        file names purged; KeyError for a file not in its index."""
+        with self.source.advanced():
+            self._catch_up()
+            server = self.binlogs[node_id]
+            if to is not None:
+                return server.purge_to(to)
+            return server.purge_before((before - self.source.epoch) * self.source.spec.speed)
+
+    # --- the replica: its channel -------------------------------------------------------------
+
+    def source_node_at(self, host: str, port: int) -> int | None:
+        """The source SQL node listening at host:port (None: none)."""
+        if host != self.source_host:
+            return None
+        return next((n for n, p in self.source_ports.items() if p == port), None)
+
+    def stop(self, io: bool, sql: bool) -> bool:
+        """STOP REPLICA: the named threads stop; False when they were all stopped already."""
+        with self.source.advanced():
+            self._catch_up()
+            ch = self.channel
+            running = (io and self.io_running() != "No") or (sql and self.sql_running() == "Yes")
+            if io:
+                ch.io_on = ch.connected = False
+                if ch.io_error and ch.io_error.errno == CONNECT_ERROR:
+                    ch.io_error = None
+            if sql:
+                ch.sql_on = False
+            return running
+
+    def start(self, io: bool, sql: bool) -> bool:
+        """START REPLICA: the named threads start (with their last errors cleared); False
+        when they were all running already."""
+        with self.source.advanced():
+            self._catch_up()
+            ch = self.channel
+            starting = False
+            if io and self.io_running() == "No":
+                ch.io_on, ch.io_error, ch.io_attempts, ch.connected = True, None, 0, False
+                starting = True
+            if sql and self.sql_running() != "Yes":
+                ch.sql_on, ch.sql_error = True, None
+                starting = True
+            self._catch_up()
+            return starting
+
+    def change(
+        self,
+        host: str | None = None,
+        port: int | None = None,
+        file: str | None = None,
+        position: int | None = None,
+        user: str | None = None,
+    ) -> None:
+        """CHANGE REPLICATION SOURCE TO with the I/O thread stopped: another source (whose log
+        the channel then reads from its first file unless given one) and where to read from;
+        a file without a position keeps the position, a position is at least 4, the first
+        event of a file (rpl_replica.cc change_receive_options)."""
+        with self.source.advanced():
+            self._catch_up()
+            ch = self.channel
+            row = self._apply_status_row(self.behind_seconds() if ch.sql_on else 0.0)
+            if row is not None:  # the ndb_apply_status row stays; the relay log goes
+                ch.past_rows[row[0]] = row[1:]
+            # a host or port, even the same, names another source (Master_info::clean_info)
+            moved = host is not None or port is not None
+            ch.host = ch.host if host is None else host
+            ch.port = ch.port if port is None else port
+            ch.user = ch.user if user is None else user
+            ch.node_id = self.source_node_at(ch.host, ch.port)
+            current = ch.received or Sample(0, "", 4)
+            if moved:
+                # mysqld forgets the old source's id, uuid and coordinates: '' and 4 unless given
+                ch.source_node, current = None, Sample(0, "", 4)
+            if moved or file is not None or position is not None:
+                file = current.file if file is None else file
+                self._reposition(file, max(4, current.position if position is None else position))
+            ch.connected = False
+
+    def _reposition(self, file: str, position: int) -> None:
+        """Both threads go on from `position` of `file` (the source's first file when '')
+        of the channel's source; the relay log of the old position is gone."""
+        ch = self.channel
+        server = self.binlogs.get(ch.node_id)
+        if server is not None and not file:
+            file = server.files[0].name
+        epoch = server.epoch_before(file, position) if server is not None and file else 0
+        ch.received = ch.applied = Sample(epoch, file, position)
+        ch.applied_from = epoch
+
+    def _unreachable(self) -> bool:
+        ch = self.channel
+        return (
+            self.source.faults.is_active("replica-io-disconnect")
+            or ch.node_id is None
+            or ch.node_id not in self.source.sql_nodes_up()
+        )
+
+    def _receive(self) -> None:
+        """The I/O thread: connect (again), ask the source for its log from where it stands,
+        read to the end."""
+        ch = self.channel
+        if not ch.io_on:
             return
-        self.sql_error = None
-        target = self.received or self.end
-        if self.applied is None or target.epoch > self.applied.epoch:
-            before = self.applied.epoch if self.applied else target.epoch
-            self.applied_epochs += max(0, (target.epoch >> 32) - (before >> 32))
-            self.applied_writes += self.writes_between(before, target.epoch)
-            self._commit_conflicts(self.epochs_between(before, target.epoch))
-            self.applied = target
+        wall = self.source.wall_time()
+        if self._unreachable():
+            if ch.io_error is None:
+                ch.io_error = ThreadError(CONNECT_ERROR, wall)
+                ch.connected = False
+            # the first attempt at once, then one each SOURCE_CONNECT_RETRY seconds
+            elapsed = wall - ch.io_error.since
+            ch.io_attempts = min(self.io_retries, 1 + int(elapsed / RETRY_SECONDS))
+            return
+        ch.io_error = None
+        if not ch.connected:
+            refusal = self._dump_refusal()
+            if refusal is not None:
+                # handle_slave_io: a fatal error reading the source's log stops the thread
+                ch.io_on = False
+                ch.io_error = ThreadError(SOURCE_REFUSED, wall, refusal)
+                return
+            ch.connected, ch.source_node = True, ch.node_id
+        ch.received = self.binlogs[ch.node_id].end
+
+    def _dump_refusal(self) -> str | None:
+        """Why the source refuses to send its log from the I/O thread's position
+        (Binlog_sender::init, check_start_file), None when it sends it."""
+        ch = self.channel
+        server = self.binlogs.get(ch.node_id)
+        if server is None:
+            return NO_BINARY_LOG
+        if ch.received is None:
+            return None
+        size = server.file_size(ch.received.file)
+        if size is None:
+            return NO_SUCH_FILE
+        if ch.received.position > size:
+            return PAST_FILE_END
+        return None
+
+    def _apply(self) -> None:
+        """The SQL thread: apply what the I/O thread received, unless an error stops it."""
+        ch = self.channel
+        server = self.binlogs.get(ch.node_id)
+        target = ch.received
+        if not ch.sql_on or server is None or target is None:
+            return
+        errno, detail = 0, ""
+        incident = server.incident_between(ch.applied or target, target)
+        if self.source.faults.is_active("replica-sql-error"):
+            errno = 1032
+        elif incident is not None:
+            errno, detail = 1590, incident.message
+        if errno:
+            if ch.sql_error is None or ch.sql_error.errno != errno:
+                ch.sql_error = ThreadError(errno, self.source.wall_time(), detail)
+            return
+        ch.sql_error = None
+        applied = ch.applied or target
+        if log_order(target.file, target.position) > log_order(applied.file, applied.position):
+            committed = server.epochs_between(applied.epoch, target.epoch)
+            self.applied_epochs += committed
+            self.applied_writes += server.writes_between(applied.epoch, target.epoch)
+            self._commit_conflicts(committed)
+        ch.applied = target
 
     def _commit_conflicts(self, committed: int) -> None:
         """The conflicts of `committed` epoch transactions the applier commits with the
@@ -342,70 +449,36 @@ class ReplicationLink:
             self.conflict_epochs += min(committed, found)
             self.last_conflict_epoch = self.replica.checkpoints.epoch
 
-    def _rows_between(self, older: int, newer: int) -> Iterator[tuple[Segment, int]]:
-        """The segments with epochs written after `older` up to `newer`, each with how many."""
-        start = max(0, bisect_right(self.segments, older, key=lambda g: g.last_epoch))
-        for i in range(start, len(self.segments)):
-            seg = self.segments[i]
-            if seg.first_epoch > newer:
-                break
-            yield seg, seg.rows_up_to(newer) - seg.rows_up_to(older)
-
-    def writes_between(self, older: int, newer: int) -> int:
-        """Row changes of the epochs written after `older` up to `newer`."""
-        return sum(
-            rows * (seg.inserts + seg.updates + seg.deletes)
-            for seg, rows in self._rows_between(older, newer)
-        )
-
-    def epochs_between(self, older: int, newer: int) -> int:
-        """Epoch transactions (epochs with changes) written after `older` up to `newer`."""
-        return sum(rows for _, rows in self._rows_between(older, newer))
-
-    def row_event_kind(self, epoch: int) -> str | None:
-        """The rows event that takes most of the epoch transaction after `epoch`: `write`,
-        `update` or `delete` (None: none written after it)."""
-        for seg, rows in self._rows_between(epoch, 1 << 64):
-            if rows:
-                changes = {"write": seg.inserts, "update": seg.updates, "delete": seg.deletes}
-                return max(changes, key=changes.__getitem__)
-        return None
-
-    def index_rows(self, after: int = 0) -> Iterator[IndexRow]:
-        """The ndb_binlog_index rows the source keeps of the epochs after `after` (0: all),
-        oldest first."""
-        segments = list(self.segments)
-        start = bisect_right(segments, after, key=lambda g: g.last_epoch)
-        for seg in segments[start:]:
-            for i in range(seg.rows_up_to(after), seg.count):
-                yield seg.row(i)
-
-    def oldest_epoch(self) -> int:
-        """The oldest epoch ndb_binlog_index keeps (0: none)."""
-        return self.segments[0].first_epoch if self.segments else 0
-
-    def transaction_of(self, epoch: int) -> tuple[str, int, int] | None:
-        """(file, start, end) of the newest epoch transaction up to `epoch` as the source wrote it
-        into its binary log; before the oldest one kept, an empty span at that one's start."""
-        if not self.segments:
-            return None
-        i = bisect_right(self.segments, epoch, key=lambda g: g.first_epoch)
-        if i == 0:
-            oldest = self.segments[0]
-            return oldest.file, oldest.position, oldest.position
-        seg = self.segments[i - 1]
-        row = seg.row(seg.rows_up_to(epoch) - 1)
-        if row.next_file == row.file:
-            return row.file, row.position, row.next_position
-        # the transaction closed its file: it ends where that file ends
-        size = next(f.size for f in self.files if f.name == row.file)
-        return row.file, row.position, size
-
     def io_gave_up(self) -> bool:
         """The I/O thread stops when its last attempt fails: rpl_replica.cc connect_to_master
         breaks off once its count of failed attempts reaches SOURCE_RETRY_COUNT, without
         another wait (8.4: the tenth attempt, nine retry intervals after the first)."""
-        return self.io_error is not None and self.io_attempts >= self.io_retries
+        ch = self.channel
+        error = ch.io_error
+        return (
+            error is not None and error.errno == CONNECT_ERROR and ch.io_attempts >= self.io_retries
+        )
+
+    def io_running(self) -> str:
+        ch = self.channel
+        if not ch.io_on or self.io_gave_up():
+            return "No"
+        return "Connecting" if ch.io_error else "Yes"
+
+    def sql_running(self) -> str:
+        ch = self.channel
+        return "Yes" if ch.sql_on and ch.sql_error is None else "No"
+
+    def registered(self, node_id: int) -> bool:
+        """The replica is registered with source SQL node `node_id`: its I/O thread is
+        connected there (its dump thread runs)."""
+        ch = self.channel
+        return ch.node_id == node_id and ch.io_on and ch.connected and ch.io_error is None
+
+    def source_server_id(self) -> int:
+        """@@server_id of the source the channel connected to (0 before it did)."""
+        node_id = self.channel.source_node
+        return 0 if node_id is None else self.source.server_id(node_id)
 
     def behind_seconds(self) -> float:
         params = self.source.faults.get("replica-behind")
@@ -413,52 +486,66 @@ class ReplicationLink:
             return 0.0
         return params.get("seconds", DEFAULT_BEHIND_SECONDS)
 
+    def _shown_applied(self, lag: float) -> tuple[Sample | None, int, tuple | None]:
+        """What the replica shows it applied: its position, epoch and that epoch's transaction
+        (file, start, end) on the channel's source (None before it applied one from there);
+        never past what the source shows written, and `lag` seconds behind."""
+        ch = self.channel
+        server = self.binlogs.get(ch.node_id)
+        applied = ch.applied or ch.received
+        if server is None or applied is None:
+            return applied, 0, None
+        # an injector put behind has not written what it handled before
+        applied_epoch = min(applied.epoch, server.written_epoch, self.handled_epoch(server))
+        if lag and applied_epoch:
+            gcis = math.ceil(lag / self.source.checkpoints.gcp_interval)
+            applied_epoch = max(ch.applied_from, applied_epoch - (gcis << 32))
+        if applied_epoch <= ch.applied_from:
+            return applied, applied_epoch, None
+        transaction = server.transaction_of(applied_epoch)
+        if lag and transaction is not None:
+            # the SQL thread stands at the end of the epoch it applied last
+            applied = Sample(applied_epoch, transaction[0], transaction[2])
+        return applied, applied_epoch, transaction
+
+    def _apply_status_row(self, lag: float) -> tuple | None:
+        """The ndb_apply_status row of the channel's source: server_id, epoch, log_name,
+        start_pos, end_pos."""
+        _, epoch, transaction = self._shown_applied(lag)
+        if transaction is None:
+            return None
+        return (self.binlogs[self.channel.node_id].server_id, epoch, *transaction)
+
     def snapshot(self) -> dict[str, Any]:
-        """The link as both SQL nodes show it, at the source cluster's current time."""
+        """The link as the replica's SQL node shows it (with the first binlog server's
+        injector), at the source cluster's current time."""
         with self.source.advanced():
             self._catch_up()
-            cp = self.source.checkpoints
-            applied = self.applied or self.end
-            lag = self.behind_seconds()
-            handled = self.handled_epoch()
-            # an injector put behind has not written what it handled before
-            written = min(self.written_epoch, handled)
-            applied_epoch = min(applied.epoch, written) if applied else 0
-            if lag and applied_epoch:
-                gcis = math.ceil(lag / cp.gcp_interval)
-                applied_epoch = max(0, applied_epoch - (gcis << 32))
-            transaction = self.transaction_of(applied_epoch) if applied else None
-            if lag and transaction is not None:
-                # the SQL thread stands at the end of the epoch it applied last
-                applied = Sample(applied_epoch, transaction[0], transaction[2])
-            io_running = "Connecting" if self.io_error else "Yes"
-            if self.io_gave_up():
-                io_running = "No"
-            sql_running = "No" if self.sql_error else "Yes"
+            ch = self.channel
+            server = self.binlogs.get(ch.node_id)
+            lag = self.behind_seconds() if ch.sql_on else 0.0
+            applied, applied_epoch, transaction = self._shown_applied(lag)
+            apply_status = dict(ch.past_rows)
+            if (row := self._apply_status_row(lag)) is not None:
+                apply_status[row[0]] = row[1:]
+            sql_running = self.sql_running()
             # the SQL thread has relay log left to apply while it trails the source
-            applying = bool(lag) and self.sql_error is None
+            applying = bool(lag) and sql_running == "Yes" and server is not None
             return {
-                "source_gci": cp.gci,
-                "buffered_epoch": self.buffered_epoch(),
-                "received_epoch": handled,
-                "handled_epoch": handled,
-                "written_epoch": written,
-                "last_commit_epoch": cp.epoch if self.source.spec.ops_per_second > 0 else 0,
-                "binlog_file": self.files[-1].name,
-                "binlog_position": self.position,
-                "files": [(f.name, f.size) for f in self.files],
-                "received": self.received,
+                **self._view(self.primary),
+                "received": ch.received,
                 "applied": applied,
                 "applied_epoch": applied_epoch,
                 "applied_transaction": transaction,
-                "io_running": io_running,
+                "apply_status": sorted((sid, *row) for sid, row in apply_status.items()),
+                "io_running": self.io_running(),
                 "sql_running": sql_running,
-                "io_error": self.io_error,
-                "io_attempts": self.io_attempts,
-                "sql_error": self.sql_error,
-                "incident": self.incident,
+                "io_error": ch.io_error,
+                "io_attempts": ch.io_attempts,
+                "sql_error": ch.sql_error,
+                "incident": self.gap_incident,
                 "seconds_behind": self._seconds_behind(lag, applying),
-                "applying": self.row_event_kind(applied_epoch) if applying else None,
+                "applying": server.row_event_kind(applied_epoch) if applying else None,
                 "data_events": int(self.data_events),
                 "nondata_events": int(self.nondata_events),
                 "event_bytes": int(self.event_bytes),
@@ -475,32 +562,34 @@ class ReplicationLink:
         NULL while the SQL thread is stopped; computed while it has relay log left to apply,
         whatever the I/O thread does; at the end of the relay log 0 while the I/O thread is
         connected, else NULL."""
-        if self.sql_error is not None:
+        if self.sql_running() != "Yes":
             return None
         if applying:
             return int(lag)
-        return 0 if self.io_error is None else None
+        return 0 if self.io_running() == "Yes" else None
 
     def status_values(self, cluster: Cluster, node_id: int) -> dict[str, int]:
         """The Ndb_% status variables the link moves on an SQL node: the source's binlog
-        server runs the injector, the replica's applier node applies."""
+        servers run the injector, the replica's applier node applies."""
+        if cluster is self.source:
+            if node_id not in self.binlogs:
+                return {}
+            with self.source.advanced():
+                self._catch_up()
+            counts = (int(self.data_events), int(self.nondata_events), int(self.event_bytes))
+            values = {}
+            for suffix in ("_injector", ""):
+                for kind, count in zip(("data", "nondata", "bytes"), counts, strict=True):
+                    values[f"Ndb_api_event_{kind}_count{suffix}"] = count
+            return values
         if node_id != cluster.sql_node_id:
             return {}
         s = self.snapshot()
-        if cluster is self.source:
-            return {
-                "Ndb_api_event_data_count_injector": s["data_events"],
-                "Ndb_api_event_nondata_count_injector": s["nondata_events"],
-                "Ndb_api_event_bytes_count_injector": s["event_bytes"],
-                "Ndb_api_event_data_count": s["data_events"],
-                "Ndb_api_event_nondata_count": s["nondata_events"],
-                "Ndb_api_event_bytes_count": s["event_bytes"],
-            }
         applied, txns = s["applied_writes"], s["applied_epochs"]
         # Ndb_replica_max_replicated_epoch rises only for ndb_apply_status rows carrying one of
         # this cluster's own server ids (its epochs come back round a circular setup;
         # ndb_applier.cc atApplyStatusWrite, ndb_replica.cc Channel::update_global_state): on
-        # this one-way replica, whose rows carry the source's server id, it stays 0
+        # this one-way replica, whose rows carry the source's server ids, it stays 0
         values = {"Ndb_replica_max_replicated_epoch": 0, "Ndb_slave_max_replicated_epoch": 0}
         for suffix in ("replica", "slave"):
             values.update(
@@ -561,24 +650,3 @@ def _whole(rows: float) -> int:
     """Whole rows of a count summed from fractions of a second (0.1 s epochs add up to
     29.999... for 30)."""
     return math.floor(rows + 1e-6)
-
-
-def _step_back(epoch: int, steps: int, per_gci: int) -> int:
-    """The epoch `steps` before `epoch` (micro GCIs 0..per_gci-1 in each GCI)."""
-    gci, micro = epoch >> 32, epoch & 0xFFFFFFFF
-    if steps <= micro:
-        return (gci << 32) | (micro - steps)
-    steps -= micro + 1
-    return ((gci - 1 - steps // per_gci) << 32) | (per_gci - 1 - steps % per_gci)
-
-
-def _epochs_after(older: int, newer: int, per_gci: int) -> int:
-    """How many epochs follow `older` up to `newer` (all of them when `older` is 0)."""
-    if newer <= older:
-        return 0
-    if older == 0:
-        return 1 << 62
-    (og, om), (ng, nm) = (older >> 32, older & 0xFFFFFFFF), (newer >> 32, newer & 0xFFFFFFFF)
-    if ng == og:
-        return nm - om
-    return max(0, per_gci - 1 - om) + (ng - og - 1) * per_gci + nm + 1

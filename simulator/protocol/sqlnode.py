@@ -42,6 +42,9 @@ class SqlNode:
                 self.version, self.node_id, self.role, server_id=cluster.server_id(self.node_id)
             )
         )
+        if self.role == "source":
+            binlog = cluster.replication.binlogs[self.node_id]
+            self.store.values["max_binlog_size"] = binlog.max_binlog_size
         self.status = StatusView(self.version)
         self.counters = ServerCounters()
         self.plans: OrderedDict[tuple, Plan] = OrderedDict()
@@ -70,12 +73,15 @@ class SqlNode:
 
 
 def replication_role(cluster: Cluster, node_id: int) -> str:
-    """ "source" for the binlog server of ndbsim --replica (the source cluster's first SQL
-    node), "replica" for the applier (the replica cluster's first), else ""."""
+    """ "source" for a binlog server of ndbsim --replica (the source cluster's first SQL node,
+    and the next ones with --binlog-servers), "replica" for the applier (the replica cluster's
+    first), else ""."""
     link = cluster.replication
-    if link is None or node_id != cluster.sql_node_id:
+    if link is None:
         return ""
-    return "source" if link.source is cluster else "replica"
+    if link.source is cluster:
+        return "source" if node_id in link.binlogs else ""
+    return "replica" if node_id == cluster.sql_node_id else ""
 
 
 def stack_overrun(node: SqlNode, depth: int) -> SqlError:

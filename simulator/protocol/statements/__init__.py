@@ -7,6 +7,7 @@ from ndbsim.protocol.statements import (  # noqa: F401 (registers their forms)
     admin,
     explain,
     prepared,
+    replica_control,
     replication,
     select,
     show_schema,

@@ -69,7 +69,7 @@ def sql_state(node: SqlNode, snap: dict[str, Any]) -> str:
     log. Behind, a coordinator waits for the transaction the next one depends on
     (rpl_mta_submode.cc Mts_submode_logical_clock::wait_for_last_committed_trx) while a
     worker applies it; without workers the SQL thread applies the rows events itself."""
-    if snap["sql_error"]:
+    if snap["sql_running"] != "Yes":
         return ""
     kind = snap["applying"]
     if kind is None:

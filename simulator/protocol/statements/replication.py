@@ -3,8 +3,8 @@ SLAVE HOSTS/REPLICAS, with the words each version knows, and the rows of the rep
 (performance_schema.replication_*, mysql.ndb_apply_status, mysql.ndb_binlog_index).
 
 A plain ndbsim SQL node replicates nothing: the listings are empty. With `ndbsim --replica` the
-source's SQL node writes the binary log and the replica's SQL node applies it (its one channel
-is the default channel '')."""
+source's binlog servers write their binary logs and the replica's SQL node applies one of them
+(its one channel is the default channel '')."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from ndbsim.engine import infoschema
 from ndbsim.errors import SqlError
-from ndbsim.model.replication import BINLOG_DIR, RETRY_SECONDS, IndexRow
+from ndbsim.model.binlog import BINLOG_DIR, IndexRow
+from ndbsim.model.replication import RETRY_SECONDS, SOURCE_REFUSED
 from ndbsim.protocol import privileges, replies, sysvars
 from ndbsim.protocol.sqltext import syntax_near
 from ndbsim.protocol.statements import applier_threads
@@ -25,10 +26,10 @@ from ndbsim.protocol.statements.results import WireResult, plain
 if TYPE_CHECKING:
     from ndbsim.engine.catalog import TableDef
     from ndbsim.engine.database import Engine
+    from ndbsim.model.replication import ReplicationLink
     from ndbsim.protocol.sqlnode import SqlNode
 
 ZERO_TIME = "0000-00-00 00:00:00.000000"
-REPLICATION_USER = "repl"
 REPORT_HOST = ""  # the replica's --report-host, unset by default
 
 
@@ -56,8 +57,8 @@ async def _binary_log_status(s: Statement) -> WireResult:
     columns = replies.binary_log_status(node.version, new_words)
     rows = []
     if node.role == "source":
-        snap = node.cluster.replication.snapshot()
-        rows.append((snap["binlog_file"], snap["binlog_position"], "", "", ""))
+        view = node.cluster.replication.binlog_view(node.node_id)
+        rows.append((view["binlog_file"], view["binlog_position"], "", "", ""))
     return plain(columns, rows)
 
 
@@ -70,7 +71,7 @@ async def _binary_logs(s: Statement) -> WireResult:
     if node.role != "source":
         raise SqlError(1381, "You are not using binary logging")
     columns = infoschema.replication_columns("statements", "SHOW BINARY LOGS", node.version)
-    files = node.cluster.replication.snapshot()["files"]
+    files = node.cluster.replication.binlog_view(node.node_id)["files"]
     rows = [(name, size, "No")[: len(columns)] for name, size in files]
     return plain(columns, rows)
 
@@ -90,14 +91,19 @@ async def _replicas(s: Statement) -> WireResult:
     link = node.cluster.replication
     rows = []
     # a replica is registered while its I/O thread is connected (its dump thread runs)
-    if node.role == "source" and link.snapshot()["io_error"] is None:
+    if node.role == "source" and _registered(link, node.node_id):
         applier = link.replica.sql_node_id
         replica_uuid = sysvars.server_uuid(applier, "replica")
         rows.append(
             (link.replica.server_id(applier), REPORT_HOST, link.replica_port,
-             link.source_server_id, replica_uuid)
+             link.binlogs[node.node_id].server_id, replica_uuid)
         )  # fmt: skip
     return plain(columns, rows)
+
+
+def _registered(link: ReplicationLink, node_id: int) -> bool:
+    link.snapshot()  # the link at this moment
+    return link.registered(node_id)
 
 
 def _from_84(s: Statement) -> bool:
@@ -113,8 +119,9 @@ def version_fact(name: str, node: SqlNode) -> Any:
     return next(fact["value"] for fact in facts if sysvars.present(fact, server))
 
 
-def binlog_epochs(snap: dict[str, Any]) -> str:
-    """The Status of SHOW ENGINE NDBCLUSTER STATUS's `binlog` row on the binlog server."""
+def binlog_epochs(node: SqlNode) -> str:
+    """The Status of SHOW ENGINE NDBCLUSTER STATUS's `binlog` row on a binlog server."""
+    snap = node.cluster.replication.binlog_view(node.node_id)
     return (
         f"latest_epoch={snap['buffered_epoch']}, latest_trans_epoch={snap['last_commit_epoch']}, "
         f"latest_received_binlog_epoch={snap['received_epoch']}, "
@@ -136,19 +143,38 @@ def _long_time(unix: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S.000000", time.gmtime(unix))
 
 
+def io_errno(node: SqlNode, snap: dict[str, Any]) -> int:
+    """Last_IO_Errno: a connection's error as it is; the source's refusal under the number
+    the I/O thread reports it with (rpl_replica.cc handle_slave_io)."""
+    error = snap["io_error"]
+    if error is None:
+        return 0
+    if error.errno == SOURCE_REFUSED:
+        return version_fact("source_refused_errno", node)
+    return error.errno
+
+
 def io_error_message(node: SqlNode, snap: dict[str, Any]) -> str:
-    """The error of the I/O thread's last attempt to reconnect after the connection broke
-    (rpl_replica.cc connect_to_master with reconnect: "reconnecting")."""
-    link = node.cluster.replication
-    where = f"{link.source_host}:{link.source_port}"
+    """Last_IO_Error: the source's refusal to send its log (handle_slave_io, with the text of
+    the source's Binlog_sender::check_start_file), or the error of the I/O thread's last
+    attempt to connect (rpl_replica.cc connect_to_master: "reconnecting" after a connection
+    it had broke, "connecting" to a source it has not reached since CHANGE REPLICATION
+    SOURCE)."""
+    error = snap["io_error"]
+    if error.errno == SOURCE_REFUSED:
+        reason = error.detail.format(source="source" if new_words(node) else "master")
+        return version_fact("source_refused_error", node).format(errno=error.errno, reason=reason)
+    channel = node.cluster.replication.channel
+    verb = "reconnecting" if channel.source_node is not None else "connecting"
+    where = f"{channel.host}:{channel.port}"
     attempt, retries = snap["io_attempts"], version_fact("retry_count", node)
     if not new_words(node):
         return (
-            f"error reconnecting to master '{REPLICATION_USER}@{where}' - "
+            f"error {verb} to master '{channel.user}@{where}' - "
             f"retry-time: {RETRY_SECONDS}  retries: {attempt}"
         )
     return (
-        f"Error reconnecting to source '{REPLICATION_USER}@{where}'. This was attempt "
+        f"Error {verb} to source '{channel.user}@{where}'. This was attempt "
         f"{attempt}/{retries}, with a delay of {RETRY_SECONDS} seconds between attempts. "
         f"Message: Can't connect to MySQL server on '{where}' (111)"
     )
@@ -161,7 +187,7 @@ def sql_error_message(node: SqlNode, snap: dict[str, Any]) -> str:
     source = "source" if new_words(node) else "master"
     if error.errno == 1590:  # ER_REPLICA_INCIDENT, ER_SLAVE_INCIDENT before 8.0.26
         text = version_fact("incident_error", node)
-        return text.format(incident="LOST_EVENTS", message="cluster disconnect")
+        return text.format(incident="LOST_EVENTS", message=error.detail)
     table = node.cluster.replication.source.dictionary.user_tables[0]
     applied = snap["applied"]
     return (
@@ -214,6 +240,7 @@ def replica_status_values(node: SqlNode, snap: dict[str, Any]) -> dict[str, Any]
     """SHOW SLAVE STATUS of the replica, by the Master/Slave column names in the order of the
     columns (SHOW REPLICA STATUS renames them in the same order; 5.7 ends at Master_TLS_Version)."""
     link = node.cluster.replication
+    channel = link.channel
     received, applied = snap["received"], snap["applied"]
     io_error, sql_error = snap["io_error"], snap["sql_error"]
     sql_message = last_sql_error(node, snap) if sql_error else ""
@@ -223,9 +250,9 @@ def replica_status_values(node: SqlNode, snap: dict[str, Any]) -> dict[str, Any]
     )
     values: dict[str, Any] = {
         "Slave_IO_State": applier_threads.io_state(node, snap),
-        "Master_Host": link.source_host,
-        "Master_User": REPLICATION_USER,
-        "Master_Port": link.source_port,
+        "Master_Host": channel.host,
+        "Master_User": channel.user,
+        "Master_Port": channel.port,
         "Connect_Retry": RETRY_SECONDS,
         "Master_Log_File": received.file if received else "",
         "Read_Master_Log_Pos": received.position if received else 4,
@@ -256,13 +283,13 @@ def replica_status_values(node: SqlNode, snap: dict[str, Any]) -> dict[str, Any]
         "Master_SSL_Key": "",
         "Seconds_Behind_Master": snap["seconds_behind"],
         "Master_SSL_Verify_Server_Cert": "No",
-        "Last_IO_Errno": io_error.errno if io_error else 0,
+        "Last_IO_Errno": io_errno(node, snap),
         "Last_IO_Error": io_error_message(node, snap) if io_error else "",
         "Last_SQL_Errno": sql_error.errno if sql_error else 0,
         "Last_SQL_Error": sql_message,
         "Replicate_Ignore_Server_Ids": "",
-        "Master_Server_Id": link.source_server_id,
-        "Master_UUID": sysvars.server_uuid(link.source.sql_node_id, "source"),
+        "Master_Server_Id": link.source_server_id(),
+        "Master_UUID": source_uuid(link),
         "Master_Info_File": info_file,
         "SQL_Delay": 0,
         "SQL_Remaining_Delay": None,
@@ -286,6 +313,14 @@ def replica_status_values(node: SqlNode, snap: dict[str, Any]) -> dict[str, Any]
     return values
 
 
+def source_uuid(link: ReplicationLink) -> str:
+    """@@server_uuid of the source the channel connected to ('' before it did)."""
+    node_id = link.channel.source_node
+    if node_id is None:
+        return ""
+    return sysvars.server_uuid(node_id, "source" if node_id in link.binlogs else "")
+
+
 def table_rows(node: SqlNode, name: str) -> list[tuple]:
     """Rows of a replication table on this SQL node (empty where it has no part in the link)."""
     link = node.cluster.replication
@@ -293,16 +328,16 @@ def table_rows(node: SqlNode, name: str) -> list[tuple]:
         return []
     snap = link.snapshot()
     if name == "ndb_apply_status" and node.cluster is link.replica:
-        # an NDB table: every SQL node of the replica cluster reads it
-        transaction = snap["applied_transaction"]
-        if transaction is None:
-            return []
-        return [(link.source_server_id, snap["applied_epoch"], *transaction)]
+        # an NDB table: every SQL node of the replica cluster reads it; a row for each binlog
+        # server the applier applied epochs from
+        return list(snap["apply_status"])
     if node.role != "replica":
         return []
     columns = infoschema.replication_columns("tables", TABLES[name], node.version)
     if name == "replication_connection_status":
         rows = [_connection_values(node, snap)]
+    elif name == "replication_applier_status":
+        rows = [_applier_values(snap)]
     else:
         rows = _worker_rows(node, snap)
     return [
@@ -323,13 +358,13 @@ def fill_binlog_index(node: SqlNode, engine: Engine, target: str, table: TableDe
             engine.replace_rows_in(target, table, [])
             engine.fill_marks[target] = (None, 0)
         return
-    link.snapshot()  # the link at this moment
     newest = mark[1] if mark and mark[0] == owner else 0
-    rows = [_index_row(r) for r in link.index_rows(after=newest)]
+    index, oldest = link.index_rows(owner, after=newest)
+    rows = [_index_row(r) for r in index]
     if newest == 0:
         engine.replace_rows_in(target, table, rows)
     else:
-        engine.append_rows_in(target, table, rows, f"epoch < {link.oldest_epoch()}")
+        engine.append_rows_in(target, table, rows, f"epoch < {oldest}")
     engine.fill_marks[target] = (owner, rows[-1][2] if rows else newest)
 
 
@@ -345,6 +380,7 @@ TABLES = {
     "ndb_binlog_index": "mysql.ndb_binlog_index",
     "ndb_apply_status": "mysql.ndb_apply_status",
     "replication_connection_status": "performance_schema.replication_connection_status",
+    "replication_applier_status": "performance_schema.replication_applier_status",
     "replication_applier_status_by_worker": (
         "performance_schema.replication_applier_status_by_worker"
     ),
@@ -364,17 +400,30 @@ def _connection_values(node: SqlNode, snap: dict[str, Any]) -> dict[str, Any]:
     return {
         "CHANNEL_NAME": "",
         "GROUP_NAME": "",
-        "SOURCE_UUID": sysvars.server_uuid(link.source.sql_node_id, "source"),
-        "THREAD_ID": None if error else io_thread,
+        "SOURCE_UUID": source_uuid(link),
+        "THREAD_ID": io_thread if snap["io_running"] == "Yes" else None,
         "SERVICE_STATE": _io_service_state(snap),
         "COUNT_RECEIVED_HEARTBEATS": int(link.source.now // 30),
         "LAST_HEARTBEAT_TIMESTAMP": _long_time(link.source.wall_time()),
         "RECEIVED_TRANSACTION_SET": "",
-        "LAST_ERROR_NUMBER": error.errno if error else 0,
+        "LAST_ERROR_NUMBER": io_errno(node, snap),
         "LAST_ERROR_MESSAGE": io_error_message(node, snap) if error else "",
         "LAST_ERROR_TIMESTAMP": _long_time(error.since) if error else ZERO_TIME,
         "LAST_QUEUED_TRANSACTION": "ANONYMOUS",
         "QUEUEING_TRANSACTION": "",
+    }
+
+
+def _applier_values(snap: dict[str, Any]) -> dict[str, Any]:
+    """replication_applier_status: the channel's applier, ON while the SQL thread runs
+    (table_replication_applier_status.cc make_row). REMAINING_DELAY is NULL without
+    SOURCE_DELAY; the applier meets no temporary error that it would retry a transaction for,
+    so COUNT_TRANSACTIONS_RETRIES stays 0."""
+    return {
+        "CHANNEL_NAME": "",
+        "SERVICE_STATE": "ON" if snap["sql_running"] == "Yes" else "OFF",
+        "REMAINING_DELAY": None,
+        "COUNT_TRANSACTIONS_RETRIES": 0,
     }
 
 
@@ -396,7 +445,7 @@ def _worker_values(
     node: SqlNode, snap: dict[str, Any], worker: int, failed: bool
 ) -> dict[str, Any]:
     error = snap["sql_error"]
-    running = error is None
+    running = snap["sql_running"] == "Yes"
     message = ""
     if failed:
         message = worker_error_message(node, snap) if worker else sql_error_message(node, snap)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 from ndbsim.engine import infoschema, model_tables
-from ndbsim.engine.translate import Plan, parse, quote
+from ndbsim.engine.translate import Plan, assignments, parse, quote
 from ndbsim.errors import CLUSTER_FAILURE, SqlError
 from ndbsim.protocol import privileges
 from ndbsim.protocol.sqltext import syntax_near
@@ -55,7 +55,13 @@ async def select(session: SessionState, sql: str, warnings: list) -> WireResult:
     if offline:
         warnings.append(("Note", 1, _OFFLINE_NOTE))
     filtered = privileges.filtered_tables(session, trees[0])
-    return await asyncio.to_thread(_run, session, plan, offline, reads, filtered, needs_data_nodes)
+    result = await asyncio.to_thread(
+        _run, session, plan, offline, reads, filtered, needs_data_nodes
+    )
+    if result.rows:
+        for position, name in assignments(trees[0]):
+            session.user_vars[name] = result.rows[-1][position]
+    return result
 
 
 def _run(

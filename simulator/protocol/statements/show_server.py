@@ -79,7 +79,7 @@ async def _engine(s: Statement) -> WireResult:
         privileges.require_global(s.session, "PROCESS")
         status = node.cluster.global_status(node.node_id)
         if node.role == "source":
-            binlog = replication.binlog_epochs(node.cluster.replication.snapshot())
+            binlog = replication.binlog_epochs(node)
         elif node.role == "replica":
             binlog = None  # no binary log on the replica's SQL node
         else:

@@ -4,21 +4,27 @@ the replica's threads, and each link fault's effect and return to healthy."""
 from __future__ import annotations
 
 import pytest
-from ndbsim.model import replication
+from ndbsim.model.binlog import BINLOG_BYTES_PER_EPOCH
 from ndbsim.model.cluster import Cluster, ClusterSpec
 from ndbsim.model.faults import FaultError
-from ndbsim.model.replication import INJECTOR_BEHIND_GCIS, ReplicationLink
+from ndbsim.model.replication import INJECTOR_BEHIND_GCIS, SOURCE_REFUSED, ReplicationLink
 from ndbsim.versions import parse_version
 
 
 class Pair:
-    def __init__(self, version_name: str = "8.4", ops_per_second: float = 2000.0) -> None:
+    def __init__(
+        self,
+        version_name: str = "8.4",
+        ops_per_second: float = 2000.0,
+        binlog_servers: int = 1,
+        max_binlog_size: int = 1 << 30,
+    ) -> None:
         self.now = 1000.0
         version = parse_version(version_name)
         source = ClusterSpec(tables=4, ops_per_second=ops_per_second)
         self.source = Cluster(source, version, clock=lambda: self.now)
         self.replica = Cluster(ClusterSpec(tables=4, seed=2), version, clock=lambda: self.now)
-        self.link = ReplicationLink(self.source, self.replica, 157)
+        self.link = ReplicationLink(self.source, self.replica, 157, binlog_servers, max_binlog_size)
 
     def tick(self, seconds: float) -> dict:
         self.now += seconds
@@ -61,12 +67,12 @@ def chained(rows) -> bool:
     )
 
 
-def test_the_index_keeps_every_epoch_until_its_file_is_purged(pair, monkeypatch):
-    monkeypatch.setattr(replication, "MAX_BINLOG_SIZE", 400_000)
-    pair.link.expire_seconds = 60
+def test_the_index_keeps_every_epoch_until_its_file_is_purged():
+    pair = Pair(max_binlog_size=400_000)
+    pair.link.primary.expire_seconds = 60
     for _ in range(60):
         snap = pair.tick(2)
-    rows = list(pair.link.index_rows())
+    rows = list(pair.link.primary.index_rows())
     files = [name for name, _ in snap["files"]]
     assert len(files) >= 2 and files[0] != "binlog.000001"  # the oldest were purged
     assert {r.file for r in rows} == set(files)  # with their rows, and only theirs
@@ -75,7 +81,7 @@ def test_the_index_keeps_every_epoch_until_its_file_is_purged(pair, monkeypatch)
     per_gci = 20  # TimeBetweenGlobalCheckpoints / TimeBetweenEpochs
     ordinals = [(e >> 32) * per_gci + (e & 0xFFFFFFFF) for e in epochs]
     assert ordinals == list(range(ordinals[0], ordinals[0] + len(ordinals)))  # every epoch
-    assert len(rows) > 500 and len(pair.link.segments) <= 60
+    assert len(rows) > 500 and len(pair.link.primary.segments) <= 60
 
 
 def test_the_failover_position_follows_the_newest_applied_epoch(pair):
@@ -88,19 +94,18 @@ def test_the_failover_position_follows_the_newest_applied_epoch(pair):
     snap = pair.tick(1)
     latest = snap["applied_epoch"]
     assert gci(snap["written_epoch"]) - gci(latest) == 450
-    first_after = next(r for r in pair.link.index_rows() if r.epoch > latest)
+    first_after = next(r for r in pair.link.primary.index_rows() if r.epoch > latest)
     file, _, end = snap["applied_transaction"]
     assert (first_after.file, first_after.position) == (file, end)
     assert (snap["applied"].file, snap["applied"].position) == (file, end)
 
 
-def test_the_index_and_files_of_7x_are_never_purged(monkeypatch):
-    monkeypatch.setattr(replication, "MAX_BINLOG_SIZE", 400_000)
-    pair = Pair("7.6")
+def test_the_index_and_files_of_7x_are_never_purged():
+    pair = Pair("7.6", max_binlog_size=400_000)
     for _ in range(30):
         snap = pair.tick(4)
     assert snap["files"][0][0] == "binlog.000001" and len(snap["files"]) >= 3
-    assert chained(list(pair.link.index_rows()))
+    assert chained(list(pair.link.primary.index_rows()))
 
 
 def test_replica_behind_lags_at_once_and_recovers(pair):
@@ -273,3 +278,96 @@ def test_only_transactional_functions_move_the_trans_counters(pair):
 def test_an_unknown_conflict_function_is_refused(pair):
     with pytest.raises(FaultError, match="function must be one of"):
         pair.source.faults.set("conflicts", function="NDB$MAX")
+
+
+# --- binlog servers and failover ----------------------------------------------------------------
+
+
+@pytest.fixture
+def standby() -> Pair:
+    """Two binlog servers, SQL nodes 50 and 51, rotating every 64 KiB."""
+    pair = Pair(binlog_servers=2, max_binlog_size=65536)
+    pair.tick(20)
+    return pair
+
+
+def test_each_binlog_server_writes_the_same_epochs_into_its_own_log(standby):
+    first, second = standby.link.binlogs[50], standby.link.binlogs[51]
+    assert (first.server_id, second.server_id) == (1, 2)
+    rows = {r.epoch: r for r in first.index_rows()}
+    other = {r.epoch: r for r in second.index_rows()}
+    assert rows.keys() == other.keys() and len(rows) > 100
+    epoch = max(rows)
+    assert (rows[epoch].inserts, rows[epoch].updates) == (
+        other[epoch].inserts,
+        other[epoch].updates,
+    )
+    assert (rows[epoch].file, rows[epoch].position) != (other[epoch].file, other[epoch].position)
+    # the standby's mysqld restarted once: its second file opens with an incident
+    assert [(i.file, i.start, i.message) for i in second.incidents] == [
+        ("binlog.000002", 157, "mysqld startup")
+    ]
+    assert chained(list(second.index_rows()))
+
+
+def failover(pair: Pair, node_id: int, file: str, position: int) -> dict:
+    pair.link.stop(io=True, sql=True)
+    port = pair.link.source_ports[node_id]
+    pair.link.change(host=pair.link.source_host, port=port, file=file, position=position)
+    pair.link.start(io=True, sql=True)
+    return pair.tick(1)
+
+
+def test_the_standby_resumes_with_the_epoch_after_the_newest_applied(standby):
+    """The manual's query on the standby: @latest's next_file/next_position; from there the
+    applier commits one transaction per standby row after @latest, with its changes."""
+    standby.link.stop(io=True, sql=True)
+    stopped = standby.tick(5)
+    latest = max(row[1] for row in stopped["apply_status"])
+    row = next(r for r in standby.link.binlogs[51].index_rows() if r.epoch == latest)
+    snap = failover(standby, 51, row.next_file, row.next_position)
+    snap = standby.tick(5)
+    applied = snap["applied_epoch"]
+    resumed = [r for r in standby.link.binlogs[51].index_rows() if latest < r.epoch <= applied]
+    assert resumed[0].epoch > latest and (resumed[0].file, resumed[0].position) == (
+        row.next_file,
+        row.next_position,
+    )
+    assert snap["applied_epochs"] - stopped["applied_epochs"] == len(resumed)
+    assert snap["applied_writes"] - stopped["applied_writes"] == sum(
+        r.inserts + r.updates + r.deletes for r in resumed
+    )
+    assert [r[0] for r in snap["apply_status"]] == [1, 2]
+    assert snap["apply_status"][1][1:] == (
+        applied,
+        *standby.link.binlogs[51].transaction_of(applied),
+    )
+
+
+def test_a_position_before_an_incident_stops_the_applier(standby):
+    snap = failover(standby, 51, "binlog.000002", 157)
+    assert snap["io_running"] == "Yes" and snap["sql_running"] == "No"
+    assert (snap["sql_error"].errno, snap["sql_error"].detail) == (1590, "mysqld startup")
+
+
+def test_the_source_refuses_a_purged_file_and_a_position_past_its_end(standby):
+    server = standby.link.binlogs[51]
+    purged = server.purge_to(server.files[3].name)
+    assert purged == ["binlog.000001", "binlog.000002", "binlog.000003"]
+    assert {r.file for r in server.index_rows()}.isdisjoint(purged)
+    snap = failover(standby, 51, "binlog.000002", 4)
+    assert snap["io_running"] == "No" and snap["io_error"].errno == SOURCE_REFUSED
+    assert snap["io_error"].detail.startswith("Could not find first log file name")
+    end = server.files[-1]
+    snap = failover(standby, 51, end.name, end.size + BINLOG_BYTES_PER_EPOCH * 10**6)
+    assert snap["io_error"].detail.startswith("Client requested {source} to start")
+
+
+def test_a_restarted_binlog_server_opens_a_file_with_an_incident(standby):
+    standby.source.stop_node(50)
+    snap = standby.tick(2)
+    assert snap["io_running"] == "Connecting" and snap["io_error"].errno == 2003
+    standby.source.start_node(50)
+    snap = standby.tick(2)
+    assert snap["io_running"] == "Yes" and snap["sql_error"].errno == 1590
+    assert standby.link.primary.incidents[-1].message == "mysqld startup"

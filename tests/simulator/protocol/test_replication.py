@@ -13,6 +13,7 @@ from ndbsim.errors import SQLSTATES
 from ndbsim.model.faults import FaultError, Faults
 
 from tests.simulator.protocol.statement_corpus import FOREIGN, mutations
+from tests.support.polling import poll
 
 pytestmark = pytest.mark.integration
 
@@ -62,15 +63,6 @@ def binlog_row(sim) -> dict[str, int]:
 
 def replica_status(sim) -> dict:
     return replica(sim, "SHOW REPLICA STATUS")[0]
-
-
-def wait_until(check, timeout: float = 10.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result or time.monotonic() > deadline:
-            return result
-        time.sleep(0.2)
 
 
 def test_the_pair_has_a_binlog_server_and_an_applier(healthy):
@@ -284,42 +276,6 @@ def test_apply_status_holds_the_binlog_position_of_the_applied_epoch(healthy, se
         assert applied["end_pos"] <= status["Exec_Source_Log_Pos"] < binlog["Position"]
 
 
-def test_the_failover_query_finds_where_the_replica_stopped():
-    """The manual's failover: the replica's newest applied epoch from ndb_apply_status, then
-    the first ndb_binlog_index row after it is where to resume; with the replica 900 s behind
-    (a minute and a half of cluster time at a thousand times the speed) that is the end of the
-    applied epoch's transaction, where the replica's SQL thread stands."""
-    with running_ndbsim(replica=True, speed=1000) as sim:
-        while sim.status()["cluster_time"] < 1200:
-            time.sleep(0.2)
-        sim.fault("replica-behind", seconds=900)
-        applied = _apply_status(sim)
-        resume = source(
-            sim,
-            "SELECT SUBSTRING_INDEX(File, '/', -1) AS file, Position AS position "
-            f"FROM mysql.ndb_binlog_index WHERE epoch > {applied['epoch']} "
-            "ORDER BY epoch ASC LIMIT 1",
-        )[0]
-        assert (resume["file"], resume["position"]) == (applied["log_name"], applied["end_pos"])
-        # read a moment later: the replica has applied on since (a second is 1000 here)
-        status = replica_status(sim)
-        assert (status["Relay_Source_Log_File"], status["Exec_Source_Log_Pos"]) >= (
-            resume["file"],
-            resume["position"],
-        )
-        binlog = source(sim, "SHOW BINARY LOG STATUS")[0]
-        assert (resume["file"], resume["position"]) < (binlog["File"], binlog["Position"])
-        assert binlog_row(sim)["latest_applied_binlog_epoch"] - applied["epoch"] >= 450 << 32
-        # read again, the index has grown: every row chains to the next, none twice
-        chain = source(
-            sim,
-            "SELECT COUNT(*) AS n, COUNT(DISTINCT a.epoch) AS epochs, COUNT(b.epoch) AS linked "
-            "FROM mysql.ndb_binlog_index a LEFT JOIN mysql.ndb_binlog_index b "
-            "ON b.File = a.next_file AND b.Position = a.next_position",
-        )[0]
-        assert chain["n"] == chain["epochs"] == chain["linked"] + 1 > 9000
-
-
 def test_injector_behind(healthy):
     healthy.fault("injector-behind")
     row = binlog_row(healthy)
@@ -351,7 +307,7 @@ def test_injector_gap_stops_the_replica_with_an_incident(healthy):
     assert row["Replica_SQL_Running"] == "No" and row["Last_SQL_Errno"] == 1590
     assert row["Last_SQL_Error"].startswith("The incident LOST_EVENTS occured on the source.")
     healthy.reset()
-    assert wait_until(lambda: replica_status(healthy)["Last_SQL_Errno"] == 0)
+    assert poll(lambda: replica_status(healthy)["Last_SQL_Errno"] == 0)
 
 
 def _conflicts(rows: list[dict]) -> dict[str, int]:
@@ -366,7 +322,7 @@ def test_conflicts_are_counted_on_the_applying_sql_node(healthy):
     before = _replica_conflicts(healthy)
     healthy.fault("conflicts")
     name = "Ndb_conflict_fn_epoch2"
-    assert wait_until(lambda: _replica_conflicts(healthy)[name] > before[name])
+    assert poll(lambda: _replica_conflicts(healthy)[name] > before[name])
     values = _replica_conflicts(healthy)
     # NDB$EPOCH2 is not transactional: the _trans_ counters stay
     assert (
@@ -386,7 +342,7 @@ def test_transactional_conflict_functions_move_the_trans_counters(healthy):
     before = _replica_conflicts(healthy)
     healthy.fault("conflicts", function="NDB$EPOCH2_TRANS")
     name = "Ndb_conflict_trans_row_conflict_count"
-    assert wait_until(lambda: _replica_conflicts(healthy)[name] > before[name])
+    assert poll(lambda: _replica_conflicts(healthy)[name] > before[name])
     healthy.clear("conflicts")
     values = _replica_conflicts(healthy)
     assert values["Ndb_conflict_fn_epoch2_trans"] > before["Ndb_conflict_fn_epoch2_trans"]

@@ -91,3 +91,9 @@ ALERTS["NdbDiskPageBufferHitRatioLow"] = (
 BELOW_ALERTS = {
     "NdbDiskPageBufferHitRatioLow": DISK_PAGE_BUFFER_HIT_RATIO_LOW,
 }
+
+# A restarted data node is done when its mean operation latency (each of transactions, key
+# operations and scans, as its TC measures them) is at most this many times the median of its
+# started peers', judged once it has run this many operations of the kind.
+RESTART_LATENCY_FACTOR = 2.0
+RESTART_LATENCY_MIN_OPERATIONS = 100

@@ -16,6 +16,7 @@ from typing import Any
 from ndbinfo_exporter import logs, targets
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.errors import ConfigError
+from ndbinfo_exporter.health import rolling
 from ndbinfo_exporter.health.findings.evaluation import CHECKS
 from ndbinfo_exporter.report import document, limits, nagios, render
 from ndbinfo_exporter.report.limits import LIMITS
@@ -53,7 +54,10 @@ def configure(command: str, argv: Sequence[str]) -> Run:
         )
     settings = options.settings
     off = {name for name, on in settings.collectors.items() if not on}
-    if command == "check":
+    if options.question is not None:  # the rolling restart answers read what they judge
+        selection = CheckSelection(rolling.CHECKS)
+        names = needed(selection.evaluated(), all_collectors(), off, rolling.READS)
+    elif command == "check":
         names = needed(selection.evaluated(), all_collectors(), off)
     else:  # every enabled collector, and those the default checks need
         wanted = {c.name for c in settings.enabled(all_collectors())}
@@ -148,11 +152,12 @@ def _what_was_read(run: Run, reading: Reading | None) -> tuple[str, ...]:
 
 def _check(run: Run, outcome: Reading | Verdict) -> int:
     reading = outcome if isinstance(outcome, Reading) else None
-    verdict = (
-        outcome
-        if isinstance(outcome, Verdict)
-        else nagios.judge(outcome, run.selection, run.options)
-    )
+    if isinstance(outcome, Verdict):
+        verdict = outcome
+    elif run.options.question is not None:
+        verdict = nagios.answered(outcome, run.options)
+    else:
+        verdict = nagios.judge(outcome, run.selection, run.options)
     if run.options.verbosity >= 2:
         verdict = dataclasses.replace(
             verdict, verbose=verdict.verbose + _what_was_read(run, reading)

@@ -16,10 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ndbinfo_exporter.errors import ConfigError
+from ndbinfo_exporter.health import rolling
 from ndbinfo_exporter.health.findings import alerting, availability, evaluation, management
 from ndbinfo_exporter.health.findings import replication as replication_checks
 from ndbinfo_exporter.health.findings.check import Check
 from ndbinfo_exporter.health.models import Finding
+from ndbinfo_exporter.health.rolling_nodes import UnknownNode, binlog_servers
 from ndbinfo_exporter.report import limits
 from ndbinfo_exporter.report.options import FAMILIES, Options
 from ndbinfo_exporter.report.reading import Reading
@@ -258,4 +260,37 @@ def judge(reading: Reading, selection: CheckSelection, options: Options) -> Verd
         tuple(_line(f, f.severity.upper()) for f in problems)
         + tuple(_line(f, "UNKNOWN") for f in not_judged),
         tuple(_line(f, f.status.upper()) for f in chosen if f.id not in shown),
+    )
+
+
+# The performance data of the rolling restart answers: the nodes, the dead replicas and the
+# limits of the checks they judge by.
+ROLLING_PERFDATA = CheckSelection(
+    (availability.NODES_GONE, availability.DEAD_REPLICAS, *rolling.CHECKS)
+)
+ANSWER_CODE = {"OK": OK, "WARNING": WARNING, "CRITICAL": CRITICAL}
+
+
+def answered(reading: Reading, options: Options) -> Verdict:
+    """check --safe-to-stop N / --restart-done N: the health layer's answer (the view's
+    /api/v1/nodes/N/... answers the same) as a status line, a reason a line. UNKNOWN when
+    the cluster cannot be read or N names no node of it."""
+    blocked = unreadable(reading, options)
+    if blocked is not None:
+        return _alerts_beside(blocked, reading, options)
+    assert reading.inputs is not None and options.question is not None
+    question, node_id = options.question
+    servers = binlog_servers([reading.cluster], reading.cluster.sql_node.system_name)
+    try:
+        answer = rolling.ask(question, node_id, reading.inputs, reading.findings, servers)
+    except UnknownNode as exc:
+        return unknown(str(exc))
+    code = ANSWER_CODE[answer.state]
+    if options.warning_only and code == CRITICAL:
+        code = WARNING
+    return Verdict(
+        code,
+        _one_line(answer.summary),
+        perfdata(reading, ROLLING_PERFDATA, options),
+        tuple(_one_line(reason) for reason in answer.reasons),
     )

@@ -12,7 +12,7 @@ from typing import NoReturn
 from ndbinfo_exporter import __version__
 from ndbinfo_exporter.collectors.base import Collector
 from ndbinfo_exporter.errors import ConfigError
-from ndbinfo_exporter.health import alerts
+from ndbinfo_exporter.health import alerts, rolling
 from ndbinfo_exporter.report.limits import LIMITS, NO_THRESHOLDS, Thresholds, parse_thresholds
 from ndbinfo_exporter.settings import FLAGS, Settings, parse
 
@@ -57,9 +57,20 @@ class Options:
     unreachable_state: str = "unknown"
     verbosity: int = 0
     alerts_url: str | None = None  # Prometheus or Alertmanager whose alerts are findings
+    safe_to_stop: int | None = None  # check --safe-to-stop: the node id asked about
+    restart_done: int | None = None  # check --restart-done: the node id asked about
     host: str | None = None  # -H: overrides the address of --mysqld.address or my.cnf
     port: int | None = None  # -P
     argv: tuple[str, ...] = ()  # as given, for the report's header
+
+    @property
+    def question(self) -> tuple[str, int] | None:
+        """check --safe-to-stop N or --restart-done N: the question and N; None otherwise."""
+        if self.safe_to_stop is not None:
+            return rolling.SAFE_TO_STOP, self.safe_to_stop
+        if self.restart_done is not None:
+            return rolling.RESTART_DONE, self.restart_done
+        return None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -99,6 +110,12 @@ def _alerts_url(text: str) -> str:
     except alerts.AlertsUrlError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
+
+
+def _node_id(text: str) -> int:
+    if not text.isdigit() or not 0 < int(text) < 256:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a node id (1 to 255)")
+    return int(text)
 
 
 def _names(text: str) -> list[str]:
@@ -200,7 +217,27 @@ def parser(command: str) -> _Parser:
             "--warning-only", action="store_true",
             help="report a critical finding as WARNING: for checks that must not page",
         )  # fmt: skip
+        _rolling(p)
     return p
+
+
+def _rolling(p: _Parser) -> None:
+    """The two questions of a rolling restart, instead of the cluster's health."""
+    asked = p.add_mutually_exclusive_group()
+    asked.add_argument(
+        "--safe-to-stop", type=_node_id, metavar="N",
+        help="instead of the checks: OK only when node N (data, management, SQL or API node) "
+        "may be stopped now: every node group keeps a started data node, no other node is "
+        "starting or stopping, an arbitrator stays, no LCP or REDO trouble, no critical alert "
+        "fires (--alerts-url), another binlog server for an SQL node; else CRITICAL, a reason "
+        "a line",
+    )  # fmt: skip
+    asked.add_argument(
+        "--restart-done", type=_node_id, metavar="N",
+        help="instead of the checks: OK when node N is started, its replicas alive, its "
+        "primaries back and its latency within its peers'; WARNING while it is on its way "
+        "(its start phase), CRITICAL while it is not connected",
+    )  # fmt: skip
 
 
 def _flattened(groups: list[list[str]] | None) -> list[str]:
@@ -218,6 +255,10 @@ def parse_options(command: str, argv: Sequence[str], collectors: Sequence[Collec
     timeout = own.timeout or DEFAULT_TIMEOUT + (own.interval or 0)
     if own.interval is not None and own.interval >= timeout:
         raise ConfigError(f"--interval {own.interval:g} does not fit in --timeout {timeout:g}")
+    asked = [f for f in ("safe_to_stop", "restart_done") if getattr(own, f, None) is not None]
+    if asked and getattr(own, "only", None):
+        flag = "--" + asked[0].replace("_", "-")
+        raise ConfigError(f"{flag} answers one question: it takes no --only")
     return Options(
         command=command,
         settings=settings,
@@ -232,6 +273,8 @@ def parse_options(command: str, argv: Sequence[str], collectors: Sequence[Collec
         ),
         unreachable_state=own.unreachable_state,
         alerts_url=own.alerts_url,
+        safe_to_stop=getattr(own, "safe_to_stop", None),
+        restart_done=getattr(own, "restart_done", None),
         verbosity=own.verbose,
         host=own.hostname,
         port=own.port,

@@ -70,10 +70,16 @@ class Stage:
         return max(0.0, self.deadline - time.monotonic())
 
 
-def needed(checks: Sequence[Check], collectors: Sequence[Collector], off: set[str]) -> list[str]:
-    """The collectors the checks read, and the base ones, except those turned off by a flag;
-    a collector the exporter leaves off by default is read when a selected check needs it."""
-    names = {*BASE, *(name for check in checks for name in check.reads)}
+def needed(
+    checks: Sequence[Check],
+    collectors: Sequence[Collector],
+    off: set[str],
+    extra: Sequence[str] = (),
+) -> list[str]:
+    """The collectors the checks read, the base ones and ``extra``, except those turned off by
+    a flag; a collector the exporter leaves off by default is read when a selected check needs
+    it."""
+    names = {*BASE, *extra, *(name for check in checks for name in check.reads)}
     return [c.name for c in collectors if c.name in names and c.name not in off]
 
 

@@ -13,12 +13,15 @@ from string import Template
 from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
 from ndbinfo_exporter import __version__
+from ndbinfo_exporter.health import rolling
 from ndbinfo_exporter.health.alerts import AlertSource
+from ndbinfo_exporter.health.findings.alerting import with_alerts
 from ndbinfo_exporter.health.models import (
     AlertsView,
     ClusterView,
@@ -27,6 +30,7 @@ from ndbinfo_exporter.health.models import (
     PlacementView,
     TableFragments,
 )
+from ndbinfo_exporter.health.rolling_nodes import UnknownNode, binlog_servers
 from ndbinfo_exporter.health.thresholds import (
     DATA_MEMORY_CRITICAL,
     DATA_MEMORY_WARNING,
@@ -119,6 +123,9 @@ TargetQuery = Annotated[
 AuthModuleQuery = Annotated[
     str | None, Query(description="my.cnf [client.NAME] section whose credentials to use")
 ]
+NodeIdPath = Annotated[
+    int, PathParam(ge=1, le=255, description="Node id of a data, management, SQL or API node")
+]
 
 
 def answer(body: Body, request: Request, freshness: dict[str, str] | None = None) -> Response:
@@ -149,6 +156,10 @@ class _Views:
             "X-View-Refreshing": "true" if view.refreshing else "false",
         }
 
+    def clusters(self) -> list[ClusterView]:
+        """The cluster as every SQL node looked at lately sees it (one a target)."""
+        return [model.cluster for model in self._targets.models()]
+
     @staticmethod
     async def reachable(view: ViewSource, first_placement: bool = False) -> ViewModel:
         model = await view.model(placement=first_placement)
@@ -178,7 +189,9 @@ def make_router(
     api = APIRouter(prefix="/api/v1", route_class=JsonErrorRoute, tags=["cluster view"])
     _targets_route(api, view_targets)
     alert_source = AlertSource(settings.view_alerts_url, view_targets.interval)
-    _model_routes(api, _Views(view_targets), alert_source)
+    views = _Views(view_targets)
+    _model_routes(api, views, alert_source)
+    _node_routes(api, views, alert_source)
     _closing_routes(api, alert_source)
     router.include_router(api)
     return router
@@ -340,6 +353,68 @@ def _model_routes(api: APIRouter, views: _Views, alert_source: AlertSource) -> N
         view = views.source(target, auth_module)
         model = await views.reachable(view)
         return answer(model.bodies["config"], request, views.freshness(view, model))
+
+
+def _asked(
+    question: str, node_id: int, model: ViewModel, findings: list, clusters: list[ClusterView]
+) -> Body:
+    """The health layer's answer (``check --safe-to-stop`` / ``--restart-done`` answer the
+    same) over a model; blocking: on a worker thread."""
+    inputs = rolling.inputs_of(
+        model.result, model.previous, model.cluster, model.placement, model.management
+    )
+    if inputs is None:
+        raise Unavailable(f"SQL node {model.result.target} is unreachable")
+    servers = binlog_servers(clusters, model.cluster.sql_node.system_name)
+    try:
+        return Body.of(rolling.ask(question, node_id, inputs, findings, servers))
+    except UnknownNode as exc:
+        raise ApiFailure(404, str(exc)) from None
+
+
+def _node_routes(api: APIRouter, views: _Views, alert_source: AlertSource) -> None:
+    """The rolling restart's two questions about one node."""
+
+    async def asked(
+        question: str, node_id: int, request: Request, target: str | None, auth: str | None
+    ) -> Response:
+        view = views.source(target, auth)
+        model = await views.reachable(view)
+        findings = with_alerts(model.findings.findings, await alert_source.alerts())
+        clusters = [model.cluster, *views.clusters()]
+        body = await asyncio.to_thread(_asked, question, node_id, model, findings, clusters)
+        return answer(body, request, views.freshness(view, model))
+
+    @api.get(
+        "/nodes/{node_id}/safe-to-stop", response_model=rolling.RollingAnswer, responses=ERRORS
+    )
+    async def get_safe_to_stop(
+        request: Request,
+        node_id: NodeIdPath,
+        target: TargetQuery = None,
+        auth_module: AuthModuleQuery = None,
+    ) -> Response:
+        """Whether node `node_id` may be stopped now: `state` OK only when every node group
+        keeps a started data node, no other node is starting or stopping, an arbitrator stays,
+        no LCP or REDO trouble and no critical alert (--view.alerts-url), and for an SQL node
+        another binlog server; else CRITICAL, with `reasons`. For a preStop hook or a script:
+        `check --safe-to-stop` answers the same. 404 for an id that names no node."""
+        return await asked(rolling.SAFE_TO_STOP, node_id, request, target, auth_module)
+
+    @api.get(
+        "/nodes/{node_id}/restart-done", response_model=rolling.RollingAnswer, responses=ERRORS
+    )
+    async def get_restart_done(
+        request: Request,
+        node_id: NodeIdPath,
+        target: TargetQuery = None,
+        auth_module: AuthModuleQuery = None,
+    ) -> Response:
+        """Whether node `node_id` is done restarting: OK when it is started, its replicas
+        alive, its primaries back and its latency within its peers'; WARNING while it is on
+        its way (its start phase in `reasons`), CRITICAL while it is not connected.
+        `check --restart-done` answers the same. 404 for an id that names no node."""
+        return await asked(rolling.RESTART_DONE, node_id, request, target, auth_module)
 
 
 def _closing_routes(api: APIRouter, alert_source: AlertSource) -> None:

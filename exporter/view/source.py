@@ -91,6 +91,11 @@ class ViewSource:
         return self._target.name
 
     @property
+    def latest(self) -> ViewModel | None:
+        """The newest model there is, without a refresh; None before the first scrape."""
+        return self._model
+
+    @property
     def refreshing(self) -> bool:
         """A refresh of this target runs now."""
         return self._refresh is not None

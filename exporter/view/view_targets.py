@@ -20,6 +20,7 @@ from ndbinfo_exporter.targets import (
 )
 from ndbinfo_exporter.view.models import TargetsView, ViewTarget
 from ndbinfo_exporter.view.source import VIEW_INTERVAL_SECONDS, ViewSource
+from ndbinfo_exporter.view.view_model import ViewModel
 
 # Sources kept at once (each holds one scrape result and its models); the least recently
 # viewed is dropped first.
@@ -53,6 +54,10 @@ class ViewTargets:
                 self._sources.popitem(last=False)
         self._sources.move_to_end(target.key)
         return source
+
+    def models(self) -> list[ViewModel]:
+        """The newest model of every target looked at lately, without a refresh."""
+        return [m for s in self._sources.values() if (m := s.latest) is not None]
 
     def listing(self) -> TargetsView:
         default = self._default()

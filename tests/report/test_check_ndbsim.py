@@ -5,6 +5,7 @@ denied, and the report's status equal to the check's. One ndbsim for the module.
 from __future__ import annotations
 
 import subprocess
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -219,3 +220,41 @@ def test_with_alerts_a_firing_alert_is_judged_at_its_severity_whatever_only_sele
         3,
         "NDB UNKNOWN - argument --alerts-url: 'prom:9090' is not an http:// or https:// URL\n",
     )
+
+
+def test_safe_to_stop_a_data_node_while_its_partner_is_up_and_not_once_it_is_down(sim):
+    """The node group of data nodes 1 and 2 keeps 2 while 1 stops; with 2 stopped, stopping 1
+    would lose it."""
+    ok = run("check", "--safe-to-stop", "1", *of(sim), password=PASSWORD)
+    sim.stop_node(2)
+    lost = run("check", "--safe-to-stop", "1", *of(sim), password=PASSWORD)
+    assert ok.returncode == 0, ok.stdout
+    assert ok.stdout.startswith("NDB OK - data node 1 is safe to stop: node group 0 keeps")
+    assert "'ndbd_nodes'=2;;;0;2" in perfdata(ok)
+    assert lost.returncode == 2, lost.stdout
+    first, *reasons = lost.stdout.splitlines()
+    assert first.startswith("NDB CRITICAL - data node 1 is not safe to stop: node group 0 ")
+    assert reasons[0].startswith("node group 0 would be lost with it")
+
+
+RESTART_POLLS = 60  # check runs, one a second at most, while data node 2 restarts
+
+
+def test_restart_done_is_not_ok_while_the_node_starts_and_ok_once_it_is_started(sim):
+    sim.stop_node(2)
+    stopped = run("check", "--restart-done", "2", *of(sim), password=PASSWORD)
+    sim.start_node(2)
+    starting = run("check", "--restart-done", "2", *of(sim), password=PASSWORD)
+    assert stopped.returncode == 2, stopped.stdout
+    assert stopped.stdout.startswith("NDB CRITICAL - data node 2 has not restarted: ")
+    assert starting.returncode in (1, 2), starting.stdout
+    codes = [starting.returncode]
+    for _ in range(RESTART_POLLS):
+        done = run("check", "--restart-done", "2", *of(sim), password=PASSWORD)
+        codes.append(done.returncode)
+        if done.returncode == 0:
+            break
+        time.sleep(1)
+    assert codes[-1] == 0, done.stdout
+    assert done.stdout.startswith("NDB OK - data node 2 is done restarting")
+    assert set(codes) <= {0, 1, 2}

@@ -225,6 +225,8 @@ async def test_api_root_lists_the_endpoints(client):
         "/api/v1/config",
         "/api/v1/findings",
         "/api/v1/management",
+        "/api/v1/nodes/{node_id}/restart-done",
+        "/api/v1/nodes/{node_id}/safe-to-stop",
         "/api/v1/placement",
         "/api/v1/placement/{table_id}",
         "/api/v1/targets",
@@ -406,3 +408,28 @@ async def test_management_card_shows_nodes_backup_and_latest_events(scraper, cli
     assert events[0]["text"] == "Backup 8 started from 50 has been aborted. Error: 1326"
     assert events[1]["text"] == "Node failure of node 2 completed"
     assert events[3]["text"].endswith(f"{2**32 + 2**20} bytes")
+
+
+async def test_nodes_answer_whether_a_node_may_stop_and_whether_it_is_done(client, scraper):
+    """/api/v1/nodes/N/safe-to-stop and /restart-done answer as check --safe-to-stop and
+    --restart-done do (the health layer's one judgement); an id that names no node is a 404."""
+    from tests.health.scrape_data import arbitration
+
+    await refreshed(client)  # the healthy cluster first: the view keeps node 2's node group
+    scraper.result = arbitration(cluster(stopped=(2,)), 49)
+    clock.now += 11  # the next scrape
+    await refreshed(client)
+    lost = (await client.get("/api/v1/nodes/1/safe-to-stop")).json()
+    assert (lost["state"], lost["node"], lost["question"]) == (
+        "CRITICAL",
+        "data node 1",
+        "safe-to-stop",
+    )
+    assert lost["reasons"][0].startswith("node group 0 would be lost with it")
+    assert (await client.get("/api/v1/nodes/3/safe-to-stop")).json()["state"] == "OK"
+    gone = (await client.get("/api/v1/nodes/2/restart-done")).json()
+    assert (gone["state"], gone["reasons"]) == ("CRITICAL", ["data node 2 is not connected"])
+    missing = await client.get("/api/v1/nodes/99/safe-to-stop")
+    assert missing.status_code == 404
+    assert missing.json()["error"].startswith("node 99 is not a node of this cluster")
+    assert (await client.get("/api/v1/nodes/0/restart-done")).status_code == 400

@@ -23,8 +23,10 @@ SQL
 
 # The README's grants on single tables. A grant on one table needs the table: the SQL node
 # creates mysql.ndb_apply_status when it connects to the cluster, which may come after this
-# first start's script, and the performance_schema.ndb_sync_* tables exist from NDB 8.0.21.
-for table in mysql.ndb_apply_status performance_schema.ndb_sync_pending_objects \
+# first start's script, mysql.ndb_binlog_index exists only on a server built with NDB, and
+# the performance_schema.ndb_sync_* tables exist from NDB 8.0.21.
+for table in mysql.ndb_apply_status mysql.ndb_binlog_index \
+  performance_schema.ndb_sync_pending_objects \
   performance_schema.ndb_sync_excluded_objects \
   performance_schema.replication_applier_status_by_worker \
   performance_schema.replication_applier_status; do

@@ -1,15 +1,23 @@
 """The replication collectors' own rules: the statement each mysqld version names, epochs as
-GCIs without float rounding, the binlog row's text, the applier's retries once per channel, and
-when they run."""
+GCIs without float rounding, the binlog row's text, the applier's retries once per channel, an
+empty or missing ndb_binlog_index, and when they run."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 
 import pytest
-from ndbinfo_exporter.collectors import applier_workers, apply_status, binlog, replica_status
+from mysql.connector import errors
+from ndbinfo_exporter.collectors import (
+    applier_workers,
+    apply_status,
+    binlog,
+    binlog_index,
+    replica_status,
+)
 from ndbinfo_exporter.collectors._epochs import gci, micro_gcp
 from ndbinfo_exporter.collectors.base import BadValue, Context, TargetInfo, collect_rows
+from ndbinfo_exporter.scrape.scraper import collector_rows
 from ndbsim.engine import infoschema
 from ndbsim.protocol import replies
 from ndbsim.versions import SUPPORTED, parse_version
@@ -19,7 +27,9 @@ REPLICATION = (
     applier_workers.COLLECTOR,
     apply_status.COLLECTOR,
     binlog.COLLECTOR,
+    binlog_index.COLLECTOR,
 )
+SERVER_TABLES = (applier_workers.COLLECTOR, binlog_index.COLLECTOR)
 VERSIONS = [parse_version(name) for name in SUPPORTED]
 
 
@@ -43,7 +53,7 @@ def test_replica_status_names_the_statement_of_the_mysqld_version(version, state
 
 
 def test_the_other_collectors_have_one_statement():
-    for collector in (apply_status.COLLECTOR, binlog.COLLECTOR, applier_workers.COLLECTOR):
+    for collector in (c for c in REPLICATION if c is not replica_status.COLLECTOR):
         assert collector.statement(target("5.7.16-ndb-7.5.4-cluster-gpl")) == collector.sql
     assert apply_status.SQL.endswith("LIMIT 64")
     assert applier_workers.SQL.endswith("LIMIT 1024")
@@ -113,6 +123,7 @@ def test_they_run_where_the_ndbcluster_engine_runs(collector):
 def test_a_missing_table_is_no_failure():
     assert apply_status.COLLECTOR.absent_errors == {apply_status.ER_NO_SUCH_TABLE}
     assert applier_workers.COLLECTOR.absent_errors == {applier_workers.ER_NO_SUCH_TABLE}
+    assert binlog_index.COLLECTOR.absent_errors == {binlog_index.ER_NO_SUCH_TABLE}
     assert not replica_status.COLLECTOR.absent_errors and not binlog.COLLECTOR.absent_errors
 
 
@@ -126,11 +137,12 @@ def test_replica_status_reads_columns_its_statement_has(version):
     assert set(replica_status.COLLECTOR.server_reads[statement]) <= set(columns)
 
 
+@pytest.mark.parametrize("collector", SERVER_TABLES, ids=lambda c: c.name)
 @pytest.mark.parametrize("version", VERSIONS, ids=lambda v: v.series)
-def test_applier_workers_reads_columns_every_version_has(version):
-    """The performance_schema tables it reads have its columns on every version
+def test_server_tables_have_the_columns_read_on_every_version(collector, version):
+    """The performance_schema and mysql tables it reads have its columns on every version
     (simulator/data/mysqld/replication.json, from the manual)."""
-    for table, columns in applier_workers.COLLECTOR.server_reads.items():
+    for table, columns in collector.server_reads.items():
         have = infoschema.replication_columns("tables", table, version)
         assert have is not None, f"{table} missing in {version.series}"
         assert set(columns) <= {name for name, _ in have}
@@ -153,3 +165,22 @@ def test_transaction_retries_are_counted_once_per_channel():
         ("", 3.0),
         ("west", 0.0),
     ]
+
+
+class _MissingTable:
+    """A connection whose every statement fails as mysqld's does on a table that does not
+    exist."""
+
+    def rows(self, sql, params=None):
+        raise errors.ProgrammingError(
+            msg="Table 'mysql.ndb_binlog_index' doesn't exist", errno=1146
+        )
+
+
+def test_binlog_index_without_epochs_exports_nothing():
+    """MIN and MAX of an empty ndb_binlog_index are NULL (a SQL node writing no binary log):
+    no series; a missing table (1146) reads as no rows, not as a failure."""
+    context = Context(target=target("8.4.3-cluster", server_id=2))
+    assert list(binlog_index.collect([{"oldest": None, "newest": None}], context)) == []
+    assert collector_rows(_MissingTable(), binlog_index.COLLECTOR, context) == []
+    assert list(binlog_index.collect([], context)) == []

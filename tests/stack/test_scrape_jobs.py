@@ -16,6 +16,7 @@ SQL_NODE_COLLECTORS = {
     "applier_workers",
     "apply_status",
     "binlog",
+    "binlog_index",
 }
 
 

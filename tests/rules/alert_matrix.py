@@ -47,7 +47,10 @@ COMPRESSED = "compressed clock"  # test_e2e_slow_alerts.py: ndbsim and the rules
 class Step:
     """One action on the simulated cluster: `fault` (set `name` with `params`), `clear`,
     `stop` / `start` (node `node`), `restart` (stop and start `node`), `backup` (START
-    BACKUP), `stop-exporter` (the exporter of SQL node `node`), `wait` (`seconds`)."""
+    BACKUP), `stop-exporter` (the exporter of SQL node `node`), `wait` (`seconds`); and what a
+    DBA runs through a MySQL client: `purge-binlogs` (PURGE BINARY LOGS TO the newest file on
+    binlog server `node`), `failover` (the manual's channel failover of the replica to binlog
+    server `node`)."""
 
     action: str
     name: str = ""
@@ -63,6 +66,10 @@ class Step:
             return "START BACKUP"
         if self.action == "wait":
             return f"wait {self.params['seconds']} s"
+        if self.action == "purge-binlogs":
+            return f"PURGE BINARY LOGS on SQL node {self.node}"
+        if self.action == "failover":
+            return f"the replica's channel failed over to SQL node {self.node}"
         return f"{self.action} {self.node}"
 
     def undo(self) -> Step | None:
@@ -218,6 +225,21 @@ ROWS: tuple[Row, ...] = (
         fault("conflicts"),
         {"NdbReplicationConflicts"},
         lingers=True,
+    ),
+    # --- failover to a standby binlog server (ndbsim --replica --binlog-servers 2)
+    _row(
+        "standby-purged",
+        (fault("replica-behind", seconds=900), Step("purge-binlogs", node=51)),
+        {"NdbReplicationLagHigh", "NdbFailoverPositionPurged"},
+        note="the standby's binary logs purged past the replica's position (450 GCIs behind)",
+    ),
+    _row(
+        "channel-failover",
+        (stop(50), Step("failover", node=51)),
+        {"NdbSqlNodeGone", "NdbSqlNodeUnreachable"},
+        settling={"NdbReplicationStopped"},
+        note="the binlog server's SQL node stopped, the replica repositioned on the standby by "
+        "the manual's query: no gap, no lag page",
     ),
     # --- memory, logs and buffers of every data node
     _row(

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tests.rules.alert_matrix import PER_SQL_NODE, Row, Step
+from tests.support import binlog_failover
 
 POLL_SECONDS = 10.0  # rules are evaluated every 15 s
 # At the shipped intervals a fault reaches the rules within a cluster-wide scrape (30 s),
@@ -131,6 +132,13 @@ def apply(step: Step, target: Target) -> None:
         time.sleep(step.params["seconds"])
     elif step.action == "stop-exporter":
         target.stop_exporter(step.node)
+    elif step.action == "purge-binlogs":
+        binlog_failover.purge_binary_logs(sim.account(f"sql{step.node}"))
+    elif step.action == "failover":
+        applier = min(sim.sql_node_ports("replica"))
+        binlog_failover.fail_over(
+            sim.account(f"replica_sql{applier}"), sim.account(f"sql{step.node}")
+        )
     else:
         raise ValueError(f"unknown step {step.action}")
 

@@ -72,6 +72,11 @@ SIMS: dict[str, tuple[int, bool, tuple[str, ...]]] = {
     ),
     "triple": (1, True, (*NO_DISK_DATA, "--data-nodes", "3", "--replicas", "3")),
     "beats": (1, False, NO_DISK_DATA),
+    "standby": (
+        1,
+        True,
+        (*NO_DISK_DATA, "--binlog-servers", "2", "--max-binlog-size", "65536"),
+    ),
 }
 LANES: dict[str, LanePlan] = {
     "replication": LanePlan(
@@ -174,6 +179,7 @@ LANES: dict[str, LanePlan] = {
         "source",
         ("missed-heartbeats", "dead-by-heartbeat", "backup-start-failure", "arbitration-denied"),
     ),
+    "failover": LanePlan("standby", "source", ("standby-purged", "channel-failover"), pair=True),
 }
 
 

@@ -182,7 +182,13 @@ EQUAL_DISK_WRITE_SPEEDS = ("--config", "MinDiskWriteSpeed=20971520")
 
 ROWS: tuple[Row, ...] = (
     # --- replication: ndbsim --replica, the link between the source and the replica cluster
-    _row("replica-sql-error", fault("replica-sql-error"), {"NdbReplicationStopped"}),
+    _row(
+        "replica-sql-error",
+        fault("replica-sql-error"),
+        {"NdbReplicationStopped"},
+        note="an applier worker fails (worker 1 of four on 8.4), the coordinator stops",
+        evidence=("ndb_replica_applier_worker_last_error_number{CLUSTER} > 0",),
+    ),
     _row("replica-io-disconnect", fault("replica-io-disconnect"), {"NdbReplicationStopped"}),
     _row(
         "replica-behind",

@@ -443,8 +443,8 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
             cluster, replica, 154 if version.is_7x else 157, args.binlog_servers,
             args.max_binlog_size,
         )  # fmt: skip
-    engine = Engine(catalog_for(version), replication=replica is not None)
-    replica_engine = Engine(catalog_for(version), replication=True) if replica is not None else None
+    engine = Engine(catalog_for(version))
+    replica_engine = Engine(catalog_for(version)) if replica is not None else None
     for each_cluster, each_engine in ((cluster, engine), (replica, replica_engine)):
         if each_cluster is not None:
             model_tables.sync(each_cluster, each_engine)

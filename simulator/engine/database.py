@@ -79,8 +79,7 @@ class Engine:
     statements that fill or filter the server tables for themselves (their rows are the
     statement's own: session variables, processlist, an account's privileges)."""
 
-    def __init__(self, catalog: Catalog, replication: bool = False):
-        """`replication`: the SQL node of ndbsim --replica, with the replication tables."""
+    def __init__(self, catalog: Catalog):
         self.catalog = catalog
         self.lock = threading.RLock()
         # tables filled by appending (append_rows_in): what the last fill left, per table
@@ -89,7 +88,7 @@ class Engine:
         _configure(self.db)
         self.writes = TableWrites()
         self._cursors = threading.local()
-        self.translator = Translator(catalog, replication)
+        self.translator = Translator(catalog)
         self._tmpdir = "/dev/shm" if os.path.isdir("/dev/shm") else None
         self.meter = ReadMeter()
         self._create_schema()

@@ -254,17 +254,19 @@ MODEL_FED = {
 }
 
 
-def system_tables(
-    database: str, version: NdbVersion, replication: bool = False
-) -> dict[str, TableDef]:
+def system_tables(database: str, version: NdbVersion) -> dict[str, TableDef]:
     """The tables of information_schema, performance_schema or mysql on that version (keys as
-    the schema spells them: upper case in information_schema, lower case elsewhere); the
-    replication tables only on the SQL nodes of ndbsim --replica (`replication`)."""
+    the schema spells them: upper case in information_schema, lower case elsewhere).
+
+    Every SQL node has the replication tables of its version, empty where it has no part in
+    replication: a mysqld built with NDB creates mysql.ndb_binlog_index with the mysql schema
+    and mysql.ndb_apply_status when it connects to the cluster, and performance_schema always
+    holds the replication_* tables."""
     database = database.lower()
     if database == "information_schema":
         return I_S_TABLES
     if database == "mysql":
-        return {**MYSQL_TABLES, **(_replication_tables(database, version) if replication else {})}
+        return {**MYSQL_TABLES, **_replication_tables(database, version)}
     if database == "performance_schema":
         return {
             **{
@@ -272,7 +274,7 @@ def system_tables(
                 for name, t in P_S_TABLES.items()
                 if name not in P_S_SINCE or version.at_least(*P_S_SINCE[name])
             },
-            **(_replication_tables(database, version) if replication else {}),
+            **_replication_tables(database, version),
         }
     return {}
 
@@ -372,7 +374,7 @@ def create(engine: Engine) -> None:
     version = hidden.version
     for schema, database in ((PERF, "performance_schema"), (MYSQL, "mysql")):
         tables = {
-            **system_tables(database, version, replication=True),
+            **system_tables(database, version),
             **(P_S_TABLES if schema == PERF else {}),
         }
         for name, table in tables.items():

@@ -122,9 +122,8 @@ class Session:
 
 
 class Translator:
-    def __init__(self, catalog: Catalog, replication: bool = False):
+    def __init__(self, catalog: Catalog):
         self.catalog = catalog
-        self.replication = replication  # the replication tables are visible
 
     # --- views ----------------------------------------------------------------------------
 
@@ -174,9 +173,7 @@ class Translator:
                     perf.add(f"{schemas.DATA}.{obj.name}")
             elif db.lower() in ("performance_schema", "mysql"):
                 mysql = db.lower() == "mysql"
-                obj = infoschema.system_tables(db, self.catalog.version, self.replication).get(
-                    name.lower()
-                )
+                obj = infoschema.system_tables(db, self.catalog.version).get(name.lower())
                 if obj is None:
                     raise SqlError(1146, f"Table '{db}.{name}' doesn't exist")
                 schema = schemas.MYSQL if mysql else schemas.PERF

@@ -38,9 +38,7 @@ def table_def(session: SessionState, database: str | None, table: str) -> TableD
     if database == SCHEMA:
         obj = session.node.catalog.get(table)
     else:
-        tables = infoschema.system_tables(
-            database, session.node.version, session.node.cluster.replication is not None
-        )
+        tables = infoschema.system_tables(database, session.node.version)
         key = table.upper() if database.lower() == "information_schema" else table.lower()
         obj = tables.get(key)
     if obj is None:

@@ -2,9 +2,9 @@
 SLAVE HOSTS/REPLICAS, with the words each version knows, and the rows of the replication tables
 (performance_schema.replication_*, mysql.ndb_apply_status, mysql.ndb_binlog_index).
 
-A plain ndbsim SQL node replicates nothing: the listings are empty. With `ndbsim --replica` the
-source's binlog servers write their binary logs and the replica's SQL node applies one of them
-(its one channel is the default channel '')."""
+A plain ndbsim SQL node replicates nothing: the listings and the tables are empty. With
+`ndbsim --replica` the source's binlog servers write their binary logs and the replica's SQL
+node applies one of them (its one channel is the default channel '')."""
 
 from __future__ import annotations
 

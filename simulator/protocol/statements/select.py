@@ -127,9 +127,7 @@ def _fill_dynamic(session: SessionState, tables: frozenset[str]) -> None:
             continue
         if name in replication.TABLES:
             database = "mysql" if schema == infoschema.MYSQL else "performance_schema"
-            table = infoschema.system_tables(
-                database, session.node.version, session.node.cluster.replication is not None
-            )[name]
+            table = infoschema.system_tables(database, session.node.version)[name]
             target = f"{quote(schema)}.{quote(name)}"
             if name == "ndb_binlog_index":
                 replication.fill_binlog_index(session.node, engine, target, table)

@@ -55,9 +55,7 @@ async def _tables(s: Statement) -> WireResult:
         objs = [o for o in objs if privileges.visible_table(session, database, o.name)]
         rows = [(o.name, "VIEW" if o.kind == "view" else "BASE TABLE") for o in objs]
     else:
-        names = infoschema.system_tables(
-            database, session.node.version, session.node.cluster.replication is not None
-        )
+        names = infoschema.system_tables(database, session.node.version)
         kind = "SYSTEM VIEW" if database.lower() == "information_schema" else "BASE TABLE"
         rows = [(name, kind) for name in sorted(names)]
     column = f"Tables_in_{database}"

@@ -14,6 +14,8 @@ from ndb_harness import running_ndbsim
 from ndbsim import versions
 from ndbsim.protocol import status
 
+from tests.support.sqlnode_helpers import start_sql_node
+
 pytestmark = pytest.mark.integration
 
 REFERENCE = json.loads(
@@ -96,6 +98,30 @@ def test_table_columns(pair, table):
     names, rows = _run(sim, port, f"SELECT * FROM {table}")
     assert names == [name for name, _ in expected("tables", table, _server(series))]
     assert len(rows) >= 1
+
+
+@pytest.fixture(scope="module", params=versions.SUPPORTED)
+def plain(request):
+    """A SQL node of an ndbsim without --replica: it writes no binary log and applies nothing."""
+    node, stop = start_sql_node(request.param, data_nodes=2, tables=4)
+    yield request.param, node
+    stop()
+
+
+@pytest.mark.parametrize("table", REFERENCE["tables"])
+def test_a_sql_node_outside_replication_has_the_tables_empty(plain, table):
+    """A mysqld built with NDB has mysql.ndb_binlog_index (created with the mysql schema),
+    mysql.ndb_apply_status (once connected to the cluster) and the performance_schema
+    replication tables: on a SQL node with no part in replication they exist, with the
+    columns of the version, and are empty."""
+    series, node = plain
+    columns = [name for name, _ in expected("tables", table, _server(series))]
+    assert node.query(f"SELECT * FROM {table}", database=None) == (columns, [])
+    database, name = table.split(".")
+    _, listed = node.query(f"SHOW TABLES FROM {database} LIKE '{name}'", database=None)
+    assert listed == [(name,)]
+    _, fields = node.query(f"SHOW COLUMNS FROM {name} FROM {database}", database=None)
+    assert [field[0] for field in fields] == columns
 
 
 def test_the_source_lists_its_replica(pair):

@@ -9,15 +9,19 @@ ndbinfo rows it makes the data nodes read.
 The first form starts ndbsim and the exporter (as a real process; ndbsim on one CPU, the
 exporter and the floor on the other, as if the cluster ran elsewhere), times N steady scrapes
 of /metrics, then times the floor: the statements the exporter runs in a steady scrape (the
-change signal and the default collectors that are not slowly changing; the slowly changing
-ones are served from their last read until a change signal) executed by a separate process
-with mysql-connector alone, fetching every row, with the exporter's concurrency (one
-connection per worker, --exporter.max-connections workers). Scrapes and floor rounds
-alternate, and the ratio is the median of each scrape's time over the floor round that
-follows it: the simulated cluster's own work (checkpoint rounds rewriting its tables) drifts
-over a run, and pairing cancels that drift. It prints the scrape time, the floor, their
-ratio, the series count, the exporter's CPU time per scrape, the rows and time of each
-collector's statement, and the resident memory of both processes. The second form prints
+change signals, the default collectors that are not slowly changing, and the latency
+histograms once they count activity, which the exporter reads at every scrape; the other
+slowly changing collectors are served from their last read until a change signal) executed
+by a separate process with mysql-connector alone, fetching every row, with the exporter's
+concurrency (one connection per worker, --exporter.max-connections workers, a cursor per
+connection). The floor process first imports what the exporter has imported when it serves
+(its command, FastAPI, uvicorn, pydantic: EXPORTER_STACK), so that the two processes'
+memory compares like with like. Scrapes and floor rounds alternate, and the ratio is the
+median of each scrape's time over the floor round that follows it: the simulated cluster's
+own work (checkpoint rounds rewriting its tables) drifts over a run, and pairing cancels that
+drift. It prints the scrape time, the floor, their ratio, the series count, the CPU time of
+the exporter per scrape and of the floor per round, the rows and time of each collector's
+statement, and the resident memory of both processes. The second form prints
 the series count per collector for 2, 8, 16 and 48 data nodes with 200 tables, once ndbsim
 has written its latency histograms (the steady state, not the first scrape). The third
 reads ndbsim's cost meter (GET /stats): the ndbinfo base-table rows of the first scrape, and
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import json
 import os
 import statistics
@@ -46,9 +51,16 @@ from queue import Queue
 import httpx
 import mysql.connector
 from ndb_harness import running_exporter, running_ndbsim
-from ndbinfo_exporter.collectors.base import Collector, Context
+from ndbinfo_exporter.collectors.base import Collector, Context, TargetInfo
 from ndbinfo_exporter.collectors.registry import all_collectors
-from ndbinfo_exporter.scrape.refresh import SIGNAL_SQL
+from ndbinfo_exporter.scrape.refresh import (
+    LINKS_LIMIT,
+    SIGNAL_SQL,
+    Refresher,
+    follows_links,
+    links_sql,
+    parse_signals,
+)
 from ndbinfo_exporter.scrape.sql_node import detect
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
@@ -56,6 +68,16 @@ MAX_CONNECTIONS = 3  # the exporter's default --exporter.max-connections
 WARM_UP_TIMEOUT = 120  # seconds for the first scrape, which reads every collector
 HISTOGRAM_PERIOD = 10  # cluster seconds between ndbsim's writes of its time-track tables
 SERVER_CPU, CLIENT_CPU = 0, 1
+# What the exporter has imported once it serves (python -X importtime -m ndbinfo_exporter.cli):
+# its command and web app, what FastAPI imports while it declares the routes, and what
+# uvicorn loads when its server starts.
+EXPORTER_STACK = (
+    "ndbinfo_exporter.cli",
+    "ndbinfo_exporter.app",
+    "pydantic.v1",
+    "uvicorn.lifespan.on",
+    "uvicorn.protocols.websockets.auto",
+)
 
 
 def rss_kib(pid: int) -> tuple[int, int]:
@@ -154,8 +176,7 @@ def series_by_collector(exposition: str) -> dict[str, int]:
 # --- the floor: a separate process running the same statements with mysql-connector --------
 
 
-def statements(connection, enabled_only: bool) -> list[tuple[Collector, str, tuple | None]]:
-    info = detect(connection)
+def statements(info: TargetInfo, enabled_only: bool) -> list[tuple[Collector, str, tuple | None]]:
     chosen = []
     for collector in all_collectors():
         if (enabled_only and not collector.default_enabled) or not collector.available(info):
@@ -167,56 +188,96 @@ def statements(connection, enabled_only: bool) -> list[tuple[Collector, str, tup
     return chosen
 
 
-def run(connection, collector: Collector | None, sql: str, params) -> int:
-    """Execute and fetch every row with the connector's plain (tuple) cursor; no row when
+def run(cursor, collector: Collector | None, sql: str, params) -> list[tuple]:
+    """Execute and fetch every row (tuples) with the connector's plain cursor; no row when
     what the collector reads does not exist yet (its ``absent_errors``), as in a scrape."""
-    cursor = connection.cursor()
     try:
         cursor.execute(sql, params)
-        return len(cursor.fetchall())
+        return cursor.fetchall()
     except mysql.connector.errors.DatabaseError as exc:
         if collector is None or exc.errno not in collector.absent_errors:
             raise
-        return 0
-    finally:
-        cursor.close()
+        return []
+
+
+def named_rows(cursor, rows: list[tuple]) -> list[dict]:
+    """Rows of the cursor's last statement as the collectors read them (column -> value)."""
+    return [dict(zip(cursor.column_names, row, strict=True)) for row in rows]
+
+
+def signal_statements(
+    cursor, info: TargetInfo, slow: list[Collector]
+) -> list[tuple[None, str, None]]:
+    """The change signals of a steady scrape: SIGNAL_SQL, and where a default collector
+    follows the links signal, the links statement with as many rows as the exporter asks
+    for once it has read them (``Refresher.links_limit``)."""
+    signals = [(None, SIGNAL_SQL, None)]
+    if follows_links(slow):
+        details = "transporter_details" in info.objects
+        links = named_rows(cursor, run(cursor, None, links_sql(LINKS_LIMIT, details), None))
+        refresher = Refresher("floor", max_age=0)
+        refresher.observe(parse_signals([], links=links))
+        signals.append((None, links_sql(refresher.links_limit(slow), details), None))
+    return signals
+
+
+def import_exporter_stack() -> None:
+    """Import what the exporter has imported when it serves, so that the floor process's
+    memory starts where the exporter's does."""
+    for module in EXPORTER_STACK:
+        importlib.import_module(module)
 
 
 def floor_worker(host: str, port: int, user: str) -> None:
     """Answers commands on stdin with one JSON line each: "round" runs the statements of a
-    steady scrape (the change signal, the default collectors that are not slowly changing)
-    once with the exporter's concurrency and gives its time; "collectors" gives the rows and
-    sequential time of every collector's statement; "memory" gives this process's RSS."""
+    steady scrape once with the exporter's concurrency and gives its time: the change
+    signals, the default collectors that are not slowly changing, and those whose rows count
+    activity (the latency histograms) while their last rows counted some, as the exporter
+    reads them at every scrape; "collectors" gives the rows and sequential time of every
+    collector's statement; "memory" gives this process's RSS. The process imports the
+    exporter's stack first, and keeps a cursor per connection as the exporter does."""
+    import_exporter_stack()
     password = os.environ["NDB_BENCH_PASSWORD"]
-    connections: Queue = Queue()
-    for _ in range(MAX_CONNECTIONS):
-        connections.put(mysql.connector.connect(host=host, port=port, user=user, password=password))
-    probe = connections.get()
-    steady = [(c, sql, p) for c, sql, p in statements(probe, enabled_only=True) if not c.slow]
-    default = [(None, SIGNAL_SQL, None), *steady]
-    every = statements(probe, enabled_only=False)
-    connections.put(probe)
+    connections = [
+        mysql.connector.connect(host=host, port=port, user=user, password=password)
+        for _ in range(MAX_CONNECTIONS)
+    ]
+    cursors: Queue = Queue()  # a cursor holds its connection weakly: ``connections`` keeps them
+    for connection in connections:
+        cursors.put(connection.cursor())
+    info = detect(connections[0])
+    default = statements(info, enabled_only=True)
+    slow = [c for c, _, _ in default if c.slow]
+    probe = cursors.get()
+    steady = signal_statements(probe, info, slow) + [s for s in default if not s[0].slow]
+    cursors.put(probe)
+    counting = [s for s in default if s[0].slow and s[0].slow.idle]
+    idle: dict[str, bool] = {}  # collector -> whether its last rows counted nothing
+    every = statements(info, enabled_only=False)
 
-    def job(statement):
-        connection = connections.get()
+    def job(statement) -> None:
+        cursor = cursors.get()
         try:
-            return run(connection, *statement)
+            rows = run(cursor, *statement)
+            collector = statement[0]
+            if collector is not None and collector.slow is not None:
+                idle[collector.name] = collector.slow.idle(named_rows(cursor, rows))
         finally:
-            connections.put(connection)
+            cursors.put(cursor)
 
     def one_round() -> float:
         started = time.perf_counter()
-        list(pool.map(job, default))
+        list(pool.map(job, steady + [s for s in counting if not idle.get(s[0].name)]))
         return time.perf_counter() - started
 
     def per_collector() -> dict:
-        connection = connections.get()
+        cursor = cursors.get()
         stats = {}
         for collector, sql, params in every:
             times = []
             for _ in range(5):
                 started = time.perf_counter()
-                rows = run(connection, collector, sql, params)
+                rows = len(run(cursor, collector, sql, params))
                 times.append(time.perf_counter() - started)
             stats[collector.name] = {
                 "rows": rows,
@@ -224,7 +285,7 @@ def floor_worker(host: str, port: int, user: str) -> None:
                 "default": collector.default_enabled,
                 "slow": collector.slow is not None,
             }
-        connections.put(connection)
+        cursors.put(cursor)
         return stats
 
     with ThreadPoolExecutor(MAX_CONNECTIONS) as pool:
@@ -243,7 +304,7 @@ def floor_worker(host: str, port: int, user: str) -> None:
 
 @contextmanager
 def floor(sim):
-    """A floor worker process; yields ask(command) -> its JSON answer."""
+    """A floor worker process; yields ask(command) -> its JSON answer, and its pid."""
     env = {**os.environ, "NDB_BENCH_PASSWORD": sim.password}
     args = [sys.executable, __file__, "--floor-worker", sim.host, str(sim.port), sim.user]
     process = subprocess.Popen(
@@ -257,7 +318,7 @@ def floor(sim):
         return json.loads(process.stdout.readline())
 
     try:
-        yield ask
+        yield ask, process.pid
     finally:
         process.stdin.close()
         process.wait(timeout=10)
@@ -270,19 +331,21 @@ def cost(scrapes: int, data_nodes: int, tables: int, version: str) -> None:
     with (
         running_ndbsim(ndb_version=version, data_nodes=data_nodes, tables=tables) as sim,
         exporter_process(sim) as (process, url),
-        floor(sim) as ask,
+        floor(sim) as (ask, floor_pid),
     ):
         pin(sim.process.pid, SERVER_CPU)
         scrape(url)  # warm-up: connections, target detection, the slowly changing collectors
         ask("round")
         # Alternate, so that both see the simulated cluster in the same state.
-        times, rounds, text, cpu = [], [], "", 0.0
+        times, rounds, text, cpu, floor_cpu = [], [], "", 0.0, 0.0
         for _ in range(scrapes):
             before = cpu_seconds(process.pid)
             seconds, text = scrape(url)
             cpu += cpu_seconds(process.pid) - before
             times.append(seconds)
+            before = cpu_seconds(floor_pid)
             rounds.append(ask("round"))
+            floor_cpu += cpu_seconds(floor_pid) - before
         exporter_rss, exporter_hwm = rss_kib(process.pid)
         floor_rss, floor_hwm = ask("memory")
         collectors = ask("collectors")
@@ -295,14 +358,16 @@ def cost(scrapes: int, data_nodes: int, tables: int, version: str) -> None:
     print(f"scrape / floor               {ratio:8.2f}x")
     print(f"series                       {sum(series.values()):8d}")
     print(f"exporter CPU per scrape      {cpu / scrapes * 1000:8.1f} ms")
+    print(f"floor CPU per round          {floor_cpu / scrapes * 1000:8.1f} ms")
     print(
         f"exporter RSS                 {exporter_rss / 1024:8.1f} MiB (peak {exporter_hwm / 1024:.1f});"
         f" floor process {floor_rss / 1024:.1f} MiB (peak {floor_hwm / 1024:.1f});"
         f" ratio {exporter_rss / floor_rss:.2f}x"
     )
     print()
-    print("(the slowly changing collectors run on a change signal or at their maximum age;")
-    print(" neither the steady scrapes nor the floor run them)")
+    print("(the slowly changing collectors run on a change signal or at their maximum age, in")
+    print(" neither the steady scrapes nor the floor; those whose rows count activity, the")
+    print(" latency histograms, run in both once they count some)")
     print(f"{'collector':20s} {'default':>7s} {'slow':>5s} {'rows':>6s} {'ms':>8s} {'series':>7s}")
     for name, stats in sorted(collectors.items()):
         print(

@@ -11,6 +11,7 @@ fixture), and content negotiation stays the library's (``choose_encoder``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,6 +26,9 @@ _DIRECT_TYPES = {"gauge", "counter"}
 _OPENMETRICS_EOF = b"# EOF\n"
 # Name escapings that leave valid legacy metric and label names as they are.
 _NAMES_UNCHANGED = {"", "underscores", "allow-utf-8", "values"}
+# Families' header lines kept for reuse: the exporter's families are a few hundred, whatever
+# the cluster.
+HEADERS_KEPT = 1024
 
 
 class _Families(RegistryCollector):
@@ -45,16 +49,25 @@ def registry_of(families: Sequence[Metric]) -> CollectorRegistry:
 @dataclass(frozen=True)
 class Exposition:
     """Families rendered in the Prometheus text format and as an OpenMetrics body (without
-    the closing ``# EOF``, so that bodies can be concatenated)."""
+    the closing ``# EOF``, so that bodies can be concatenated). The two formats differ only in
+    each family's HELP and TYPE lines: its sample lines are kept once, and a format's bytes
+    are joined when a client asks for it."""
 
-    text: bytes
-    openmetrics: bytes
+    # (text format header, OpenMetrics header, sample lines) of each family in turn; the
+    # families the library renders are one part with both bodies whole and no shared lines.
+    parts: tuple[tuple[bytes, bytes, bytes], ...] = ()
+
+    @property
+    def text(self) -> bytes:
+        return b"".join(piece for header, _, samples in self.parts for piece in (header, samples))
+
+    @property
+    def openmetrics(self) -> bytes:
+        return b"".join(piece for _, header, samples in self.parts for piece in (header, samples))
 
     @staticmethod
-    def join(parts: Sequence[Exposition]) -> Exposition:
-        return Exposition(
-            b"".join(part.text for part in parts), b"".join(part.openmetrics for part in parts)
-        )
+    def join(expositions: Sequence[Exposition]) -> Exposition:
+        return Exposition(tuple(part for exposition in expositions for part in exposition.parts))
 
 
 def _escape(value: str) -> str:
@@ -63,7 +76,18 @@ def _escape(value: str) -> str:
     return value
 
 
-def _sample_lines(family: Metric) -> str:
+@functools.lru_cache(maxsize=HEADERS_KEPT)
+def _headers(name: str, kind: str, documentation: str) -> tuple[bytes, bytes]:
+    """A family's HELP and TYPE lines in the text format and in OpenMetrics: the same for
+    every scrape of every target, so made once and shared."""
+    text_name = name + "_total" if kind == "counter" else name
+    text_help = documentation.replace("\\", r"\\").replace("\n", r"\n")
+    text = f"# HELP {text_name} {text_help}\n# TYPE {text_name} {kind}\n"
+    openmetrics = f"# HELP {name} {_escape(documentation)}\n# TYPE {name} {kind}\n"
+    return text.encode(), openmetrics.encode()
+
+
+def _samples(family: Metric) -> bytes:
     lines = []
     for sample in family.samples:
         labels = sample.labels
@@ -72,7 +96,7 @@ def _sample_lines(family: Metric) -> str:
             lines.append(f"{sample.name}{{{pairs}}} {floatToGoString(sample.value)}\n")
         else:
             lines.append(f"{sample.name} {floatToGoString(sample.value)}\n")
-    return "".join(lines)
+    return "".join(lines).encode()
 
 
 def _direct(family: Metric) -> bool:
@@ -93,20 +117,14 @@ def render(families: Sequence[Metric]) -> Exposition:
     """Both formats of these families, in their order."""
     if not all(_direct(family) for family in families):
         registry = registry_of(families)
-        return Exposition(
-            generate_latest(registry), generate_openmetrics(registry)[: -len(_OPENMETRICS_EOF)]
+        openmetrics = generate_openmetrics(registry)[: -len(_OPENMETRICS_EOF)]
+        return Exposition(((generate_latest(registry), openmetrics, b""),))
+    return Exposition(
+        tuple(
+            (*_headers(family.name, family.type, family.documentation), _samples(family))
+            for family in families
         )
-    text, openmetrics = [], []
-    for family in families:
-        samples = _sample_lines(family)
-        name, kind = family.name, family.type
-        text_name = name + "_total" if kind == "counter" else name
-        text_help = family.documentation.replace("\\", r"\\").replace("\n", r"\n")
-        text.append(f"# HELP {text_name} {text_help}\n# TYPE {text_name} {kind}\n{samples}")
-        openmetrics.append(
-            f"# HELP {name} {_escape(family.documentation)}\n# TYPE {name} {kind}\n{samples}"
-        )
-    return Exposition("".join(text).encode(), "".join(openmetrics).encode())
+    )
 
 
 def encode(exposition: Exposition, families: Sequence[Metric], accept: str) -> tuple[bytes, str]:

@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import mysql.connector
@@ -55,26 +55,32 @@ BATCH_ROWS = 1000
 class PooledConnection:
     raw: Any  # mysql.connector connection
     info: TargetInfo  # detected once, when the connection was opened
+    # One cursor for every statement on the connection: the connector's ``cursor()`` pings
+    # the server (a round trip) each time it makes one.
+    _cursor: Any = field(default=None, init=False, repr=False)
 
     def set_deadline(self, deadline: float) -> None:
         """Bound the next reads by a monotonic ``deadline`` (the driver wants whole seconds)."""
         self.raw.read_timeout = max(1, math.ceil(deadline - time.monotonic()))
 
+    def cursor(self) -> Any:
+        """The connection's plain cursor, made at its first statement."""
+        if self._cursor is None:
+            self._cursor = self.raw.cursor()
+        return self._cursor
+
     def rows(self, sql: str, params: tuple[Any, ...] | None = None) -> list[Row]:
         """Every row of the statement as a dict. The plain cursor, zipped with the column
         names once: the connector's dictionary cursor works the names out again for every row."""
-        cursor = self.raw.cursor()
-        try:
-            cursor.execute(sql, params)
-            names = cursor.column_names
-            return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-        finally:
-            cursor.close()
+        cursor = self.cursor()
+        cursor.execute(sql, params)
+        names = cursor.column_names
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
     def each(self, sql: str) -> Generator[Row, None, None]:
         """The statement's rows as dicts, read from the server a batch at a time: whoever
         folds them as they come holds one batch, never every row."""
-        cursor = self.raw.cursor()
+        cursor = self.cursor()
         finished = False
         try:
             cursor.execute(sql)
@@ -87,7 +93,6 @@ class PooledConnection:
             if not finished and self.raw.unread_result:
                 with contextlib.suppress(errors.Error):  # back to the pool with nothing unread
                     cursor.fetchall()
-            cursor.close()
 
 
 class ConnectionPool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import platform
 import time
@@ -25,7 +26,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-NO_EXPOSITION = Exposition(b"", b"")
+NO_EXPOSITION = Exposition()
 Render = Callable[[Sequence[Metric]], Exposition]
 # The client library's errors for a connection that broke or could not be made: the SQL node
 # may have gone away while the collectors read.
@@ -76,6 +77,13 @@ def _unrendered(families: Sequence[Metric]) -> Exposition:
     return NO_EXPOSITION
 
 
+def rows_digest(rows: list[Row]) -> bytes:
+    """A digest of the rows' values: the next rows are told equal by it, without keeping these
+    (a configuration's rows weigh hundreds of kB per target)."""
+    values = repr([tuple(row.values()) for row in rows]).encode()
+    return hashlib.blake2b(values, digest_size=16).digest()
+
+
 def _collect_and_render(
     collector: Collector,
     rows: list[Row],
@@ -85,15 +93,15 @@ def _collect_and_render(
 ) -> Rendered:
     """Rows equal to the previous scrape's (configuration, dictionary, layout) reuse its
     families and text."""
-    values = tuple(tuple(row.values()) for row in rows)
+    digest = rows_digest(rows)
     if (
         previous is not None
-        and previous.values == values
+        and previous.digest == digest
         and previous.target_info == context.target
     ):
         return previous
     families, skipped = collect_rows(collector, rows, context)
-    return Rendered(values, context.target, families, render(families), skipped)
+    return Rendered(digest, context.target, families, render(families), skipped)
 
 
 def collector_rows(

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 class Rendered:
     """A collector's families from one read of its rows, and their exposition text."""
 
-    values: tuple[tuple, ...]  # the rows' values, compact, to tell the next rows equal
+    digest: bytes  # of the rows' values (``scraper.rows_digest``), to tell the next rows equal
     target_info: TargetInfo
     families: list[Metric]
     exposition: Exposition

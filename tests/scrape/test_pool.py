@@ -53,6 +53,28 @@ async def test_connections_are_reused(node):
         pool.close()
 
 
+async def test_statements_on_a_connection_share_one_cursor(node):
+    """The connector's cursor() pings the server (a round trip) each time it makes one: a
+    pooled connection makes one cursor, at its first statement, for all its statements."""
+    pings = []
+
+    def statements(connection):
+        ping = connection.raw.cmd_ping
+        connection.raw.cmd_ping = lambda: pings.append(1) or ping()
+        try:
+            return [connection.rows(FAST) for _ in range(3)]
+        finally:
+            del connection.raw.cmd_ping
+
+    pool = ConnectionPool("n", max_connections=1, query_timeout=5)
+    try:
+        for _ in range(2):
+            assert await pool.run(target(node), statements, 5) == [[{"x": "fast"}]] * 3
+    finally:
+        pool.close()
+    assert len(pings) == 1
+
+
 async def test_capabilities_detected_once_per_connection(node):
     pool = ConnectionPool("n", max_connections=1, query_timeout=5)
     try:

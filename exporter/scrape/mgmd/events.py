@@ -1,8 +1,9 @@
 """What the exporter keeps from the cluster log: events counted by type and source node, the
 latest RECENT_EVENTS events themselves (for their readers), the last completed backup, backups
 aborted or failed to start, arbitration results, the nodes that failed, missed heartbeats or
-stopped by force, the subscribers the data nodes disconnected, each SQL node's event buffer
-and the latest completed global checkpoint. Only the event loop touches it."""
+stopped by force (the last stop of each, and the stops by node and exit code), the subscribers
+the data nodes disconnected, each SQL node's event buffer and the latest completed global
+checkpoint. Only the event loop touches it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from ndbinfo_exporter.scrape.mgmd.exit_codes import stop_forced_text
 from ndbinfo_exporter.scrape.mgmd.protocol import (
     ARBIT_CHOOSE,
     ARBIT_CODES,
@@ -49,7 +51,7 @@ READS = {
     "BackupCompleted": ("backup_id", "n_bytes", "n_bytes_hi", "n_records", "n_records_hi"),
     "ArbitResult": ("code",),
     "ArbitState": ("code",),
-    "NDBStopForced": ("error", "sphase"),
+    "NDBStopForced": ("action", "signum", "error", "sphase", "extra"),
     "DeadDueToHeartbeat": ("node",),
     "MissedHeartbeat": ("node",),
     "NODE_FAILREP": ("failed_node",),
@@ -88,8 +90,15 @@ class CompletedBackup:
 
 @dataclass(frozen=True)
 class ForcedStop:
-    error: int  # NDBStopForced's error (0 for a stop by a signal)
-    start_phase: int  # sphase: the start phase the node was in (0 once started)
+    """A data node's NDBStopForced, which its angel reports when the node process ended on an
+    error or a signal (angel.cpp reportShutdown)."""
+
+    node_id: int
+    time: float  # unix time the exporter received it
+    error: int  # the ndbd exit code; 0 when a signal stopped the node
+    signal: int  # signum: the signal that ended the process, 0 for none
+    start_phase: int  # sphase: the start phase it was in; exit_codes.STARTED_PHASE once started
+    action: int  # the angel's restart bits (exit_codes.RESTARTING, NO_START, INITIAL)
 
 
 @dataclass(frozen=True)
@@ -131,6 +140,8 @@ class ClusterLogState:
     subscribers_disconnected: dict[str, int] = field(default_factory=dict)
     # per source node (str)
     forced_stops: dict[str, ForcedStop] = field(default_factory=dict)
+    # (source node, exit code) -> count
+    forced_stops_by_error: dict[tuple[str, str], int] = field(default_factory=dict)
     event_buffers: dict[str, EventBuffer] = field(default_factory=dict)
     global_checkpoint: GlobalCheckpoint | None = None
 
@@ -179,9 +190,18 @@ class ClusterLogState:
             self.arbitration[key] += 1
 
     def _forced_stop(self, event: Event, now: float) -> None:
-        self.forced_stops[str(event.source_node)] = ForcedStop(
-            event.u32("error"), event.u32("sphase")
+        stop = ForcedStop(
+            event.source_node,
+            now,
+            event.u32("error"),
+            event.u32("signum"),
+            event.u32("sphase"),
+            event.u32("action"),
         )
+        node = str(stop.node_id)
+        self.forced_stops[node] = stop
+        key = (node, str(stop.error))
+        self.forced_stops_by_error[key] = self.forced_stops_by_error.get(key, 0) + 1
 
     def _heartbeat_death(self, event: Event, now: float) -> None:
         _count(self.heartbeat_deaths, event.u32("node"))
@@ -251,9 +271,26 @@ def arbitration_result(event: Event) -> str | None:
     return "won" if result in ARBITRATION_WON else None
 
 
+def forced_stop_text(event: Event) -> str:
+    return stop_forced_text(
+        event.u32("error"),
+        event.u32("signum"),
+        event.u32("sphase"),
+        event.u32("action"),
+        event.u32("extra"),
+    )
+
+
+# Events whose text EventLogger builds from NDB's tables rather than a format.
+TEXT_FUNCTIONS = {"NDBStopForced": forced_stop_text}
+
+
 def describe(event: Event) -> str:
     """The event's text: EventLogger's wording for the common events, else its type name and
     (at most MAX_FIELDS_SHOWN of) its fields."""
+    function = TEXT_FUNCTIONS.get(event.name)
+    if function is not None:
+        return function(event)
     fields: dict[str, object] = dict(event.fields)
     if event.name == "BackupCompleted":
         records, size = event.u64("n_records", "n_records_hi"), event.u64("n_bytes", "n_bytes_hi")

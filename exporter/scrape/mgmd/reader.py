@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from ndbinfo_exporter.collectors.base import MetricSpec, add_states, counter, gauge
 from ndbinfo_exporter.scrape.mgmd import client
 from ndbinfo_exporter.scrape.mgmd.client import Address, Subscription
-from ndbinfo_exporter.scrape.mgmd.events import ClusterLogState, CompletedBackup, LoggedEvent
+from ndbinfo_exporter.scrape.mgmd.events import (
+    ClusterLogState,
+    CompletedBackup,
+    ForcedStop,
+    LoggedEvent,
+)
+from ndbinfo_exporter.scrape.mgmd.exit_codes import exit_code
 from ndbinfo_exporter.scrape.mgmd.protocol import NODE_STATES, NodeStatus, ProtocolError
 from prometheus_client.core import Metric
 
@@ -115,8 +121,24 @@ FORCED_STOP_ERROR = gauge(
 )
 FORCED_STOP_PHASE = gauge(
     "ndb_mgmd_node_forced_stop_start_phase",
-    "Start phase the data node was in at its last forced stop (NDBStopForced; 0 when started).",
+    "Start phase the data node was in at its last forced stop (NDBStopForced; 255 when it had"
+    " started).",
     ("node_id",),
+)
+FORCED_STOP_INFO = gauge(
+    "ndb_mgmd_node_last_forced_stop_info",
+    "1 for the data node's last forced stop (NDBStopForced), with its cause: error (the ndbd"
+    " exit code, 0 for a stop by a signal), signal, and NDB's words for the code from"
+    " ndbd_exit_codes.cpp: message (errArray's text: one per code), classification"
+    " (ndbd_exit_cl_*: internal_error, arbitration_error, ...) and status (ndbd_exit_st_*:"
+    " temporary, permanent, filesystem_error, ...); empty for error 0.",
+    ("node_id", "error", "signal", "message", "classification", "status"),
+)
+FORCED_STOPS = counter(
+    "ndb_mgmd_node_forced_stops_total",
+    "Forced stops (NDBStopForced) received, by data node and ndbd exit code (0 for a stop by"
+    " a signal).",
+    ("node_id", "error"),
 )
 EVENT_BUFFER_USED = gauge(
     "ndb_mgmd_eventbuffer_used_bytes",
@@ -166,6 +188,8 @@ METRICS = (
     SUBSCRIBERS_DISCONNECTED,
     FORCED_STOP_ERROR,
     FORCED_STOP_PHASE,
+    FORCED_STOP_INFO,
+    FORCED_STOPS,
     EVENT_BUFFER_USED,
     EVENT_BUFFER_ALLOCATED,
     EVENT_BUFFER_MAX,
@@ -190,6 +214,7 @@ class ManagementState:
     backups_failed_to_start: int
     last_backup_failure: float | None  # unix time of the last BackupAborted/FailedToStart
     events: tuple[LoggedEvent, ...]
+    forced_stops: tuple[ForcedStop, ...] = ()  # each data node's last, by node id
 
     @property
     def reachable(self) -> bool:
@@ -255,6 +280,7 @@ class MgmdReader:
             backups_failed_to_start=state.backups_failed_to_start,
             last_backup_failure=max((t for t in failures if t is not None), default=None),
             events=tuple(reversed(state.recent)),
+            forced_stops=tuple(sorted(state.forced_stops.values(), key=lambda s: s.node_id)),
         )
 
     @staticmethod
@@ -305,7 +331,7 @@ def log_families(state: ClusterLogState, subscription: Subscription) -> list[Met
     arbitrations = ARBITRATIONS.family()
     for (result, code), count in sorted(state.arbitration.items()):
         arbitrations.add_metric([result, code], count)
-    out += [events, last, arbitrations, *per_node_families(state)]
+    out += [events, last, arbitrations, *per_node_families(state), *forced_stop_families(state)]
     checkpoint = state.global_checkpoint
     if checkpoint is not None:
         out += [_single(GCI, checkpoint.gci), _single(GCI_TIME, checkpoint.time)]
@@ -341,6 +367,27 @@ def per_node_families(state: ClusterLogState) -> list[Metric]:
             family.add_metric([node], value)
         out.append(family)
     return out
+
+
+def forced_stop_families(state: ClusterLogState) -> list[Metric]:
+    """Each data node's last forced stop with its cause, and the stops by node and code."""
+    info, counts = FORCED_STOP_INFO.family(), FORCED_STOPS.family()
+    for node, stop in sorted(state.forced_stops.items(), key=lambda item: int(item[0])):
+        info.add_metric([node, str(stop.error), str(stop.signal), *_cause(stop.error)], 1.0)
+    for (node, error), count in sorted(
+        state.forced_stops_by_error.items(), key=lambda item: (int(item[0][0]), int(item[0][1]))
+    ):
+        counts.add_metric([node, error], count)
+    return [info, counts]
+
+
+def _cause(error: int) -> tuple[str, str, str]:
+    """message, classification and status of an exit code; empty for 0 (a signal), which
+    EventLogger does not look up either."""
+    if not error:
+        return ("", "", "")
+    code = exit_code(error)
+    return (code.message, code.classification, code.status)
 
 
 def _single(spec: MetricSpec, value: float) -> Metric:

@@ -1,9 +1,10 @@
 """The management server's card: what the scrape layer's management server reader keeps of
-one cluster (scrape/mgmd: the last get status, the backups, the latest events), as the API
-serves it."""
+one cluster (scrape/mgmd: the last get status, the backups, the latest events, each data
+node's last forced stop), as the API serves it."""
 
 from __future__ import annotations
 
+from ndbinfo_exporter.health.forced_stops import forced_stop_cards
 from ndbinfo_exporter.health.models import (
     LastBackup,
     LogEvent,
@@ -53,6 +54,9 @@ def management_view(target: str, state: ManagementState) -> ManagementView:
             )
             for e in state.events
         ],
+        forced_stops=forced_stop_cards(
+            state.forced_stops, {n.node_id: n.status for n in state.nodes}
+        ),
     )
 
 

@@ -344,6 +344,30 @@ class LogEvent(BaseModel):
     text: str
 
 
+class ForcedStop(BaseModel):
+    """A data node's last forced stop (NDBStopForced), with NDB's words for its exit code
+    (ndbd_exit_codes.cpp) and what the code usually means."""
+
+    node_id: int
+    time: float = Field(description="Unix time the exporter received the NDBStopForced")
+    error: int = Field(description="ndbd exit code; 0 when a signal ended the process")
+    signal: int = Field(description="Signal that ended the process, 0 for none")
+    message: str | None = Field(None, description="errArray's text for the code; null for 0")
+    classification: str | None = Field(
+        None, description="ndbd_exit_cl_* without the prefix: internal_error, arbitration_error..."
+    )
+    classification_text: str | None = Field(None, description="NDB's text of the classification")
+    status_text: str | None = Field(
+        None, description="What NDB says to do: 'Temporary error, restart node', ..."
+    )
+    start_phase: int | None = Field(
+        None, description="Start phase the node was in; null when it had started"
+    )
+    restarting: bool = Field(description="Its angel starts it again (StopOnError=false)")
+    meaning: str = Field(description="What the code usually means, and where to look")
+    status_now: str | None = Field(None, description="The node's status at the last get status")
+
+
 class ManagementView(BaseModel):
     target: str = Field(description="The SQL node whose cluster this is")
     read_at: float | None = Field(None, description="Unix time of the last get status")
@@ -361,6 +385,10 @@ class ManagementView(BaseModel):
     backups_aborted: int
     backups_failed_to_start: int
     events: list[LogEvent] = Field(description="The latest cluster log events, newest first")
+    forced_stops: list[ForcedStop] = Field(
+        default_factory=list,
+        description="Each data node's last forced stop since the exporter started listening",
+    )
 
 
 class Alert(BaseModel):

@@ -193,6 +193,23 @@ class LogEvent(BaseModel):
     text: str
 
 
+class ForcedStop(BaseModel):
+    node_id: int
+    time: float = Field(description="Unix time its NDBStopForced was received")
+    error: int = Field(description="ndbd exit code; 0 when a signal ended the process")
+    signal: int = Field(description="Signal that ended the process, 0 for none")
+    message: str | None = Field(None, description="NDB's text for the code (errArray)")
+    classification: str | None = Field(
+        None, description="internal_error, arbitration_error, ... (ndbd_exit_cl_*)"
+    )
+    classification_text: str | None = None
+    status_text: str | None = Field(None, description="What NDB says to do")
+    start_phase: int | None = Field(None, description="Start phase; null when it had started")
+    restarting: bool = Field(description="Its angel starts it again")
+    meaning: str = Field(description="What the code usually means")
+    status_now: str | None = Field(None, description="Its status at the last get status")
+
+
 class Management(BaseModel):
     servers: list[ManagementServer]
     nodes: list[ManagedNode] = Field(description="Every node: data, management and API")
@@ -201,6 +218,9 @@ class Management(BaseModel):
     backups_aborted: int
     backups_failed_to_start: int
     events: list[LogEvent] = Field(description="Cluster log events received, newest first")
+    forced_stops: list[ForcedStop] = Field(
+        default_factory=list, description="Each data node's last forced stop received"
+    )
 
 
 class Summary(BaseModel):
@@ -261,7 +281,8 @@ class Report(BaseModel):
         None,
         description="What the management server reports (--mgmd.address): every node's "
         "status, the last completed backup, backups aborted or failed to start, the latest "
-        "cluster log events (those received during the run)",
+        "cluster log events and each data node's last forced stop (those received during "
+        "the run)",
     )
     summary: Summary
     findings: list[ReportFinding] = Field(description="Problems first, as the view lists them")

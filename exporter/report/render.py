@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from ndbinfo_exporter.report.document import Report, ReportFinding
 
@@ -227,6 +228,30 @@ def _management(report: Report) -> Iterator[Table]:
             ("aborted", str(m.backups_aborted)),
             ("failed to start", str(m.backups_failed_to_start)),
         ],
+    )
+    yield _forced_stops_table(report)
+
+
+def _forced_stops_table(report: Report) -> Table:
+    """Each data node's last forced stop: its exit code in NDB's words and what it means."""
+    m = report.management
+    assert m is not None
+    return Table(
+        "Forced stops (cluster log, during this run)",
+        ("node", "when (UTC)", "cause", "classification", "phase", "now", "usually"),
+        [
+            (
+                str(s.node_id),
+                datetime.fromtimestamp(s.time, UTC).strftime("%Y-%m-%d %H:%M:%S"),
+                f"error {s.error}: {s.message}" if s.error else f"signal {s.signal}",
+                f"{s.classification_text}. {s.status_text}" if s.error else "-",
+                _text(s.start_phase),
+                _text(s.status_now) + (" (angel restarts it)" if s.restarting else ""),
+                s.meaning,
+            )
+            for s in m.forced_stops
+        ],
+        note=None if m.forced_stops else "No data node stopped by force.",
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from ndbinfo_exporter import mycnf, targets
 from ndbinfo_exporter.errors import ConfigError
-from ndbinfo_exporter.scrape.mgmd import client, protocol, reader
+from ndbinfo_exporter.scrape.mgmd import client, exit_codes, protocol, reader
 from ndbinfo_exporter.scrape.mgmd.client import Subscription
 from ndbinfo_exporter.scrape.mgmd.events import ClusterLogState, arbitration_result
 from ndbinfo_exporter.scrape.mgmd.reader import MgmdReader, log_families
@@ -225,3 +225,120 @@ def test_counters_an_alert_reads_start_at_zero_for_every_listed_node():
     state.record(_event("type=59", "source_nodeid=2", "error=2341"))
     state.know_nodes([1, 2], [51])  # a later get status keeps the count
     assert state.events[("NDBStopForced", "2")] == 1
+
+
+# NDBStopForced as ndb_mgmd forwards it (parsable listen event, the wire keys of
+# ndb_logevent.cpp; the first as ndbsim's management server sends it): node 3 fails an
+# ndbrequire after it started, node 2 crashes in start phase 4 with a file system error and
+# its angel restarts it initial, node 4 is killed by SIGKILL, node 3 is declared dead.
+FORCED_STOPS = (
+    "type=59\ntime=0\nsource_nodeid=3\naction=0\nsignum=0\nerror=2341\nsphase=255\nextra=0",
+    "type=59\ntime=0\nsource_nodeid=2\naction=5\nsignum=0\nerror=2815\nsphase=4\nextra=0",
+    "type=59\ntime=0\nsource_nodeid=4\naction=0\nsignum=9\nerror=0\nsphase=255\nextra=0",
+    "type=59\ntime=0\nsource_nodeid=3\naction=0\nsignum=0\nerror=2315\nsphase=255\nextra=0",
+)
+
+
+def forced_stops_state() -> ClusterLogState:
+    state = ClusterLogState(clock=lambda: 1000.0)
+    for block in FORCED_STOPS:
+        state.record(protocol.event(block.split("\n")))
+    return state
+
+
+def test_last_forced_stop_per_node_with_ndbs_words_for_its_exit_code():
+    families = {
+        f.name: f for f in log_families(forced_stops_state(), Subscription([], lambda e: None))
+    }
+    info = families["ndb_mgmd_node_last_forced_stop_info"].samples
+    assert [(s.labels, s.value) for s in info] == [
+        (
+            {
+                "node_id": "2",
+                "error": "2815",
+                "signal": "0",
+                "message": "File not found",
+                "classification": "filesystem_inconsistency_error",
+                "status": "filesystem_error",
+            },
+            1.0,
+        ),
+        (
+            {
+                "node_id": "3",
+                "error": "2315",
+                "signal": "0",
+                "message": "Node declared dead. See error log for details",
+                "classification": "arbitration_error",
+                "status": "temporary",
+            },
+            1.0,
+        ),
+        (
+            {
+                "node_id": "4",
+                "error": "0",
+                "signal": "9",
+                "message": "",
+                "classification": "",
+                "status": "",
+            },
+            1.0,
+        ),
+    ]
+    counts = families["ndb_mgmd_node_forced_stops"].samples
+    assert [(s.labels["node_id"], s.labels["error"], s.value) for s in counts] == [
+        ("2", "2815", 1),
+        ("3", "2315", 1),
+        ("3", "2341", 1),
+        ("4", "0", 1),
+    ]
+    phases = families["ndb_mgmd_node_forced_stop_start_phase"].samples
+    assert [(s.labels["node_id"], s.value) for s in phases] == [("2", 4), ("3", 255), ("4", 255)]
+
+
+def test_forced_stop_text_is_eventloggers():
+    """getTextNDBStopForced: the phase only below 255, the restart action only with a signal,
+    the exit code in NDB's words."""
+    texts = [e.text for e in forced_stops_state().recent]
+    assert texts == [
+        "Forced node shutdown completed. Caused by error 2341: 'Internal program error (failed "
+        "ndbrequire)(Internal error, programming error or missing error message, please report "
+        "a bug). Temporary error, restart node'.",
+        "Forced node shutdown completed. Occurred during startphase 4. Caused by error 2815: "
+        "'File not found(Ndbd file system inconsistency error, please report a bug). Ndbd file "
+        "system error, restart node initial'.",
+        "Forced node shutdown completed. Initiated by signal 9.",
+        "Forced node shutdown completed. Caused by error 2315: 'Node declared dead. See error "
+        "log for details(Arbitration error). Temporary error, restart node'.",
+    ]
+
+
+def test_exit_code_table_is_the_whole_errarray():
+    """exporter/data/ndbd-exit-codes.json: every errArray[] row in source order, named by
+    ndbd_exit_codes.h, each classification with its status; a code is looked up as
+    ndbd_exit_message() does (first row, else the sentinel)."""
+    table = exit_codes.table()
+    assert {s["path"] for s in table["source"]} == {
+        "storage/ndb/src/mgmapi/ndbd_exit_codes.cpp",
+        "storage/ndb/include/mgmapi/ndbd_exit_codes.h",
+    }
+    assert all(len(s["commit"]) == 40 for s in table["source"])
+    rows = table["codes"]
+    assert len(rows) == 76 and len({r["code"] for r in rows}) == 75
+    assert [r["line"] for r in rows] == sorted(r["line"] for r in rows)
+    assert {r["code"] for r in rows if r["name"] is None} == {2311, 2802, 2803}
+    assert len(exit_codes.classifications()) == 10
+    assert {r["classification"] for r in rows} <= set(exit_codes.classifications())
+    # 2311 is in errArray twice: the first row wins, as in ndbd_exit_message()
+    assert [r.get("shadowed", False) for r in rows if r["code"] == 2311] == [False, True]
+    assert exit_codes.exit_code(2311).message == "Conflict when selecting restart type"
+    assert exit_codes.exit_code(2303)[1:4] == (
+        "System error, node killed during node restart by other node",
+        "internal_error",
+        "Internal error, programming error or missing error message, please report a bug",
+    )
+    assert exit_codes.exit_code(2302).message.startswith("node id in the configuration")
+    unknown = exit_codes.exit_code(1234)
+    assert (unknown.classification, unknown.status_text) == ("unknown", "Unknown")
+    assert unknown.message.startswith("No message slogan found")

@@ -8,6 +8,7 @@ import dataclasses
 import httpx
 import pytest
 from ndbinfo_exporter.health import thresholds
+from ndbinfo_exporter.scrape.mgmd import protocol
 from ndbinfo_exporter.targets import TargetConfig, Targets
 from ndbinfo_exporter.view import source as source_module
 from ndbinfo_exporter.view.source import LAST_REFRESH
@@ -408,6 +409,34 @@ async def test_management_card_shows_nodes_backup_and_latest_events(scraper, cli
     assert events[0]["text"] == "Backup 8 started from 50 has been aborted. Error: 1326"
     assert events[1]["text"] == "Node failure of node 2 completed"
     assert events[3]["text"].endswith(f"{2**32 + 2**20} bytes")
+
+
+async def test_management_card_has_a_card_per_data_node_that_stopped_by_force(
+    scraper, client, monkeypatch
+):
+    """/api/v1/management: node 2's last NDBStopForced, its exit code in NDB's words, what it
+    usually means and its status at the last get status."""
+    scraper.manager = recorded_manager(monkeypatch)
+    crash = "type=59\ntime=0\nsource_nodeid=2\naction=0\nsignum=0\nerror=2305\nsphase=255"
+    scraper.manager.state.record(protocol.event(crash.split("\n")))
+    clock.now += 60
+    await client.get("/api/v1/management")
+    await refreshed(client)
+    (card,) = (await client.get("/api/v1/management")).json()["forced_stops"]
+    assert (card["node_id"], card["error"], card["signal"], card["start_phase"]) == (
+        2,
+        2305,
+        0,
+        None,
+    )
+    assert card["message"].startswith("Node lost connection to other nodes")
+    assert (card["classification"], card["status_text"]) == (
+        "arbitration_error",
+        "Temporary error, restart node",
+    )
+    assert "arbitration" in card["meaning"] and card["status_now"] == "NO_CONTACT"
+    schema = (await client.get("/openapi.json")).json()["components"]["schemas"]
+    assert "ForcedStop" in schema
 
 
 async def test_nodes_answer_whether_a_node_may_stop_and_whether_it_is_done(client, scraper):

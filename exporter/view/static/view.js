@@ -386,12 +386,27 @@ function renderManagement(m) {
       title: `${n.node_type} node ${n.node_id}${n.version ? " · " + n.version : ""} · connected ${n.connect_count} times` },
     `${n.node_type} ${n.node_id} · ${n.status}${n.start_phase ? ` (phase ${n.start_phase})` : ""}`))
     : h("span", { class: "note" }, "No get status answer yet."));
+  renderForcedStops(m.forced_stops);
   fill("events", m.events.length ? [
     h("thead", {}, h("tr", {}, ["Time", "Severity", "Node", "Event"].map((t) => h("th", {}, t)))),
     h("tbody", {}, m.events.map((e, i) => h("tr", { class: `event ${e.severity}`, "data-testid": `event-${i}`, "data-value": e.type },
       h("td", {}, fmt.time(e.time)), h("td", { class: "sev" }, e.severity), h("td", { class: "num" }, String(e.source_node)),
       h("td", { title: e.type }, e.text)))),
   ] : h("tbody", {}, h("tr", {}, h("td", { class: "note" }, "No event since the exporter started listening."))));
+}
+
+// A card per data node that stopped by force (NDBStopForced): when, its exit code with NDB's
+// message and classification, the start phase, what the code usually means.
+function renderForcedStops(stops) {
+  fill("forced-stops", stops.map((s) => h("div", { class: "crash", "data-testid": `forced-stop-${s.node_id}`, "data-value": String(s.error) },
+    h("h3", {}, `Data node ${s.node_id} stopped by force at ${fmt.time(s.time)}`),
+    h("dl", { class: "facts" }, [
+      ["Cause", s.error ? `error ${s.error}: ${s.message}` : `signal ${s.signal}`],
+      ["Classification", s.error ? `${s.classification_text} · ${s.status_text}` : "n/a"],
+      ["Start phase", s.start_phase === null ? "had started" : String(s.start_phase)],
+      ["Now", `${s.status_now || "not listed"}${s.restarting ? " · its angel restarts it" : ""}`],
+    ].flatMap(([label, value]) => [h("dt", {}, label), h("dd", {}, value)])),
+    h("p", { class: "meaning note", "data-testid": `forced-stop-meaning-${s.node_id}` }, s.meaning))));
 }
 
 // The levels of thresholds.py (warning, critical), given by the page: "data-memory", "redo".

@@ -1,12 +1,16 @@
-"""The cluster log the model writes: backups, node failures and arbitration, thresholds; and
-the management server's reply texts (no process)."""
+"""The cluster log the model writes: backups, node failures and arbitration, thresholds, the
+exit codes of forced stops in NDB's words; and the management server's reply texts (no
+process)."""
 
 from __future__ import annotations
 
 import pytest
+from ndbinfo_exporter.scrape.mgmd import exit_codes as exporter_exit_codes
 from ndbsim import versions
+from ndbsim.model import ndbd_exit_codes
 from ndbsim.model.cluster import Cluster, ClusterSpec
 from ndbsim.model.cluster_log import DBDICT, DBDIH, DBLQH, DBTC
+from ndbsim.model.faults import DEFAULT_CRASH_ERROR
 from ndbsim.model.ndb_tables import arbit_codes
 from ndbsim.protocol.mgm import replies
 from ndbsim.protocol.mgm.server import FilterError, parse_filter
@@ -265,3 +269,26 @@ def test_filter(text, levels):
 def test_bad_filter(text):
     with pytest.raises(FilterError):
         parse_filter(text)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        ndbd_exit_codes.ARBIT_SHUTDOWN,
+        ndbd_exit_codes.SR_REDOLOG,
+        ndbd_exit_codes.NODE_DECLARED_DEAD,
+        ndbd_exit_codes.NDBREQUIRE,
+        DEFAULT_CRASH_ERROR,
+    ],
+)
+def test_ndbsim_words_its_exit_codes_as_the_exporters_table_of_ndb(error):
+    """ndbsim's own copy of ndbd_exit_codes.cpp (the codes it stops nodes with) says what the
+    exporter's table parsed from the same source says: message, classification and status, as
+    getTextNDBStopForced puts them together."""
+    code = exporter_exit_codes.exit_code(error)
+    assert code.classification != "unknown", f"{error} is not in errArray"
+    assert ndbd_exit_codes.exit_status(error) == code.status_text
+    for phase in (4, ndbd_exit_codes.NO_START_PHASE):
+        assert ndbd_exit_codes.stop_forced_text(error, phase) == (
+            exporter_exit_codes.stop_forced_text(error, 0, phase, 0, 0)
+        )

@@ -2,56 +2,66 @@
 text EventLogger's getTextNDBStopForced builds from them with ndbd_exit_message,
 ndbd_exit_classification_message and ndbd_exit_status_message.
 
-The data/ndb-mgm tables hold ndberror.cpp's API errors, not these: the few codes ndbsim uses
-are declared here as storage/ndb/src/kernel/error/ndbd_exit_codes.h numbers them and
-ndbd_exit_codes.cpp (errArray[], StatusExitClassificationMapping[],
-StatusExitMessageMapping[]) words them."""
+The codes, their classifications and the statuses are read from data/ndbd/ndbd-exit-codes.json:
+storage/ndb/src/mgmapi/ndbd_exit_codes.cpp (errArray[], StatusExitClassificationMapping[],
+StatusExitMessageMapping[]) parsed whole, with the names of ndbd_exit_codes.h. The exporter
+reads its own copy (tests/simulator/model/test_ndb_constants.py holds them equal)."""
 
 from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
 
 ARBIT_SHUTDOWN = 2305  # NDBD_EXIT_ARBIT_SHUTDOWN: the node lost the arbitration
 SR_REDOLOG = 2310  # NDBD_EXIT_SR_REDOLOG
 NODE_DECLARED_DEAD = 2315  # NDBD_EXIT_NODE_DECLARED_DEAD: missed heartbeats
 NDBREQUIRE = 2341  # NDBD_EXIT_NDBREQUIRE: a failed ndbrequire, the usual crash
-
-_TEMPORARY = "Temporary error, restart node"
-RESTART_INITIAL = "Ndbd file system error, restart node initial"
-# classification: (ndbd_exit_classification_message, ndbd_exit_status_message)
-_INTERNAL = ("Internal error, programming error or missing error message, please report a bug",)
-_CLASSES = {
-    "internal": (*_INTERNAL, _TEMPORARY),
-    "arbitration": ("Arbitration error", _TEMPORARY),
-    "fs_inconsistency": (
-        "Ndbd file system inconsistency error, please report a bug",
-        RESTART_INITIAL,
-    ),
-    "unknown": ("Unknown", "Unknown"),
-}
-_CODES = {
-    ARBIT_SHUTDOWN: (
-        "Node lost connection to other nodes and can not form a unpartitioned cluster, please "
-        "investigate if there are error(s) on other node(s)",
-        "arbitration",
-    ),
-    SR_REDOLOG: ("Error while reading the REDO log", "fs_inconsistency"),
-    NODE_DECLARED_DEAD: ("Node declared dead. See error log for details", "arbitration"),
-    NDBREQUIRE: ("Internal program error (failed ndbrequire)", "internal"),
-}
-_UNKNOWN = ("No message slogan found (please report a bug if you get this error code)", "unknown")
 NO_START_PHASE = 255  # sphase of a node that was not starting: no "Occurred during startphase"
+FILESYSTEM_ERROR = "filesystem_error"  # the status of an error that needs an initial restart
+TABLE = Path(__file__).parents[1] / "data" / "ndbd" / "ndbd-exit-codes.json"
+
+
+@cache
+def table() -> dict:
+    return json.loads(TABLE.read_text())
+
+
+@cache
+def _codes() -> dict[int, tuple[str, str]]:
+    """code -> (message, classification) of its first row, as ndbd_exit_message looks it up."""
+    found: dict[int, tuple[str, str]] = {}
+    for row in table()["codes"]:
+        found.setdefault(row["code"], (row["message"], row["classification"]))
+    return found
+
+
+@cache
+def _classes() -> dict[str, tuple[str, str]]:
+    """classification -> (its message, its status)."""
+    return {c["classification"]: (c["message"], c["status"]) for c in table()["classifications"]}
+
+
+def _lookup(error: int) -> tuple[str, str]:
+    unknown = table()["unknown"]
+    return _codes().get(error, (unknown["message"], unknown["classification"]))
 
 
 def exit_status(error: int) -> str:
-    """ndbd_exit_status_message of an exit code: what the operator is to do."""
-    return _CLASSES[_CODES.get(error, _UNKNOWN)[1]][1]
+    """The status (ndbd_exit_status_enum name) of an exit code: what the operator is to do."""
+    return _classes()[_lookup(error)[1]][1]
+
+
+def _status_message(status: str) -> str:
+    return next(s["message"] for s in table()["statuses"] if s["status"] == status)
 
 
 def stop_forced_text(error: int, sphase: int, extra: int = 0) -> str:
     """getTextNDBStopForced for a shutdown on an error (no signal, so no restart action)."""
-    message, kind = _CODES.get(error, _UNKNOWN)
-    classification, status = _CLASSES[kind]
+    message, kind = _lookup(error)
+    classification, status = _classes()[kind]
     phase = f" Occurred during startphase {sphase}." if sphase < NO_START_PHASE else ""
-    reason = f" Caused by error {error}: '{message}({classification}). {status}'."
+    reason = f" Caused by error {error}: '{message}({classification}). {_status_message(status)}'."
     if extra:
         reason += f" (extra info {extra})"
     return f"Forced node shutdown completed.{phase}{reason}"

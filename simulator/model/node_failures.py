@@ -56,7 +56,7 @@ def forced(c: Cluster, node_id: int, error: int, sphase: int) -> None:
         extra=0,
     )
     c.mark_stopped(
-        node_id, initial=ndbd_exit_codes.exit_status(error) == ndbd_exit_codes.RESTART_INITIAL
+        node_id, initial=ndbd_exit_codes.exit_status(error) == ndbd_exit_codes.FILESYSTEM_ERROR
     )
 
 

@@ -287,7 +287,7 @@ def test_ndbsim_words_its_exit_codes_as_the_exporters_table_of_ndb(error):
     getTextNDBStopForced puts them together."""
     code = exporter_exit_codes.exit_code(error)
     assert code.classification != "unknown", f"{error} is not in errArray"
-    assert ndbd_exit_codes.exit_status(error) == code.status_text
+    assert ndbd_exit_codes.exit_status(error) == code.status
     for phase in (4, ndbd_exit_codes.NO_START_PHASE):
         assert ndbd_exit_codes.stop_forced_text(error, phase) == (
             exporter_exit_codes.stop_forced_text(error, 0, phase, 0, 0)

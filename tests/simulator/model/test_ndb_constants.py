@@ -109,3 +109,11 @@ def test_management_commands_equal_services_cpp():
             assert arg.mandatory == (declared[name]["required"] == "Mandatory")
         mandatory = {n for n, a in declared.items() if a["required"] == "Mandatory"}
         assert mandatory <= set(args), f"{command}: mandatory arguments missing"
+
+
+def test_the_exit_code_table_is_the_exporters():
+    """ndbsim and the exporter each read their copy of ndbd_exit_codes.cpp's table."""
+    root = Path(__file__).resolve().parents[3]
+    ndbsim = root / "simulator" / "data" / "ndbd" / "ndbd-exit-codes.json"
+    exporter = root / "exporter" / "data" / "ndbd-exit-codes.json"
+    assert ndbsim.read_bytes() == exporter.read_bytes()

@@ -4,7 +4,6 @@ the rest of the collector's series stay."""
 from __future__ import annotations
 
 import copy
-import importlib
 import json
 
 import pytest
@@ -52,17 +51,17 @@ def test_one_bad_value_skips_one_row_not_the_collector():
 
 
 @pytest.mark.parametrize(
-    ("collector_name", "column", "spec"),
+    ("collector_name", "column", "name"),
     [
-        ("membership", "arbitrator", "ARBITRATOR"),
-        ("logspaces", "used", "USED"),
-        ("diskpagebuffer", "pages_read", "READ"),
+        ("membership", "arbitrator", "ndb_arbitrator_node_id"),
+        ("logspaces", "used", "ndb_log_space_used_bytes"),
+        ("diskpagebuffer", "pages_read", "ndb_disk_page_buffer_pages_read_total"),
     ],
 )
-def test_null_is_no_sample_not_zero(collector_name, column, spec):
+def test_null_is_no_sample_not_zero(collector_name, column, name):
     """A NULL column gives no sample for that row (it was exported as 0)."""
     collector = collectors_by_name()[collector_name]
-    name = getattr(importlib.import_module(collector.collect.__module__), spec).name
+    assert name in {m.name for m in collector.metrics}
     fixture = load(collector_name)
     healthy = series(collector.collect(fixture["rows"], context(fixture, collector)))
     fixture["rows"][0][column] = None

@@ -23,6 +23,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -175,10 +176,11 @@ def judge_row(
     the severities the active alerts carry (an alert of two severities, at the one it has)."""
     severities = active_severities(evaluator, alerts, clusters)
     severity = min(severities.values(), key=RANK.index)
-    problems = status_problems(read_status(evaluator, clusters), severity)
-    problems += view_problems(severities, judges)
-    problems += check_problems(alerts, severity, judges)
-    return problems
+    with ThreadPoolExecutor(2) as pool:  # the lane's time is the matrix's: read them at once
+        view = pool.submit(view_problems, severities, judges)
+        check = pool.submit(check_problems, alerts, severity, judges)
+        problems = status_problems(read_status(evaluator, clusters), severity)
+        return problems + view.result() + check.result()
 
 
 def active_severities(evaluator, alerts: frozenset[str], clusters: frozenset[str]) -> dict:
@@ -219,7 +221,7 @@ def view_problems(severities: dict[str, str], judges: list[SqlNodeJudge]) -> lis
             return []
         if time.monotonic() > deadline:
             return [f"view: no finding {missing} (seen: {sorted(seen.items())})"]
-        time.sleep(5.0)
+        time.sleep(3.0)
 
 
 def check_problems(alerts: frozenset[str], severity: str, judges: list[SqlNodeJudge]) -> list[str]:
@@ -229,8 +231,9 @@ def check_problems(alerts: frozenset[str], severity: str, judges: list[SqlNodeJu
     named: set[str] = set()
     codes: list[int] = []
     lines: list[str] = []
-    for judge in judges:
-        code, output = judge.check()
+    with ThreadPoolExecutor(len(judges)) as pool:
+        answers = list(pool.map(SqlNodeJudge.check, judges))
+    for code, output in answers:
         named |= {a for a in alerts if f"(alert_{a})" in output}
         codes += [code] if code != 3 else []
         lines.append(f"{CHECK_STATES.get(code, code)}: {output.splitlines()[0] if output else ''}")

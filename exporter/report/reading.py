@@ -150,6 +150,9 @@ async def read(
     management servers. ``alerts_url``: the Prometheus or Alertmanager whose firing alerts
     are findings too (health.findings.alerting)."""
     manager = MgmdReader(managers) if managers else None
+    # The alerts are read meanwhile (within AlertSource's own timeout): a slow SQL node does
+    # not leave them without time.
+    alerts_read = asyncio.ensure_future(AlertSource(alerts_url, interval=0.0).alerts())
     try:
         if manager is not None:
             manager.subscription.start()
@@ -162,17 +165,18 @@ async def read(
             previous, result = result, await _scrape(scraper, target, names, stage)
         placed = await _read_placement(target, result, stage) if placement else None
         management = await _management(manager, stage)
-        alerts = await _alerts(alerts_url, stage)
+        alerts = await _alerts(alerts_url, alerts_read, stage)
     finally:
+        alerts_read.cancel()
         if manager is not None:
             await manager.close()
     return modelled(result, previous, checks, tuple(names), interval, placed, management, alerts)
 
 
-async def _alerts(url: str | None, stage: Stage) -> AlertsView:
-    if url is not None:
+async def _alerts(url: str | None, read: asyncio.Future[AlertsView], stage: Stage) -> AlertsView:
+    if url is not None and not read.done():
         stage.now = f"the alerts at {public(url)}"
-    return await AlertSource(url, interval=0.0).alerts()
+    return await read
 
 
 async def _management(manager: MgmdReader | None, stage: Stage) -> ManagementState | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .base import (
+    NO_SUCH_TABLE,
     Collector,
     Context,
     Row,
@@ -25,7 +26,6 @@ from .base import (
     text,
 )
 
-ER_NO_SUCH_TABLE = 1146
 # replica_parallel_workers is at most 1024: the rows of one channel at most
 MAX_ROWS = 1024
 STATES = ("on", "off")
@@ -97,5 +97,5 @@ COLLECTOR = Collector(
     sql=SQL,
     collect=collect,
     metrics=(WORKER_STATE, WORKER_ERROR, RETRIES),
-    absent_errors=frozenset({ER_NO_SUCH_TABLE}),
+    absent_errors=NO_SUCH_TABLE,
 )

@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ._epochs import gci
-from .base import Collector, Context, Row, add_value, gauge, ident
+from .base import NO_SUCH_TABLE, Collector, Context, Row, add_value, gauge, ident
 
-ER_NO_SUCH_TABLE = 1146
 MAX_SOURCES = 64
 
 APPLIED_GCI = gauge(
@@ -47,5 +46,5 @@ COLLECTOR = Collector(
     sql=SQL,
     collect=collect,
     metrics=(APPLIED_GCI,),
-    absent_errors=frozenset({ER_NO_SUCH_TABLE}),
+    absent_errors=NO_SUCH_TABLE,
 )

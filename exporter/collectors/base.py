@@ -23,6 +23,9 @@ from prometheus_client.core import (
     Metric,
 )
 
+# ER_NO_SUCH_TABLE: the absent_errors of a collector reading a table a server may lack.
+NO_SUCH_TABLE = frozenset({1146})
+
 
 @dataclass(frozen=True)
 class Option:

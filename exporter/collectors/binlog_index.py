@@ -17,9 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ._epochs import gci
-from .base import Collector, Context, Row, gauge
-
-ER_NO_SUCH_TABLE = 1146
+from .base import NO_SUCH_TABLE, Collector, Context, Row, gauge
 
 OLDEST = gauge(
     "ndb_binlog_index_oldest_gci",
@@ -58,5 +56,5 @@ COLLECTOR = Collector(
     sql=SQL,
     collect=collect,
     metrics=(OLDEST, NEWEST),
-    absent_errors=frozenset({ER_NO_SUCH_TABLE}),
+    absent_errors=NO_SUCH_TABLE,
 )

@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
@@ -149,16 +149,6 @@ class SqlNodeJudge:
             argv, env=env, capture_output=True, text=True, timeout=CHECK_TIMEOUT, check=False
         )
         return done.returncode, done.stdout
-
-
-@dataclass
-class Verdicts:
-    """What the three judges said, and what is wrong with it."""
-
-    status: dict[str, int] = field(default_factory=dict)  # cluster -> status code
-    findings: dict[str, str] = field(default_factory=dict)  # alert -> severity of its finding
-    check: tuple[int, str] | None = None
-    problems: list[str] = field(default_factory=list)
 
 
 def read_status(evaluator, clusters: frozenset[str]) -> dict[str, int]:

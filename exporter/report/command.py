@@ -22,7 +22,14 @@ from ndbinfo_exporter.report import document, limits, nagios, render
 from ndbinfo_exporter.report.limits import LIMITS
 from ndbinfo_exporter.report.nagios import CheckSelection, Verdict
 from ndbinfo_exporter.report.options import Options, parse_options
-from ndbinfo_exporter.report.reading import Reading, Stage, needed, read, scraper_for
+from ndbinfo_exporter.report.reading import (
+    AlertsRead,
+    Reading,
+    Stage,
+    needed,
+    read,
+    scraper_for,
+)
 from ndbinfo_exporter.targets import TargetConfig
 
 COMMANDS = ("report", "check")
@@ -66,7 +73,7 @@ def configure(command: str, argv: Sequence[str]) -> Run:
     return Run(options, target, selection, tuple(names), configured.mgmd)
 
 
-async def _read(run: Run, stage: Stage) -> Reading:
+async def _read(run: Run, stage: Stage, alerts: AlertsRead) -> Reading:
     options = run.options
     settings = options.settings.model_copy(
         update={"query_timeout": min(options.settings.query_timeout, max(0.1, stage.left()))}
@@ -84,7 +91,7 @@ async def _read(run: Run, stage: Stage) -> Reading:
                 stage,
                 options.command == "report",
                 run.managers,
-                options.alerts_url,
+                alerts,
             ),
             max(0.1, stage.left()),
         )
@@ -120,14 +127,17 @@ def _running_for() -> float:
 
 
 def reading_of(run: Run) -> Reading | Verdict:
-    """The reading, or UNKNOWN naming the stage -t ran out in."""
+    """The reading, or UNKNOWN naming the stage -t ran out in (beside the firing alerts, when
+    they were read by then)."""
     timeout = run.options.timeout
     # At least half of -t for the read itself, however long the start took.
     stage = Stage(deadline=time.monotonic() + max(timeout - _running_for(), timeout / 2))
+    alerts = AlertsRead(run.options.alerts_url)
     try:
-        reading = _run_bounded(_read(run, stage))
+        reading = _run_bounded(_read(run, stage, alerts))
     except TimeoutError:
-        return nagios.unknown(f"timed out after {run.options.timeout:g} s waiting for {stage.now}")
+        timed_out = nagios.unknown(f"timed out after {timeout:g} s waiting for {stage.now}")
+        return nagios.beside_alerts(timed_out, alerts.so_far(), run.options)
     findings = limits.rejudged(reading.findings, reading.inputs, run.options.thresholds)
     return dataclasses.replace(reading, findings=findings)
 

@@ -13,6 +13,7 @@ anything to judge.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ndbinfo_exporter.errors import ConfigError
@@ -215,10 +216,11 @@ def _reasons(findings: list[Finding]) -> str:
     return "; ".join(f"{', '.join(ids)}: {reason}" for reason, ids in by_reason.items())
 
 
-def _alerts_beside(blocked: Verdict, reading: Reading, options: Options) -> Verdict:
+def beside_alerts(blocked: Verdict, findings: Sequence[Finding], options: Options) -> Verdict:
     """The verdict when the cluster cannot be read through this SQL node, and the firing
-    alerts (--alerts-url), which still say what paged: the worse of the two."""
-    alerts = [f for f in reading.findings if alerting.is_alert(f) and f.status == "problem"]
+    alerts (--alerts-url) among ``findings``, which still say what paged: the worse of the
+    two."""
+    alerts = [f for f in findings if alerting.is_alert(f) and f.status == "problem"]
     counted = [f for f in alerts if _code(f, options.warning_only) != OK]
     if not counted:
         return blocked
@@ -232,7 +234,7 @@ def _alerts_beside(blocked: Verdict, reading: Reading, options: Options) -> Verd
 def judge(reading: Reading, selection: CheckSelection, options: Options) -> Verdict:
     blocked = unreadable(reading, options)
     if blocked is not None:
-        return _alerts_beside(blocked, reading, options)
+        return beside_alerts(blocked, reading.findings, options)
     ids = {c.id for c in selection.checks}
     chosen = [f for f in reading.findings if f.id in ids or alerting.is_alert(f)]
     problems = [f for f in chosen if f.status == "problem"]
@@ -277,7 +279,7 @@ def answered(reading: Reading, options: Options) -> Verdict:
     the cluster cannot be read or N names no node of it."""
     blocked = unreadable(reading, options)
     if blocked is not None:
-        return _alerts_beside(blocked, reading, options)
+        return beside_alerts(blocked, reading.findings, options)
     assert reading.inputs is not None and options.question is not None
     question, node_id = options.question
     servers = binlog_servers([reading.cluster], reading.cluster.sql_node.system_name)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from ndbinfo_exporter.collectors.base import Collector
 from ndbinfo_exporter.health.alerts import NO_ALERTS, AlertSource, public
 from ndbinfo_exporter.health.assessment import assess
-from ndbinfo_exporter.health.findings.alerting import with_alerts
+from ndbinfo_exporter.health.findings.alerting import alert_findings, with_alerts
 from ndbinfo_exporter.health.findings.check import Check
 from ndbinfo_exporter.health.findings.inputs import Inputs
 from ndbinfo_exporter.health.models import AlertsView, ClusterView, ConfigView, Finding
@@ -135,6 +135,37 @@ async def _read_placement(
         pools.close()
 
 
+class AlertsRead:
+    """The firing alerts of the Prometheus or Alertmanager at ``url`` (None: none are read),
+    read beside the cluster within AlertSource's own timeout, so that a slow SQL node does not
+    leave them without time; what they say counts even when -t runs out before the cluster
+    is read."""
+
+    def __init__(self, url: str | None) -> None:
+        self.url = url
+        self._task: asyncio.Future[AlertsView] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.ensure_future(AlertSource(self.url, interval=0.0).alerts())
+
+    async def result(self, stage: Stage) -> AlertsView:
+        assert self._task is not None
+        if self.url is not None and not self._task.done():
+            stage.now = f"the alerts at {public(self.url)}"
+        return await self._task
+
+    def so_far(self) -> list[Finding]:
+        """The alerts' findings if they were read by now, else none."""
+        task = self._task
+        if task is None or not task.done() or task.cancelled() or task.exception() is not None:
+            return []
+        return alert_findings(task.result())
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+
 async def read(
     scraper: Scraper,
     target: TargetConfig,
@@ -143,16 +174,15 @@ async def read(
     stage: Stage,
     placement: bool = False,
     managers: Sequence[Address] = (),
-    alerts_url: str | None = None,
+    alerts: AlertsRead | None = None,
 ) -> Reading:
     """``placement``: also read the fragment placement (the report: the tables behind dead
     replicas and hot tables; a check never reads it). ``managers``: the cluster's
-    management servers. ``alerts_url``: the Prometheus or Alertmanager whose firing alerts
-    are findings too (health.findings.alerting)."""
+    management servers. ``alerts``: the firing alerts that are findings too
+    (health.findings.alerting)."""
     manager = MgmdReader(managers) if managers else None
-    # The alerts are read meanwhile (within AlertSource's own timeout): a slow SQL node does
-    # not leave them without time.
-    alerts_read = asyncio.ensure_future(AlertSource(alerts_url, interval=0.0).alerts())
+    alerts = alerts or AlertsRead(None)
+    alerts.start()
     try:
         if manager is not None:
             manager.subscription.start()
@@ -165,18 +195,12 @@ async def read(
             previous, result = result, await _scrape(scraper, target, names, stage)
         placed = await _read_placement(target, result, stage) if placement else None
         management = await _management(manager, stage)
-        alerts = await _alerts(alerts_url, alerts_read, stage)
+        firing = await alerts.result(stage)
     finally:
-        alerts_read.cancel()
+        alerts.stop()
         if manager is not None:
             await manager.close()
-    return modelled(result, previous, checks, tuple(names), interval, placed, management, alerts)
-
-
-async def _alerts(url: str | None, read: asyncio.Future[AlertsView], stage: Stage) -> AlertsView:
-    if url is not None and not read.done():
-        stage.now = f"the alerts at {public(url)}"
-    return await read
+    return modelled(result, previous, checks, tuple(names), interval, placed, management, firing)
 
 
 async def _management(manager: MgmdReader | None, stage: Stage) -> ManagementState | None:

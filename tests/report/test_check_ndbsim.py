@@ -72,14 +72,23 @@ def test_data_memory_thresholds(sim, share, thresholds, code, ranges):
     assert abs(float(node_1.split("=")[1].split("%")[0]) - share * 100) < 1
 
 
-def test_a_timeout_is_unknown_and_names_what_it_waited_for(sim):
+def test_a_timeout_is_unknown_and_names_what_it_waited_for_beside_the_alerts_read(sim):
+    """-t running out is UNKNOWN, unless an alert read by then says worse: what paged is
+    not lost to a slow SQL node."""
     sim.fault("slow-ndbinfo", seconds=30)
+    planted = prometheus_with_alerts([alert("NdbDataNodeDown", cluster="demo", node_id="2")])
     # Bounded well below the 30 s the statements wait: the start of a process under CPU
     # contention is not what this measures.
     done = run("check", "-t", "2", *of(sim), password=PASSWORD, timeout=20)
+    with serving_app(planted) as url:
+        paged = run("check", "-t", "2", *of(sim), f"--alerts-url={url}/", password=PASSWORD)
     assert done.returncode == 3, done.stdout
     assert done.stdout.startswith("NDB UNKNOWN - timed out after 2 s waiting for ")
     assert "to read ndbinfo" in done.stdout or "(collectors " in done.stdout
+    assert paged.returncode == 2, paged.stdout
+    first = paged.stdout.splitlines()[0]
+    assert first.startswith("NDB CRITICAL - timed out after 2 s waiting for ")
+    assert "NdbDataNodeDown: NdbDataNodeDown fires" in first
 
 
 def test_replication_on_a_sql_node_without_a_channel_is_unknown_and_says_why(sim):

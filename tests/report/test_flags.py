@@ -4,15 +4,18 @@ model's. Nothing here starts a process: a closed port is refused at once."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 
 import jsonschema
 import pytest
 from ndbinfo_exporter import __version__
-from ndbinfo_exporter.report import command, schema
+from ndbinfo_exporter.report import command, nagios, schema
 
 from tests.report.report_cli import SCHEMA
+from tests.support.app_server import serving_app
+from tests.support.planted_alerts import alert, prometheus_with_alerts
 
 SECRET = "flag-test-secret-91x"
 
@@ -117,3 +120,22 @@ def test_a_json_report_of_a_closed_port_is_valid_and_fails(capsys):
     assert (report["status"], report["exit_code"], report["reachable"]) == ("UNKNOWN", 3, False)
     assert report["command"].startswith("ndbinfo-exporter report --format json")
     assert report["exporter_version"] == __version__
+
+
+def test_a_run_out_of_time_still_weighs_the_alerts_read(monkeypatch):
+    """-t running out before the cluster is read: UNKNOWN naming the stage, beside the alerts
+    read meanwhile, which say worse."""
+
+    async def stalled(scraper, target, checks, interval, stage, placement, managers, alerts):
+        alerts.start()
+        stage.now = "the SQL node to read ndbinfo"
+        await asyncio.sleep(60)
+
+    monkeypatch.setattr(command, "read", stalled)
+    planted = prometheus_with_alerts([alert("NdbDataNodeDown", node_id="2")])
+    with serving_app(planted) as url:
+        flags = ["-t", "2", f"--alerts-url={url}/", "--mysqld.username=u"]
+        verdict = command.reading_of(command.configure("check", flags))
+    assert verdict.code == nagios.CRITICAL
+    assert verdict.text.startswith("timed out after 2 s waiting for the SQL node to read")
+    assert verdict.text.endswith("NdbDataNodeDown: NdbDataNodeDown fires")

@@ -14,6 +14,7 @@ from fastapi.responses import PlainTextResponse, Response
 from ndbinfo_exporter import logs
 from ndbinfo_exporter.scrape.exposition import Exposition, encode
 from ndbinfo_exporter.scrape.exposition import render as render_families
+from ndbinfo_exporter.scrape.mgmd.event_log import EventLog
 from ndbinfo_exporter.scrape.mgmd.reader import MgmdReaders
 from ndbinfo_exporter.scrape.scraper import Scraper, ScrapeResult, build_info
 from ndbinfo_exporter.settings import Settings
@@ -127,9 +128,13 @@ def _encoded(exposition: Exposition, families: Sequence[Metric], accept: str | N
 
 
 def create_app(
-    settings: Settings, targets: Targets, scraper: Scraper, web: WebConfig | None = None
+    settings: Settings,
+    targets: Targets,
+    scraper: Scraper,
+    web: WebConfig | None = None,
+    event_log: EventLog | None = None,
 ) -> FastAPI:
-    mgmd = MgmdReaders()
+    mgmd = MgmdReaders(event_log)
     # The view reads on connections of its own, never on those Prometheus' scrapes need.
     managers = {}
     if targets.mgmd and not targets.probe_only:
@@ -144,6 +149,8 @@ def create_app(
         reader.close()
         scraper.close()
         await mgmd.close()
+        if event_log is not None:
+            event_log.close()
 
     app = FastAPI(
         title="ndbinfo-exporter",

@@ -14,6 +14,7 @@ from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.errors import ConfigError
 from ndbinfo_exporter.health import alerts
 from ndbinfo_exporter.report import command as report_command
+from ndbinfo_exporter.scrape.mgmd.event_log import EventLog
 from ndbinfo_exporter.scrape.pool import MAX_POOLS
 from ndbinfo_exporter.scrape.scraper import Scraper
 from ndbinfo_exporter.settings import FLAGS, Settings, listen_host_port, parse
@@ -49,7 +50,17 @@ def _configure(argv: Sequence[str]):
             alerts.parse_url(settings.view_alerts_url)
         except alerts.AlertsUrlError as exc:
             raise ConfigError(f"{FLAGS['view_alerts_url'].name}: {exc}") from None
-    return collectors, settings, resolved, web
+    return collectors, settings, resolved, web, _event_log(settings)
+
+
+def _event_log(settings: Settings) -> EventLog | None:
+    if settings.mgmd_event_log is None:
+        return None
+    try:
+        return EventLog.open(settings.mgmd_event_log)
+    except OSError as exc:
+        flag = FLAGS["mgmd_event_log"].name
+        raise ConfigError(f"{flag}: cannot append to {settings.mgmd_event_log}: {exc}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -57,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and argv[0] in report_command.COMMANDS:
         return report_command.main(argv[0], argv[1:])
     try:
-        collectors, settings, resolved, web = _configure(argv)
+        collectors, settings, resolved, web, event_log = _configure(argv)
         sock = _listen(settings.listen_address)
     except ConfigError as exc:
         print(f"ndbinfo-exporter: {logs.redact(str(exc))}", file=sys.stderr)
@@ -77,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         query_timeout=settings.query_timeout,
         refresh_max_age=settings.refresh_max_age,
     )
-    app = create_app(settings, resolved, scraper, web)
+    app = create_app(settings, resolved, scraper, web, event_log)
     tls = web.tls if web else None
     config = _server_config(app, settings, tls)
     host, port = sock.getsockname()[:2]

@@ -150,6 +150,15 @@ class Settings(BaseSettings):
             repeatable=True,
         ),
     ] = ()
+    mgmd_event_log: Annotated[
+        str | None,
+        Flag(
+            "--mgmd.event-log",
+            "PATH",
+            "append every cluster log event the exporter receives to PATH as a JSON line"
+            " (- for stdout), for Loki, Vector or an OpenTelemetry collector",
+        ),
+    ] = None
     log_level: Annotated[
         Literal["debug", "info", "warn", "error"],
         Flag("--log.level", "LEVEL", "debug, info, warn or error"),

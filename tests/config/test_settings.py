@@ -133,6 +133,7 @@ def test_cli_config_errors_exit_2(capsys, tmp_path):
         ["--mysqld.address=db:3306"],  # no user anywhere
         ["--mysqld.username=u", "--mysqld.address=db:99999"],
         ["--mysqld.username=u", "--web.config.file", str(tmp_path / "missing.yml")],
+        ["--mysqld.username=u", "--mgmd.event-log", str(tmp_path / "no-such-dir" / "e.jsonl")],
     ]
     for argv in cases:
         code, err = run_main(capsys, *argv)
@@ -180,6 +181,7 @@ ENVIRONMENT = {
     "scrape_timeout_offset": ("1", 1.0),
     "probe_allowed_targets": ("a:1,b:*", ("a:1", "b:*")),
     "mgmd_address": ("m1:1186,m2", ("m1:1186", "m2")),
+    "mgmd_event_log": ("/var/log/ndb.jsonl", "/var/log/ndb.jsonl"),
     "log_level": ("debug", "debug"),
     "log_format": ("json", "json"),
     "view_alerts_url": ("http://prom:9090", "http://prom:9090"),

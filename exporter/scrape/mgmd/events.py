@@ -157,17 +157,17 @@ class ClusterLogState:
         for node in map(str, api_nodes):
             self.subscribers_disconnected.setdefault(node, 0)
 
-    def record(self, event: Event) -> None:
+    def record(self, event: Event) -> LoggedEvent:
         key = (event.name, str(event.source_node))
         self.events[key] = self.events.get(key, 0) + 1
         now = self.clock()
         self.last_seen[event.name] = now
-        self.recent.append(
-            LoggedEvent(event.name, now, event.source_node, event.severity, describe(event))
-        )
+        logged = LoggedEvent(event.name, now, event.source_node, event.severity, describe(event))
+        self.recent.append(logged)
         handler = HANDLERS.get(event.name)
         if handler is not None:
             handler(self, event, now)
+        return logged
 
     def _backup_completed(self, event: Event, now: float) -> None:
         self.last_backup = CompletedBackup(

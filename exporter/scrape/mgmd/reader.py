@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ndbinfo_exporter.collectors.base import MetricSpec, add_states, counter, gauge
 from ndbinfo_exporter.scrape.mgmd import client
 from ndbinfo_exporter.scrape.mgmd.client import Address, Subscription
+from ndbinfo_exporter.scrape.mgmd.event_log import EventLog, event_line
 from ndbinfo_exporter.scrape.mgmd.events import (
     ClusterLogState,
     CompletedBackup,
@@ -21,7 +22,7 @@ from ndbinfo_exporter.scrape.mgmd.events import (
     LoggedEvent,
 )
 from ndbinfo_exporter.scrape.mgmd.exit_codes import exit_code
-from ndbinfo_exporter.scrape.mgmd.protocol import NODE_STATES, NodeStatus, ProtocolError
+from ndbinfo_exporter.scrape.mgmd.protocol import NODE_STATES, Event, NodeStatus, ProtocolError
 from prometheus_client.core import Metric
 
 STATUS_DEADLINE = 1.0  # longest a scrape waits for `get status`
@@ -224,13 +225,20 @@ class ManagementState:
 class MgmdReader:
     """The management servers of one cluster (two for failover count once)."""
 
-    def __init__(self, addresses: Sequence[Address]) -> None:
+    def __init__(self, addresses: Sequence[Address], event_log: EventLog | None = None) -> None:
         self.addresses = tuple(addresses)
         self.state = ClusterLogState()
-        self.subscription = Subscription(self.addresses, self.state.record)
+        self.event_log = event_log
+        self.subscription = Subscription(self.addresses, self._received)
         self._answered: tuple[tuple[str, bool], ...] = ()
         self._nodes: tuple[NodeStatus, ...] = ()
         self._read_at: float | None = None
+
+    def _received(self, event: Event) -> None:
+        logged = self.state.record(event)
+        if self.event_log is not None:
+            names = ",".join(map(client.address_name, self.addresses))
+            self.event_log.write(event_line(event, logged.text, logged.time, names))
 
     async def families(self, timeout: float) -> list[Metric]:
         """The families of one scrape, after a `get status`."""
@@ -400,15 +408,15 @@ class MgmdReaders:
     """A reader per set of management servers: the configured one, and those /probe names
     (at most MAX_CLUSTERS, the least recently used closed beyond)."""
 
-    def __init__(self, configured: Sequence[Address] = ()) -> None:
-        self.configured = tuple(configured)
+    def __init__(self, event_log: EventLog | None = None) -> None:
+        self.event_log = event_log
         self._readers: OrderedDict[tuple[Address, ...], MgmdReader] = OrderedDict()
 
     def get(self, addresses: Sequence[Address]) -> MgmdReader:
         key = tuple(addresses)
         reader = self._readers.get(key)
         if reader is None:
-            reader = self._readers[key] = MgmdReader(key)
+            reader = self._readers[key] = MgmdReader(key, self.event_log)
         self._readers.move_to_end(key)
         while len(self._readers) > MAX_CLUSTERS:
             _, oldest = self._readers.popitem(last=False)

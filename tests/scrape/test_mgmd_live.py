@@ -1,14 +1,20 @@
 """The exporter reads ndbsim's management server (--mgmd.address): backups aborted and
-completed, and a subscription the server drops, counted and re-established while every
-scrape succeeds."""
+completed, a forced stop in a start phase, a subscription the server drops, counted and
+re-established while every scrape succeeds; and the cluster log's lines (--mgmd.event-log)
+as the OpenTelemetry Collector configuration of docs/mgmd.md reads them."""
 
 from __future__ import annotations
 
+import datetime
+import json
+import re
 import threading
 import time
+from pathlib import Path
 
 import httpx
 import pytest
+import yaml
 from ndb_harness import running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
 from prometheus_client.parser import text_string_to_metric_families
@@ -22,15 +28,20 @@ COLLECTORS = ("backup",)
 SPEED = 10
 
 
+DOC = Path(__file__).resolve().parents[2] / "docs" / "mgmd.md"
+
+
 @pytest.fixture(scope="module")
-def stack():
+def stack(tmp_path_factory):
+    event_log = tmp_path_factory.mktemp("mgmd") / "cluster-log.jsonl"
     with running_ndbsim(speed=SPEED) as sim:
         args = [
             f"--mgmd.address={sim.host}:{sim.mgm_port}",
+            f"--mgmd.event-log={event_log}",
             *(f"--no-collector.{c.name}" for c in all_collectors() if c.name not in COLLECTORS),
         ]
         with running_exporter(args, mysqld=sim.account()) as exporter:
-            yield sim, exporter
+            yield sim, exporter, event_log
 
 
 def _samples(exporter) -> dict[tuple[str, tuple], float]:
@@ -58,7 +69,7 @@ def _wait(exporter, check, timeout: float = 15.0):
 
 
 def test_node_statuses_and_the_subscription(stack):
-    sim, exporter = stack
+    sim, exporter, _ = stack
     samples = _wait(exporter, lambda s: _value(s, "ndb_mgmd_subscription_up") == 1)
     address = f"{sim.host}:{sim.mgm_port}"
     assert _value(samples, "ndb_mgmd_up", address=address) == 1
@@ -67,7 +78,7 @@ def test_node_statuses_and_the_subscription(stack):
 
 
 def test_completed_and_aborted_backups(stack):
-    sim, exporter = stack
+    sim, exporter, _ = stack
     _wait(exporter, lambda s: _value(s, "ndb_mgmd_subscription_up") == 1)
     backup_id = sim.start_backup()["backup_id"]
     samples = _wait(exporter, lambda s: _value(s, "ndb_mgmd_backup_last_completed_id") == backup_id)
@@ -85,7 +96,7 @@ def test_completed_and_aborted_backups(stack):
 
 
 def test_dropped_subscription_is_counted_and_recovered_while_scrapes_succeed(stack):
-    sim, exporter = stack
+    sim, exporter, _ = stack
     _wait(exporter, lambda s: _value(s, "ndb_mgmd_subscription_up") == 1)
     failures: list[str] = []
     stop = threading.Event()
@@ -116,3 +127,68 @@ def test_dropped_subscription_is_counted_and_recovered_while_scrapes_succeed(sta
         scraper.join()
     assert failures == []
     assert _value(samples, "ndb_mgmd_subscription_gap_seconds_total") < 10
+
+
+def test_a_forced_stop_in_start_phase_5_in_the_metrics_and_the_cluster_log_lines(stack):
+    sim, exporter, event_log = stack
+    _wait(exporter, lambda s: _value(s, "ndb_mgmd_subscription_up") == 1)
+    sim.stop_node(2)
+    sim.fault("data-node-crash", node=2, error=2303, phase=5)
+    try:
+        sim.start_node(2)
+        samples = _wait(
+            exporter, lambda s: _value(s, "ndb_mgmd_node_forced_stop_error", node_id="2") == 2303
+        )
+    finally:
+        sim.clear("data-node-crash")
+        sim.start_node(2)
+    assert _value(samples, "ndb_mgmd_node_forced_stop_start_phase", node_id="2") == 5
+    (info,) = [dict(k[1]) for k in samples if k[0] == "ndb_mgmd_node_last_forced_stop_info"]
+    assert info["message"].startswith("System error, node killed during node restart")
+    records = [_as_filelog_receives(line) for line in event_log.read_text().splitlines()]
+    stop = next(r for r in records if r["attributes"]["type"] == "NDBStopForced")
+    assert stop["attributes"]["node"] == 2 and stop["severity"] == "fatal"
+    assert stop["attributes"]["fields"] == {
+        "action": stop["attributes"]["fields"]["action"],
+        "signum": 0,
+        "error": 2303,
+        "sphase": 5,
+        "extra": 0,
+    }
+    assert "Occurred during startphase 5. Caused by error 2303: 'System error" in stop["body"]
+    card = httpx.get(f"{exporter.url}/api/v1/management", timeout=30).json()
+    (crash,) = [s for s in card["forced_stops"] if s["node_id"] == 2]
+    assert (crash["error"], crash["start_phase"]) == (2303, 5)
+    assert all(r["timestamp"] <= datetime.datetime.now(datetime.UTC) for r in records)
+
+
+def _receiver() -> dict:
+    (config,) = re.findall(r"```yaml\n(receivers:.*?)```", DOC.read_text(), re.S)
+    return yaml.safe_load(config)["receivers"]["filelog/ndb"]
+
+
+def _as_filelog_receives(line: str) -> dict:
+    """One line through the documented receiver's operators, as the filelog receiver runs
+    them: json_parser into attributes with the time and severity parsed (the Go layout the
+    docs give), then move."""
+    parser, move = _receiver()["operators"]
+    assert (parser["type"], move["type"]) == ("json_parser", "move")
+    attributes = json.loads(line)
+    timestamp = parser["timestamp"]
+    assert (timestamp["layout_type"], timestamp["layout"]) == (
+        "gotime",
+        "2006-01-02T15:04:05.000Z07:00",
+    )
+    stamp = attributes[timestamp["parse_from"].removeprefix("attributes.")]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", stamp), stamp
+    severity = parser["severity"]
+    value = attributes[severity["parse_from"].removeprefix("attributes.")]
+    (level,) = [name for name, given in severity["mapping"].items() if given == value]
+    body = attributes.pop(move["from"].removeprefix("attributes."))
+    assert move["to"] == "body"
+    return {
+        "timestamp": datetime.datetime.fromisoformat(stamp),
+        "severity": level,
+        "body": body,
+        "attributes": attributes,
+    }

@@ -419,6 +419,20 @@ ROWS: tuple[Row, ...] = (
         note="NDBStopForced with ndbd exit code 2341, not a planned stop",
     ),
     _row(
+        "node-restart-killed",
+        (stop(2), fault("data-node-crash", node=2, error=2303, phase=5), Step("start", node=2)),
+        {"NdbDataNodeForcedStop", "NdbDataNodeDown", "NdbDeadFragmentReplicas"},
+        lingers={"NdbDataNodeForcedStop"},
+        after_clear=RESTARTED,
+        undo=(Step("clear", "data-node-crash"), Step("start", node=2)),
+        evidence=(
+            'ndb_mgmd_node_forced_stop_error{CLUSTER, node_id="2"} == 2303',
+            'ndb_mgmd_node_forced_stop_start_phase{CLUSTER, node_id="2"} == 5',
+            'ALERTS{alertname="NdbDataNodeForcedStop", node_id="2", CLUSTER}',
+        ),
+        note="the restarting node is killed in start phase 5: NDBStopForced 2303",
+    ),
+    _row(
         "missed-heartbeats",
         fault("missed-heartbeats", node=2),
         {"NdbHeartbeatsMissed"},

@@ -169,6 +169,7 @@ LANES: dict[str, LanePlan] = {
         (
             "three-replicas-node-stopped",
             "data-node-crash",
+            "node-restart-killed",
             "lcp-keep-gci-stall",
             "sql-node-slot-taken",
             "gcp-save-lag-subscriber",

@@ -142,6 +142,7 @@ def test_a_forced_stop_in_start_phase_5_in_the_metrics_and_the_cluster_log_lines
     finally:
         sim.clear("data-node-crash")
         sim.start_node(2)
+        _until_started(sim, 2)
     assert _value(samples, "ndb_mgmd_node_forced_stop_start_phase", node_id="2") == 5
     (info,) = [dict(k[1]) for k in samples if k[0] == "ndb_mgmd_node_last_forced_stop_info"]
     assert info["message"].startswith("System error, node killed during node restart")
@@ -160,6 +161,14 @@ def test_a_forced_stop_in_start_phase_5_in_the_metrics_and_the_cluster_log_lines
     (crash,) = [s for s in card["forced_stops"] if s["node_id"] == 2]
     assert (crash["error"], crash["start_phase"]) == (2303, 5)
     assert all(r["timestamp"] <= datetime.datetime.now(datetime.UTC) for r in records)
+
+
+def _until_started(sim, node_id: int, timeout: float = 30.0) -> None:
+    """The other tests of the module find every data node started."""
+    deadline = time.monotonic() + timeout
+    while next(n for n in sim.status()["nodes"] if n["node_id"] == node_id)["state"] != "STARTED":
+        assert time.monotonic() < deadline, f"data node {node_id} did not start again"
+        time.sleep(0.2)
 
 
 def _receiver() -> dict:

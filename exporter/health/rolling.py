@@ -10,7 +10,8 @@ Otherwise the answer is CRITICAL with each reason.
 
 A restart is done (OK) when N is started, no replica of its fragments is dead, the fragments
 that prefer it as primary have their primary back on it, and its operation latency is within
-its peers'; WARNING while it is still on its way, CRITICAL while it is not connected at all.
+its peers'; otherwise the answer is CRITICAL, saying whether N is still on its way (its start
+phase, what keeps it unfinished) or not connected at all.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from ndbinfo_exporter.scrape.mgmd.reader import ManagementState
 from ndbinfo_exporter.scrape.scraper import ScrapeResult
 from pydantic import BaseModel, Field
 
-State = Literal["OK", "WARNING", "CRITICAL"]
+State = Literal["OK", "CRITICAL"]
 SAFE_TO_STOP, RESTART_DONE = "safe-to-stop", "restart-done"
 # The checks whose critical problems make stopping a node unsafe: the cluster is not seen, an
 # LCP does not complete, a REDO log part is nearly full.
@@ -64,8 +65,8 @@ class RollingAnswer(BaseModel):
     node: str = Field(description="What the node is: data node 2, management node 49, SQL node 51")
     question: Literal["safe-to-stop", "restart-done"]
     state: State = Field(
-        description="safe-to-stop: OK or CRITICAL; restart-done: OK, WARNING while the node "
-        "is on its way, CRITICAL while it is not connected"
+        description="OK or CRITICAL: restart-done is CRITICAL while the node is on its way"
+        " (summary: still restarting) and while it is not connected (has not restarted)"
     )
     summary: str = Field(description="The answer in one line, with the first reason")
     reasons: list[str] = Field(
@@ -80,13 +81,18 @@ VERDICTS = {
     (SAFE_TO_STOP, "OK"): "is safe to stop",
     (SAFE_TO_STOP, "CRITICAL"): "is not safe to stop",
     (RESTART_DONE, "OK"): "is done restarting",
-    (RESTART_DONE, "WARNING"): "is still restarting",
     (RESTART_DONE, "CRITICAL"): "has not restarted",
 }
+ON_ITS_WAY = "is still restarting"  # restart-done, CRITICAL: connected, not done yet
 
 
 def _answer(
-    question: str, node: Node, inputs: Inputs, state: State, reasons: Sequence[str]
+    question: str,
+    node: Node,
+    inputs: Inputs,
+    state: State,
+    reasons: Sequence[str],
+    verdict: str | None = None,
 ) -> RollingAnswer:
     more = f" (and {len(reasons) - 1} more)" if state != "OK" and len(reasons) > 1 else ""
     first = f": {reasons[0]}{more}" if reasons else ""
@@ -95,7 +101,7 @@ def _answer(
         node=node.name,
         question=question,  # type: ignore[arg-type]
         state=state,
-        summary=f"{node.name} {VERDICTS[question, state]}{first}",
+        summary=f"{node.name} {verdict or VERDICTS[question, state]}{first}",
         reasons=list(reasons),
         target=inputs.cluster.target,
         scraped_at=inputs.cluster.scraped_at,
@@ -315,12 +321,13 @@ def _data_node_done(node: Node, inputs: Inputs) -> RollingAnswer:
     if not data.running and not _connected_data_node(node, inputs):
         return _answer(RESTART_DONE, node, inputs, "CRITICAL", [f"{node.name} is not connected"])
     if data.state != STARTED:
-        return _answer(RESTART_DONE, node, inputs, "WARNING", [_on_its_way(node, inputs)])
+        on_its_way = [_on_its_way(node, inputs)]
+        return _answer(RESTART_DONE, node, inputs, "CRITICAL", on_its_way, ON_ITS_WAY)
     reasons = [r for r in (_dead_replicas(node, inputs), _primaries(node, inputs)) if r]
     slow, note = _latency(node, inputs)
     reasons += [slow] if slow else []
     if reasons:
-        return _answer(RESTART_DONE, node, inputs, "WARNING", reasons)
+        return _answer(RESTART_DONE, node, inputs, "CRITICAL", reasons, ON_ITS_WAY)
     notes = [
         f"{node.name} is started",
         "no replica of its fragments is dead",

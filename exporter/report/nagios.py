@@ -270,7 +270,7 @@ def judge(reading: Reading, selection: CheckSelection, options: Options) -> Verd
 ROLLING_PERFDATA = CheckSelection(
     (availability.NODES_GONE, availability.DEAD_REPLICAS, *rolling.CHECKS)
 )
-ANSWER_CODE = {"OK": OK, "WARNING": WARNING, "CRITICAL": CRITICAL}
+ANSWER_CODE = {"OK": OK, "CRITICAL": CRITICAL}
 
 
 def answered(reading: Reading, options: Options) -> Verdict:

@@ -209,10 +209,10 @@ def test_a_started_node_with_its_replicas_and_primaries_back_is_done():
     )
 
 
-def test_a_restart_on_its_way_is_a_warning_and_a_node_not_connected_critical():
+def test_a_restart_on_its_way_and_a_node_not_connected_are_critical_each_said_as_it_is():
     on_its_way = ask(starting(healthy(), 2, 4), rolling.RESTART_DONE, 2)
     assert (on_its_way.state, on_its_way.reasons) == (
-        "WARNING",
+        "CRITICAL",
         ["data node 2 is STARTING, start phase 4"],
     )
     assert (
@@ -221,6 +221,7 @@ def test_a_restart_on_its_way_is_a_warning_and_a_node_not_connected_critical():
     )
     gone = ask(healthy(stopped=(2,)), rolling.RESTART_DONE, 2)
     assert (gone.state, gone.reasons) == ("CRITICAL", ["data node 2 is not connected"])
+    assert gone.summary == "data node 2 has not restarted: data node 2 is not connected"
     assert ask(healthy(), rolling.RESTART_DONE, 49).state == "OK"
 
 
@@ -235,7 +236,7 @@ def test_primaries_away_dead_replicas_and_slow_operations_keep_a_restart_unfinis
     assert ask(dead, rolling.RESTART_DONE, 2).reasons == ["80 fragments still have a dead replica"]
     slow = latency(healthy(), {1: 0.001, 2: 0.004, 3: 0.001, 4: 0.001})
     answer = ask(slow, rolling.RESTART_DONE, 2)
-    assert answer.state == "WARNING"
+    assert answer.state == "CRITICAL" and answer.summary.startswith("data node 2 is still")
     assert answer.reasons == [
         "its mean latency is over 2 times its peers': key 4.00 ms against 1.00 ms"
     ]

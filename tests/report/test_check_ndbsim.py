@@ -249,15 +249,27 @@ def test_safe_to_stop_a_data_node_while_its_partner_is_up_and_not_once_it_is_dow
 RESTART_POLLS = 60  # check runs, one a second at most, while data node 2 restarts
 
 
-def test_restart_done_is_not_ok_while_the_node_starts_and_ok_once_it_is_started(sim):
+def test_restart_done_is_critical_in_start_phase_5_and_ok_once_its_primaries_are_back(sim):
     sim.stop_node(2)
     stopped = run("check", "--restart-done", "2", *of(sim), password=PASSWORD)
+    sim.fault("stuck-start", node=2, phase=5)
+    sim.fault("primaries-away", node=2)
     sim.start_node(2)
+    in_phase_5 = _until(lambda: _start_phase(sim, 2) == 5)
     starting = run("check", "--restart-done", "2", *of(sim), password=PASSWORD)
+    sim.clear("stuck-start")
+    started = _until(lambda: _data_node_state(sim, 2) == "STARTED")
+    away = run("check", "--restart-done", "2", *of(sim), password=PASSWORD)
+    sim.clear("primaries-away")
     assert stopped.returncode == 2, stopped.stdout
     assert stopped.stdout.startswith("NDB CRITICAL - data node 2 has not restarted: ")
-    assert starting.returncode in (1, 2), starting.stdout
-    codes = [starting.returncode]
+    assert in_phase_5 and starting.returncode == 2, starting.stdout
+    assert "data node 2 is STARTING, start phase 5" in starting.stdout.splitlines()[0]
+    assert started and away.returncode != 0, away.stdout
+    assert "fragments that prefer data node 2 as primary have their primary elsewhere" in (
+        away.stdout
+    )
+    codes = [away.returncode]
     for _ in range(RESTART_POLLS):
         done = run("check", "--restart-done", "2", *of(sim), password=PASSWORD)
         codes.append(done.returncode)
@@ -267,3 +279,20 @@ def test_restart_done_is_not_ok_while_the_node_starts_and_ok_once_it_is_started(
     assert codes[-1] == 0, done.stdout
     assert done.stdout.startswith("NDB OK - data node 2 is done restarting")
     assert set(codes) <= {0, 1, 2}
+
+
+def _data_node_state(sim, node_id: int) -> str:
+    return next(n for n in sim.status()["nodes"] if n["node_id"] == node_id)["state"]
+
+
+def _start_phase(sim, node_id: int) -> int | None:
+    return next(n for n in sim.status()["nodes"] if n["node_id"] == node_id).get("start_phase")
+
+
+def _until(condition, timeout: float = 60.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True

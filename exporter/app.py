@@ -6,7 +6,7 @@ import asyncio
 import logging
 import math
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.middleware.gzip import GZipMiddleware
@@ -141,23 +141,12 @@ def create_app(
         managers[targets.default.name] = lambda: mgmd.get(targets.mgmd)
     reader = ViewReader(scraper, settings.max_connections, settings.query_timeout, managers)
 
-    @asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        if targets.mgmd:  # the cluster log from the start, not from the first scrape
-            mgmd.get(targets.mgmd).subscription.start()
-        yield
-        reader.close()
-        scraper.close()
-        await mgmd.close()
-        if event_log is not None:
-            event_log.close()
-
     app = FastAPI(
         title="ndbinfo-exporter",
         docs_url=None,
         redoc_url=None,
         openapi_url=None,
-        lifespan=lifespan,
+        lifespan=_lifespan(mgmd, targets.mgmd, reader, scraper),
         # "/metrics/" is a 404, not a redirect built from the request's Host header.
         redirect_slashes=False,
     )
@@ -231,6 +220,24 @@ def create_app(
 
     app.include_router(view.make_router(app, settings, reader, targets))
     return app
+
+
+def _lifespan(
+    mgmd: MgmdReaders, configured: tuple[tuple[str, int], ...], *opened: ViewReader | Scraper
+) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """The cluster log of the configured management servers from the start, not from the
+    first scrape; at the end, what the app opened closed."""
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if configured:
+            mgmd.get(configured).subscription.start()
+        yield
+        for each in opened:
+            each.close()
+        await mgmd.close()
+
+    return lifespan
 
 
 def _require_basic_auth(app: FastAPI, auth: BasicAuth) -> None:

@@ -256,6 +256,62 @@ def _conflict_row(layout: Layout) -> None:
             ),
             width=12,
         ),
+        timeseries_panel(
+            "Conflict handling",
+            "Per second, on the SQL node whose applier handled them: transactions rejected by "
+            "transactional detection (*_TRANS functions) and the rows they realigned with the "
+            "transactions depending on them, refresh operations the NDB$EPOCH functions wrote, "
+            "reflected operations the NDB$EPOCH2 secondary applied or discarded on an error, "
+            "and delete-delete conflicts (a row deleted on both sides).",
+            "ops",
+            q(
+                f"sum by (cluster, instance) "
+                f"({rate('ndb_sql_conflict_transactions_rejected_total')})",
+                f"{WHERE} transactions rejected",
+            ),
+            q(
+                f"sum by (cluster, instance, outcome) "
+                f"({rate('ndb_sql_conflict_transaction_rows_total')})",
+                f"{WHERE} rows {{{{outcome}}}}",
+            ),
+            q(
+                f"sum by (cluster, instance) ({rate('ndb_sql_conflict_refresh_operations_total')})",
+                f"{WHERE} refresh operations",
+            ),
+            q(
+                f"sum by (cluster, instance, outcome) "
+                f"({rate('ndb_sql_conflict_reflected_operations_total')})",
+                f"{WHERE} reflected {{{{outcome}}}}",
+            ),
+            q(
+                f"sum by (cluster, instance) ({rate('ndb_sql_conflict_delete_delete_total')})",
+                f"{WHERE} delete-delete",
+            ),
+            min_value=0,
+            width=12,
+        ),
+        timeseries_panel(
+            "Active-active: last conflict and last stable epoch (GCI)",
+            "On the SQL node of the NDB$EPOCH or NDB$EPOCH2 primary of an active-active pair, "
+            "as GCIs: the epoch of its cluster in which it last found a conflict "
+            "(Ndb_conflict_last_conflict_epoch), and its newest epoch that came back round the "
+            "pair with no conflict since (Ndb_conflict_last_stable_epoch). Once the stable line "
+            "reaches the conflict line, every conflict found has been resolved on both sides and "
+            "the pair has converged; while it stays below, the realigning refresh operations "
+            "have not come back. On a one-way replica the stable epoch stays 0.",
+            "none",
+            q(
+                f"floor({_per('cluster, instance', 'ndb_sql_conflict_last_conflict_epoch')}"
+                f" / {EPOCH_PER_GCI})",
+                f"{WHERE} last conflict",
+            ),
+            q(
+                f"floor({_per('cluster, instance', 'ndb_sql_conflict_last_stable_epoch')}"
+                f" / {EPOCH_PER_GCI})",
+                f"{WHERE} last stable",
+            ),
+            width=12,
+        ),
     )
 
 

@@ -33,6 +33,79 @@ CONFLICT_FUNCTIONS = {
     "epoch2_trans": "NDB$EPOCH2_TRANS",
 }
 
+# What the replica applier's conflict handling did (ndb_replica.cc update_global_state, the
+# default channel): transactional detection (the *_TRANS functions), the NDB$EPOCH family's
+# refresh and reflected operations, and the two epochs that tell whether an active-active
+# pair has converged (the primary's last stable epoch reaching its last conflict epoch).
+CONFLICT_HANDLING = (
+    (
+        counter(
+            "ndb_sql_conflict_transactions_rejected_total",
+            "Transactions the replica applier found in conflict under transactional conflict"
+            " detection (*_TRANS functions) and rejected (Ndb_conflict_trans_reject_count).",
+        ),
+        "Ndb_conflict_trans_reject_count",
+        1,
+    ),
+    (
+        counter(
+            "ndb_sql_conflict_detection_passes_total",
+            "Passes of transaction dependency tracking over an epoch transaction with conflicts"
+            " (Ndb_conflict_trans_detect_iter_count).",
+        ),
+        "Ndb_conflict_trans_detect_iter_count",
+        1,
+    ),
+    (
+        counter(
+            "ndb_sql_conflict_epoch_transactions_total",
+            "Epoch transactions committed after transactional conflict handling"
+            " (Ndb_conflict_trans_conflict_commit_count).",
+        ),
+        "Ndb_conflict_trans_conflict_commit_count",
+        1,
+    ),
+    (
+        counter(
+            "ndb_sql_conflict_delete_delete_total",
+            "Delete-delete conflicts found by NDB$EPOCH functions: a row deleted on both sides"
+            " (Ndb_conflict_epoch_delete_delete_count).",
+        ),
+        "Ndb_conflict_epoch_delete_delete_count",
+        1,
+    ),
+    (
+        counter(
+            "ndb_sql_conflict_refresh_operations_total",
+            "Refresh operations the NDB$EPOCH functions wrote to realign rows in conflict"
+            " (Ndb_conflict_refresh_op_count).",
+        ),
+        "Ndb_conflict_refresh_op_count",
+        1,
+    ),
+    (
+        gauge(
+            "ndb_sql_conflict_last_conflict_epoch",
+            "Epoch of this SQL node's cluster in which the replica applier last found a"
+            " conflict or applied reflected or refresh operations"
+            " (Ndb_conflict_last_conflict_epoch); 0 for none.",
+        ),
+        "Ndb_conflict_last_conflict_epoch",
+        1,
+    ),
+    (
+        gauge(
+            "ndb_sql_conflict_last_stable_epoch",
+            "Newest epoch of this SQL node's cluster that came back round an active-active"
+            " pair with no conflict found since it was logged (Ndb_conflict_last_stable_epoch):"
+            " on the NDB$EPOCH primary, the conflicts are resolved on both sides once it"
+            " reaches ndb_sql_conflict_last_conflict_epoch; 0 on a one-way replica.",
+        ),
+        "Ndb_conflict_last_stable_epoch",
+        1,
+    ),
+)
+
 # Unlabelled metrics: (spec, status variable, scale).
 SIMPLE = (
     (
@@ -221,6 +294,7 @@ SIMPLE = (
         "Threads_connected",
         1,
     ),
+    *CONFLICT_HANDLING,
 )
 
 # Labelled metrics: (spec, ((label value, status variable), ...)).
@@ -281,6 +355,32 @@ LABELLED = (
         tuple(
             (function, f"Ndb_conflict_fn_{suffix}")
             for suffix, function in CONFLICT_FUNCTIONS.items()
+        ),
+    ),
+    (
+        counter(
+            "ndb_sql_conflict_transaction_rows_total",
+            "Rows of transactions under transactional conflict detection (*_TRANS): in_conflict"
+            " (Ndb_conflict_trans_row_conflict_count), rejected with their transaction and the"
+            " transactions depending on it (Ndb_conflict_trans_row_reject_count).",
+            ("outcome",),
+        ),
+        (
+            ("in_conflict", "Ndb_conflict_trans_row_conflict_count"),
+            ("rejected", "Ndb_conflict_trans_row_reject_count"),
+        ),
+    ),
+    (
+        counter(
+            "ndb_sql_conflict_reflected_operations_total",
+            "Reflected operations the NDB$EPOCH2 secondary received from the primary:"
+            " prepared (defined) to be applied (Ndb_conflict_reflected_op_prepare_count), and"
+            " not applied as they hit an error (Ndb_conflict_reflected_op_discard_count).",
+            ("outcome",),
+        ),
+        (
+            ("prepared", "Ndb_conflict_reflected_op_prepare_count"),
+            ("discarded", "Ndb_conflict_reflected_op_discard_count"),
         ),
     ),
 )

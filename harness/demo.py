@@ -271,6 +271,7 @@ FAULT_EXAMPLES: tuple[tuple[str, str], ...] = (
     ("tablespace-growth 0.1", "the tablespace fills up: NdbTablespaceExhaustionPredicted"),
     ("backups-stopped", "no more scheduled backups: NdbBackupTooOld after 26 hours"),
     ("start-backup", "START BACKUP now: BackupStarted, BackupCompleted in the cluster log"),
+    ("slow-backup 600", "backups take 10 cluster minutes: their progress and time left"),
     ("backup-abort", "backups abort (error 1325): NdbBackupFailed"),
     ("backup-start-failure", "backups fail to start (error 1342): NdbBackupFailed"),
     ("mgm-down", "the management server stops answering: NdbMgmdUnreachable"),

@@ -313,6 +313,10 @@ def _growth_faults(sub) -> None:
     for name, what in (("backup-abort", "abort"), ("backup-start-failure", "fail to start")):
         s = sub.add_parser(name, help=f"backups {what} with an NDB error")
         s.add_argument("--error", type=_positive_int(1, 65535), help="NDB error code")
+    s = sub.add_parser("slow-backup", help="backups run this long before they complete")
+    s.add_argument(
+        "seconds", type=_float_range(0, 86400, low_open=True), help="cluster seconds per backup"
+    )
     sub.add_parser("mgm-down", help="the management server stops answering")
     sub.add_parser("start-backup", help="START BACKUP now (as ndb_mgm does)")
     sub.add_parser("drop-listeners", help="the management server drops its event listeners")

@@ -1,6 +1,7 @@
 """The management server's card: what the scrape layer's management server reader keeps of
-one cluster (scrape/mgmd: the last get status, the backups, the latest events, each data
-node's last forced stop), as the API serves it."""
+one cluster (scrape/mgmd: the last get status, the backups, the running one with its
+progress and estimate, the latest events, each data node's last forced stop), as the API
+serves it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from ndbinfo_exporter.health.models import (
     ManagedNode,
     ManagementServer,
     ManagementView,
+    RunningBackup,
 )
+from ndbinfo_exporter.scrape.mgmd.backup_progress import progress_ratio, remaining_seconds
 from ndbinfo_exporter.scrape.mgmd.reader import ManagementState
 
 
@@ -42,6 +45,7 @@ def management_view(target: str, state: ManagementState) -> ManagementView:
             bytes=backup.bytes,
             records=backup.records,
         ),
+        running_backup=running_backup(state),
         backups_aborted=state.backups_aborted,
         backups_failed_to_start=state.backups_failed_to_start,
         events=[
@@ -57,6 +61,23 @@ def management_view(target: str, state: ManagementState) -> ManagementView:
         forced_stops=forced_stop_cards(
             state.forced_stops, {n.node_id: n.status for n in state.nodes}
         ),
+    )
+
+
+def running_backup(state: ManagementState) -> RunningBackup | None:
+    """The running backup with what the data nodes reported of it and the estimate."""
+    running, progress = state.running_backup, state.backup_progress
+    if running is None:
+        return None
+    ratio = progress_ratio(progress, state.last_backup)
+    return RunningBackup(
+        backup_id=running.backup_id,
+        started_at=running.started_at,
+        bytes=None if progress is None else progress.bytes,
+        records=None if progress is None else progress.records,
+        read_at=None if progress is None else progress.read_at,
+        progress=ratio,
+        remaining_seconds=remaining_seconds(running, progress, ratio),
     )
 
 

@@ -1,7 +1,9 @@
 """Native backups (START BACKUP): scheduled every few cluster hours or requested through the
-management server. A backup takes an id (ndbinfo.backup_id), runs for a few cluster seconds and
-completes with its size, unless backup-abort aborts it or backup-start-failure refuses it; each
-step is logged to the cluster log as the master data node's Backup block reports it."""
+management server. A backup takes an id (ndbinfo.backup_id), runs for a few cluster seconds (as
+long as slow-backup says, for one started under it) and completes with its size, unless
+backup-abort aborts it or backup-start-failure refuses it; each step is logged to the cluster
+log as the master data node's Backup block reports it. While it runs, each data node reports
+what it has written so far (node_progress: the BackupStatus report of `ALL REPORT BACKUP`)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,10 @@ DEFAULT_ABORT_ERROR = 1325  # File or scan error
 DEFAULT_START_ERROR = 1342
 NODE_FAILURE_ERROR = 1326  # Backup aborted due to node failure  # Backup failed to allocate buffers (check configuration)
 LOG_BYTES_PER_SECOND = 64 * 1024  # the backup log's growth while a backup runs
+LOG_RECORD_BYTES = 128
+# The share of a backup's time its data scan takes: the data files grow over it, then the
+# backup waits for its stop GCI and closes its files with every record written.
+SCAN_SHARE = 0.9
 
 
 @dataclass
@@ -27,6 +33,18 @@ class RunningBackup:
     starting_node: int  # the node that asked: the management server
     started_at: float  # cluster time
     start_gci: int
+    seconds: float = BACKUP_SECONDS  # cluster seconds it runs
+
+
+@dataclass(frozen=True)
+class NodeProgress:
+    """What one data node has written of the running backup (Backup::reportStatus: its data
+    and log files' totals so far)."""
+
+    records: int
+    data_bytes: int
+    log_records: int
+    log_bytes: int
 
 
 class Backups:
@@ -72,7 +90,9 @@ class Backups:
             return 0, error
         chosen = backup_id or self.last_id + 1
         self.last_id = max(self.last_id, chosen)
-        self.running = RunningBackup(chosen, requester, at, c.checkpoints.gci)
+        slow = c.faults.get("slow-backup")
+        seconds = BACKUP_SECONDS if slow is None else slow["seconds"]
+        self.running = RunningBackup(chosen, requester, at, c.checkpoints.gci, seconds)
         c.log.emit(
             "BackupStarted",
             master,
@@ -106,7 +126,7 @@ class Backups:
         if run is None:
             return
         aborted = c.faults.get("backup-abort")
-        end = run.started_at + BACKUP_SECONDS
+        end = run.started_at + run.seconds
         if aborted is None and until < end:
             return
         at = min(until, end) if aborted is None else until
@@ -117,8 +137,8 @@ class Backups:
         self.running = None
         master = c.president
         records, data_bytes = backup_size(c)
-        log_bytes = int(BACKUP_SECONDS * LOG_BYTES_PER_SECOND)
-        log_records = log_bytes // 128
+        log_bytes = int(run.seconds * LOG_BYTES_PER_SECOND)
+        log_records = log_bytes // LOG_RECORD_BYTES
         stop_gci = c.checkpoints.gci
         c.log.emit(
             "BackupCompleted",
@@ -146,3 +166,32 @@ def backup_size(c: Cluster) -> tuple[int, int]:
     records = sum(t.rows for t in tables)
     data_bytes = sum(c.node_bytes.values()) // max(1, c.topology.replicas)
     return records, data_bytes
+
+
+def node_progress(c: Cluster, run: RunningBackup) -> dict[int, NodeProgress]:
+    """What each started data node has written of the running backup at the model's time: its
+    part of one copy of the data (its primary fragments, in proportion to the data it holds)
+    as the scan goes, and of the log. The parts add up to what BackupCompleted reports."""
+    elapsed = max(0.0, c.now - run.started_at)
+    scanned = min(1.0, elapsed / (run.seconds * SCAN_SHARE))
+    records, data_bytes = backup_size(c)
+    log_bytes = int(min(elapsed, run.seconds) * LOG_BYTES_PER_SECOND)
+    weights = {n: c.node_bytes[n] for n in c.started_ids()}
+    parts = [
+        split(int(total), weights) for total in (records * scanned, data_bytes * scanned, log_bytes)
+    ]
+    return {
+        n: NodeProgress(parts[0][n], parts[1][n], parts[2][n] // LOG_RECORD_BYTES, parts[2][n])
+        for n in weights
+    }
+
+
+def split(total: int, weights: dict[int, int]) -> dict[int, int]:
+    """`total` shared in proportion to the weights, in whole units that add up to it."""
+    whole = sum(weights.values()) or 1
+    out, before, running = {}, 0, 0
+    for key, weight in weights.items():
+        running += weight
+        upto = total * running // whole
+        out[key], before = upto - before, upto
+    return out

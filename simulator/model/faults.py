@@ -37,6 +37,8 @@ GROWTH = {
 DEFAULT_GROWTH_SHARE = 0.5  # a growth fault starts at half full
 # Faults that act over the cluster time since they were set (their params keep it as "since").
 TIMED = (*GROWTH, "missed-heartbeats")
+# Faults whose `seconds` are cluster seconds, up to a day.
+CLUSTER_SECONDS = ("replica-behind", "slow-backup")
 
 # Faults of the data nodes' caches, buffers and memory pools, and of the global checkpoint.
 DEFAULT_ABORT_SHARE = 0.2  # transaction-aborts: share of the transactions that abort
@@ -205,6 +207,12 @@ FAULTS: dict[str, FaultSpec] = {
             {"error": (int, False)},
         ),
         FaultSpec(
+            "slow-backup",
+            "every backup started while this is set runs for a number of cluster seconds before"
+            " it completes, its data files growing over them",
+            {"seconds": (float, True)},
+        ),
+        FaultSpec(
             "backup-start-failure",
             "every backup requested while this is set fails to start with an NDB error "
             "(default 1342)",
@@ -337,6 +345,7 @@ def validate(name: str, params: dict[str, Any], topology: Topology | None = None
             raise FaultError(f"{name}: rate must be > 0 and <= 1 per hour, got {clean['rate']}")
     if name == "replica-behind":
         clean.setdefault("seconds", DEFAULT_BEHIND_SECONDS)
+    if name in CLUSTER_SECONDS:
         if not 0.0 < clean["seconds"] <= 86400.0:
             raise FaultError(f"{name}: seconds must be > 0 and <= 86400, got {clean['seconds']}")
     elif "seconds" in clean and not 0.0 <= clean["seconds"] <= 600.0:

@@ -433,6 +433,17 @@ ROWS: tuple[Row, ...] = (
         note="the restarting node is killed in start phase 5: NDBStopForced 2303",
     ),
     _row(
+        "slow-backup",
+        (fault("slow-backup", seconds=40), Step("backup")),
+        set(),
+        quiet_seconds=75.0,
+        evidence=(
+            "max_over_time(ndb_mgmd_backup_running{CLUSTER}[3m]) == 1",
+            "changes(ndb_mgmd_backup_last_completed_id{CLUSTER}[3m]) > 0",
+        ),
+        note="a backup that runs 40 s: shown running, then completed; no alert",
+    ),
+    _row(
         "missed-heartbeats",
         fault("missed-heartbeats", node=2),
         {"NdbHeartbeatsMissed"},

@@ -178,7 +178,13 @@ LANES: dict[str, LanePlan] = {
     "beats": LanePlan(
         "beats",
         "source",
-        ("missed-heartbeats", "dead-by-heartbeat", "backup-start-failure", "arbitration-denied"),
+        (
+            "slow-backup",
+            "missed-heartbeats",
+            "dead-by-heartbeat",
+            "backup-start-failure",
+            "arbitration-denied",
+        ),
     ),
     "failover": LanePlan("standby", "source", ("standby-purged", "channel-failover"), pair=True),
 }

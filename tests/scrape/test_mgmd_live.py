@@ -1,5 +1,5 @@
 """The exporter reads ndbsim's management server (--mgmd.address): backups aborted and
-completed, a forced stop in a start phase, a subscription the server drops, counted and
+completed, a slow backup's progress, a forced stop in a start phase, a subscription the server drops, counted and
 re-established while every scrape succeeds; and the cluster log's lines (--mgmd.event-log)
 as the OpenTelemetry Collector configuration of docs/mgmd.md reads them."""
 
@@ -18,6 +18,9 @@ import yaml
 from ndb_harness import running_exporter, running_ndbsim
 from ndbinfo_exporter.collectors.registry import all_collectors
 from prometheus_client.parser import text_string_to_metric_families
+
+from tests.scrape.mgm_proxy import CountingMgmProxy
+from tests.view.counting_proxy import counting_proxy
 
 pytestmark = pytest.mark.integration
 
@@ -161,6 +164,51 @@ def test_a_forced_stop_in_start_phase_5_in_the_metrics_and_the_cluster_log_lines
     (crash,) = [s for s in card["forced_stops"] if s["node_id"] == 2]
     assert (crash["error"], crash["start_phase"]) == (2303, 5)
     assert all(r["timestamp"] <= datetime.datetime.now(datetime.UTC) for r in records)
+
+
+def test_a_slow_backup_shows_its_progress_and_nothing_is_asked_while_none_runs(stack):
+    """Through a proxy that counts the exporter's commands: a backup of 150 cluster seconds
+    (15 s here) shows a ratio that grows to 1 (the same size as the backup before it, all
+    written once its data scan ends at 90 % of its time), then the completed backup; `dump
+    events` is sent only while it runs."""
+    sim = stack[0]
+    args = [*(f"--no-collector.{c.name}" for c in all_collectors() if c.name not in COLLECTORS)]
+    with (
+        counting_proxy(sim.mgm_port, CountingMgmProxy) as proxy,
+        running_exporter(
+            [f"--mgmd.address=127.0.0.1:{proxy.port}", *args], mysqld=sim.account()
+        ) as exporter,
+    ):
+        _wait(exporter, lambda s: _value(s, "ndb_mgmd_subscription_up") == 1)
+        first = sim.start_backup()["backup_id"]
+        _wait(exporter, lambda s: _value(s, "ndb_mgmd_backup_last_completed_id") == first)
+        _wait(exporter, lambda s: _value(s, "ndb_mgmd_backup_running") == 0)
+        asked = proxy.seen("dump events")
+        for _ in range(5):
+            assert _value(_samples(exporter), "ndb_mgmd_backup_progress_ratio") is None
+        assert proxy.seen("dump events") == asked
+        sim.fault("slow-backup", seconds=150)
+        try:
+            slow = sim.start_backup()["backup_id"]
+        finally:
+            sim.clear("slow-backup")
+        ratios: list[float] = []
+
+        def watched(samples) -> bool:
+            ratio = _value(samples, "ndb_mgmd_backup_progress_ratio")
+            if ratio is not None:
+                ratios.append(ratio)
+            return _value(samples, "ndb_mgmd_backup_last_completed_id") == slow
+
+        done = _wait(exporter, watched, timeout=40.0)
+        assert _value(done, "ndb_mgmd_backup_running") == 0
+        during = proxy.seen("dump events")
+        assert during > asked
+        for _ in range(5):
+            _samples(exporter)
+        assert proxy.seen("dump events") == during
+    assert ratios == sorted(ratios) and ratios[-1] == 1.0
+    assert len({r for r in ratios if 0 < r < 1}) >= 3
 
 
 def _until_started(sim, node_id: int, timeout: float = 30.0) -> None:

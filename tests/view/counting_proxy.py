@@ -77,8 +77,11 @@ class CountingProxy:
 
 
 @contextmanager
-def counting_proxy(upstream_port: int) -> Iterator[CountingProxy]:
-    proxy = CountingProxy(upstream_port)
+def counting_proxy(
+    upstream_port: int, kind: type[CountingProxy] = CountingProxy
+) -> Iterator[CountingProxy]:
+    """A proxy of ``kind`` (one that counts another protocol's requests) on a free port."""
+    proxy = kind(upstream_port)
     loop = asyncio.new_event_loop()
     ready = threading.Event()
     server_box: list[asyncio.Server] = []

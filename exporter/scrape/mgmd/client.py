@@ -1,13 +1,15 @@
-"""Talking to ndb_mgmd: one request on a short-lived session (`get status`), and the persistent
-`listen event` subscription, re-established with backoff when it drops (the time without it is
-counted), failing over between the cluster's management servers in the order given."""
+"""Talking to ndb_mgmd: one request on a short-lived session (`get status`, `dump events`),
+and the persistent `listen event` subscription, re-established with backoff when it drops (the
+time without it is counted), failing over between the cluster's management servers in the
+order given."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeVar
 
 from ndbinfo_exporter import logs
 from ndbinfo_exporter.scrape.mgmd import protocol
@@ -23,6 +25,7 @@ BACKOFF_FIRST, BACKOFF_MAX = 0.5, 30.0
 _failed = logs.RateLimited(log)
 
 Address = tuple[str, int]
+T = TypeVar("T")
 
 
 async def _read_reply(reader: asyncio.StreamReader) -> list[str]:
@@ -42,18 +45,43 @@ async def _read_reply(reader: asyncio.StreamReader) -> list[str]:
             raise ProtocolError("reply too long")
 
 
+async def _ask(
+    address: Address, request: bytes, read: Callable[[asyncio.StreamReader], Awaitable[T]]
+) -> T:
+    """One request on a session of its own, its reply read by ``read``."""
+    reader, writer = await asyncio.open_connection(*address, limit=MAX_LINE)
+    try:
+        writer.write(request)
+        await writer.drain()
+        return await read(reader)
+    finally:
+        writer.close()
+
+
 async def get_status(address: Address) -> list[NodeStatus]:
     """Every node's status (`get status`); OSError, TimeoutError or ProtocolError when the
     management server does not answer it. The caller bounds the time."""
-    reader, writer = await asyncio.open_connection(*address, limit=MAX_LINE)
-    try:
-        writer.write(protocol.command("get status"))
-        await writer.drain()
+
+    async def read(reader: asyncio.StreamReader) -> list[NodeStatus]:
         return protocol.node_statuses(
             protocol.reply_values(await _read_reply(reader), "node status")
         )
-    finally:
-        writer.close()
+
+    return await _ask(address, protocol.command("get status"), read)
+
+
+async def dump_events(address: Address, event_type: int) -> list[Event]:
+    """The reports the data nodes send for `dump events` of one type (`ALL REPORT ...`):
+    MgmApiSession::dump_events writes a header with their count, then each report as a
+    `log event reply` block. OSError, TimeoutError or ProtocolError when the management
+    server does not answer it; the caller bounds the time."""
+
+    async def read(reader: asyncio.StreamReader) -> list[Event]:
+        header = protocol.reply_values(await _read_reply(reader), "dump events reply")
+        count = protocol.dumped_event_count(header)
+        return [protocol.dumped_event(await _read_reply(reader)) for _ in range(count)]
+
+    return await _ask(address, protocol.command("dump events", {"type": event_type}), read)
 
 
 class Subscription:

@@ -1,6 +1,6 @@
 """What the exporter keeps from the cluster log: events counted by type and source node, the
-latest RECENT_EVENTS events themselves (for their readers), the last completed backup, backups
-aborted or failed to start, arbitration results, the nodes that failed, missed heartbeats or
+latest RECENT_EVENTS events themselves (for their readers), the backup running (started, not
+yet completed or aborted), the last completed backup, backups aborted or failed to start, arbitration results, the nodes that failed, missed heartbeats or
 stopped by force (the last stop of each, and the stops by node and exit code), the subscribers
 the data nodes disconnected, each SQL node's event buffer and the latest completed global
 checkpoint. Only the event loop touches it."""
@@ -48,7 +48,11 @@ DERIVED_FIELDS = frozenset({"result"})
 # The wire keys (ndb_logevent.cpp ndb_logevent_body[]) the exporter reads from each event,
 # and `data` for the `data=` words of an event without body rows.
 READS = {
+    "BackupStarted": ("starting_node", "backup_id"),
     "BackupCompleted": ("backup_id", "n_bytes", "n_bytes_hi", "n_records", "n_records_hi"),
+    "BackupAborted": ("backup_id",),
+    # read from `dump events` replies (backup_progress.py)
+    "BackupStatus": ("backup_id", "n_bytes_lo", "n_bytes_hi", "n_records_lo", "n_records_hi"),
     "ArbitResult": ("code",),
     "ArbitState": ("code",),
     "NDBStopForced": ("action", "signum", "error", "sphase", "extra"),
@@ -78,6 +82,16 @@ class LoggedEvent:
     source_node: int
     severity: str  # EventLogger's: INFO, WARNING, ERROR, ALERT
     text: str
+
+
+@dataclass(frozen=True)
+class StartedBackup:
+    """The backup the cluster log says runs: BackupStarted received, no BackupCompleted or
+    BackupAborted for it yet."""
+
+    backup_id: int
+    starting_node: int  # the node that asked for it (the management server, for START BACKUP)
+    started_at: float  # unix time the exporter received BackupStarted
 
 
 @dataclass(frozen=True)
@@ -125,6 +139,7 @@ class ClusterLogState:
     clock: Callable[[], float] = time.time
     events: dict[tuple[str, str], int] = field(default_factory=dict)  # (type, node id) -> count
     last_seen: dict[str, float] = field(default_factory=dict)  # type -> unix time
+    running_backup: StartedBackup | None = None
     last_backup: CompletedBackup | None = None
     backups_aborted: int = 0
     backups_failed_to_start: int = 0
@@ -169,6 +184,16 @@ class ClusterLogState:
             handler(self, event, now)
         return logged
 
+    def backup_not_running(self, backup_id: int) -> None:
+        """The backup of this id runs no more: its BackupCompleted or BackupAborted arrived,
+        or the data nodes report no backup of that id (its end came while the subscription
+        was down)."""
+        if self.running_backup is not None and self.running_backup.backup_id == backup_id:
+            self.running_backup = None
+
+    def _backup_started(self, event: Event, now: float) -> None:
+        self.running_backup = StartedBackup(event.u32("backup_id"), event.u32("starting_node"), now)
+
     def _backup_completed(self, event: Event, now: float) -> None:
         self.last_backup = CompletedBackup(
             event.u32("backup_id"),
@@ -176,9 +201,11 @@ class ClusterLogState:
             event.u64("n_bytes", "n_bytes_hi"),
             event.u64("n_records", "n_records_hi"),
         )
+        self.backup_not_running(self.last_backup.backup_id)
 
     def _backup_aborted(self, event: Event, now: float) -> None:
         self.backups_aborted += 1
+        self.backup_not_running(event.u32("backup_id"))
 
     def _backup_failed_to_start(self, event: Event, now: float) -> None:
         self.backups_failed_to_start += 1
@@ -234,6 +261,7 @@ class ClusterLogState:
 
 
 HANDLERS = {
+    "BackupStarted": ClusterLogState._backup_started,
     "BackupCompleted": ClusterLogState._backup_completed,
     "BackupAborted": ClusterLogState._backup_aborted,
     "BackupFailedToStart": ClusterLogState._backup_failed_to_start,

@@ -13,6 +13,7 @@ DEFAULT_PORT = 1186
 # The bounded set of `type` label values: every Ndb_logevent_type; any other number is
 # counted as "other".
 EVENT_NAMES = {event.number: event.name for event in EVENT_TYPES}
+EVENT_NUMBERS = {event.name: event.number for event in EVENT_TYPES}
 SEVERITIES = {event.name: event.severity for event in EVENT_TYPES}
 OTHER = "other"
 # The level asked of each category: every event the exporter counts or reads, up to
@@ -95,6 +96,11 @@ STATUS_KEYS = frozenset(
         "is_single_user",
     }
 )
+
+
+# `dump events` answers with at most two reports (MemoryUsage) from each of the 144 data
+# nodes a cluster can have (MAX_NDB_NODES - 1): a larger count is not a reply to read.
+MAX_DUMPED_EVENTS = 2 * 144
 
 
 class ProtocolError(ValueError):
@@ -224,3 +230,27 @@ def event(lines: list[str]) -> Event:
     kind, source = values.pop("type"), values.pop("source_nodeid")
     values.pop("time", None)
     return Event(kind, source, values, data)
+
+
+def dumped_event_count(values: dict[str, str]) -> int:
+    """The number of events a `dump events` reply announces (its `events:` line), checked as
+    ndb_mgm_dump_events checks it: a result other than Ok is the server's refusal, a missing
+    count an illegal reply."""
+    result = values.get("result", "")
+    if result != "Ok":
+        raise ProtocolError(f"dump events refused: {result[:200] or 'no result'}")
+    if "events" not in values:
+        raise ProtocolError("dump events: the number of events is missing")
+    count = _int(values["events"])
+    if not 0 <= count <= MAX_DUMPED_EVENTS:
+        raise ProtocolError(f"dump events: {count} events announced")
+    return count
+
+
+def dumped_event(lines: list[str]) -> Event:
+    """One event of a `dump events` reply: a `log event reply` block as logevent2str writes
+    it."""
+    if not lines or lines[0] != "log event reply":
+        first = lines[0][:80] if lines else "nothing"
+        raise ProtocolError(f"expected 'log event reply', got {first!r}")
+    return event(lines[1:])

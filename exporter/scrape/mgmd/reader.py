@@ -1,7 +1,8 @@
 """One cluster's management servers as the scrape reads them: node statuses from `get status`
-at each scrape (bounded by a deadline, from each management server at once), and the cluster
-log kept by the subscription. A management server that does not answer is `ndb_mgmd_up 0`,
-never a failed scrape."""
+at each scrape (bounded by a deadline, from each management server at once), while a backup
+runs the data nodes' reports of it (backup_progress.py, within the same deadline), and the
+cluster log kept by the subscription. A management server that does not answer is
+`ndb_mgmd_up 0`, never a failed scrape."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ndbinfo_exporter.collectors.base import MetricSpec, add_states, counter, gauge
-from ndbinfo_exporter.scrape.mgmd import client
+from ndbinfo_exporter.scrape.mgmd import backup_progress, client
+from ndbinfo_exporter.scrape.mgmd.backup_progress import BackupProgress, BackupWatch
 from ndbinfo_exporter.scrape.mgmd.client import Address, Subscription
 from ndbinfo_exporter.scrape.mgmd.event_log import EventLog, event_line
 from ndbinfo_exporter.scrape.mgmd.events import (
@@ -20,6 +22,7 @@ from ndbinfo_exporter.scrape.mgmd.events import (
     CompletedBackup,
     ForcedStop,
     LoggedEvent,
+    StartedBackup,
 )
 from ndbinfo_exporter.scrape.mgmd.exit_codes import exit_code
 from ndbinfo_exporter.scrape.mgmd.protocol import NODE_STATES, Event, NodeStatus, ProtocolError
@@ -180,6 +183,7 @@ METRICS = (
     BACKUP_END,
     BACKUP_BYTES,
     BACKUP_RECORDS,
+    *backup_progress.METRICS,
     BACKUPS_ABORTED,
     BACKUPS_FAILED,
     ARBITRATIONS,
@@ -216,6 +220,8 @@ class ManagementState:
     last_backup_failure: float | None  # unix time of the last BackupAborted/FailedToStart
     events: tuple[LoggedEvent, ...]
     forced_stops: tuple[ForcedStop, ...] = ()  # each data node's last, by node id
+    running_backup: StartedBackup | None = None
+    backup_progress: BackupProgress | None = None  # the data nodes' last reports of it
 
     @property
     def reachable(self) -> bool:
@@ -233,6 +239,7 @@ class MgmdReader:
         self._answered: tuple[tuple[str, bool], ...] = ()
         self._nodes: tuple[NodeStatus, ...] = ()
         self._read_at: float | None = None
+        self.backup = BackupWatch(self.addresses)
 
     def _received(self, event: Event) -> None:
         logged = self.state.record(event)
@@ -247,6 +254,7 @@ class MgmdReader:
             up_family(self._answered),
             *node_families(self._nodes),
             *log_families(self.state, self.subscription),
+            *self.backup.families(self.state),
         ]
 
     async def current(self, timeout: float, max_age: float) -> ManagementState:
@@ -258,11 +266,15 @@ class MgmdReader:
 
     async def _read_status(self, timeout: float) -> None:
         """`get status` from every management server at once, within the deadline: which
-        answered, and the nodes as the first that answered reports them. Starts the
-        subscription on first use."""
+        answered, and the nodes as the first that answered reports them; while a backup runs,
+        the data nodes' reports of it within the same deadline. Starts the subscription on
+        first use."""
         self.subscription.start()
         deadline = max(0.1, min(STATUS_DEADLINE, timeout))
-        answers = await asyncio.gather(*(self._status(a, deadline) for a in self.addresses))
+        answers, _ = await asyncio.gather(
+            asyncio.gather(*(self._status(a, deadline) for a in self.addresses)),
+            self.backup.read(self.state, deadline),
+        )
         self._answered = tuple(
             (client.address_name(address), nodes is not None)
             for address, nodes in zip(self.addresses, answers, strict=True)
@@ -289,6 +301,8 @@ class MgmdReader:
             last_backup_failure=max((t for t in failures if t is not None), default=None),
             events=tuple(reversed(state.recent)),
             forced_stops=tuple(sorted(state.forced_stops.values(), key=lambda s: s.node_id)),
+            running_backup=state.running_backup,
+            backup_progress=self.backup.progress(state.running_backup),
         )
 
     @staticmethod
@@ -424,6 +438,9 @@ class MgmdReaders:
         return reader
 
     async def close(self) -> None:
+        """The subscriptions, and the event log they write to."""
         for reader in self._readers.values():
             await reader.close()
         self._readers.clear()
+        if self.event_log is not None:
+            self.event_log.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ndbsim.model.backups import node_progress
 from ndbsim.model.cluster import STARTING, STOPPED
 from ndbsim.model.cluster_log import DBACC, DBTUP, EVENTS_BY_NUMBER, PAGE_SIZE_BYTES, LogEvent
 from ndbsim.model.ndb_errors import ndb_error_string
@@ -170,7 +171,7 @@ def event_lines(event: LogEvent, parsable: bool) -> list[str]:
         f"source_nodeid={event.source_node}",
     ]
     if event.type.fields:
-        lines += [f"{key}={value}" for key, value in event.fields.items()]
+        lines += [f"{key}={int32(value)}" for key, value in event.fields.items()]
     else:
         lines.append("data=" + "".join(f"{w} " for w in event.words))
     return [*lines, ""]
@@ -204,9 +205,20 @@ def _reports(c: Cluster, name: str, n: int) -> list[tuple[str, dict[str, int]]]:
             out.append((text, dict(zip(kind.fields, values, strict=True))))
         return out
     run = c.backups.running
-    if run is None:
+    progress = None if run is None else node_progress(c, run).get(n)
+    if run is None or progress is None:
         return [("Backup not started", dict.fromkeys(kind.fields, 0))]
-    values = dict.fromkeys(kind.fields, 0)
-    values.update(starting_node=run.starting_node, backup_id=run.backup_id)
-    text = f"Local backup status: backup {run.backup_id} started from node {run.starting_node}"
-    return [(text, values)]
+    words = {"starting_node": run.starting_node, "backup_id": run.backup_id}
+    for field, value in (
+        ("n_bytes", progress.data_bytes),
+        ("n_records", progress.records),
+        ("n_log_bytes", progress.log_bytes),
+        ("n_log_records", progress.log_records),
+    ):
+        words[f"{field}_lo"], words[f"{field}_hi"] = value & 0xFFFFFFFF, value >> 32
+    text = (
+        f"Local backup status: backup {run.backup_id} started from node {run.starting_node}\n"
+        f" #Records: {progress.records} #LogRecords: {progress.log_records}\n"
+        f" Data: {progress.data_bytes} bytes Log: {progress.log_bytes} bytes"
+    )
+    return [(text, {key: words[key] for key in kind.fields})]

@@ -249,7 +249,8 @@ class MgmServer:
             nodes = [-1]
         if any(not 1 <= n <= 144 for n in nodes):
             return ["dump events reply", f"result: invalid nodes: '{text}'", ""]
-        return replies.dump_events(self.cluster, int(args["type"]), nodes)
+        with self.cluster.advanced():
+            return replies.dump_events(self.cluster, int(args["type"]), nodes)
 
     async def _start_backup(self, completed: int, requested_id: int) -> list[str]:
         """startBackup: `completed` 0 answers at once, 1 once the backup has its id, 2 (the

@@ -62,6 +62,37 @@ def test_a_data_node_failure_aborts_the_running_backup():
     assert [(f["backup_id"], f["error"]) for f in aborted] == [(backup_id, 1326)]
 
 
+def _backup_status(c: Cluster) -> dict[int, dict[str, int]]:
+    """Each data node's BackupStatus in the `dump events` reply, by node, as read back."""
+    lines = replies.dump_events(c, 62, [])
+    blocks = "\n".join(lines[4:]).strip().split("\n\n")
+    reports = [dict(line.split("=") for line in block.splitlines()[1:]) for block in blocks]
+    return {int(r.pop("source_nodeid")): {k: int(v) for k, v in r.items()} for r in reports}
+
+
+def test_a_slow_backup_reports_growing_data_per_node_until_it_completes():
+    c, now = _cluster()
+    c.faults.set("slow-backup", seconds=60)
+    backup_id, _ = c.start_backup()
+    seen = []
+    for t in (10, 30, 54, 59):
+        now[0] = t
+        c.advance()
+        status = _backup_status(c)
+        assert {s["backup_id"] for s in status.values()} == {backup_id}
+        assert all(s["n_bytes_lo"] > 0 and s["n_records_lo"] > 0 for s in status.values())
+        seen.append(
+            tuple(sum(s[f] for s in status.values()) for f in ("n_bytes_lo", "n_records_lo"))
+        )
+    assert seen[0] < seen[1] < seen[2] == seen[3]  # the data scan ends, the backup waits its GCI
+    assert _events(c, "BackupCompleted") == []
+    now[0] = 60
+    c.advance()
+    (done,) = _events(c, "BackupCompleted")
+    assert (done.fields["n_bytes"], done.fields["n_records"]) == seen[-1]
+    assert {s["backup_id"] for s in _backup_status(c).values()} == {0}  # Backup not started
+
+
 def test_scheduled_backups_log_start_and_completion():
     c, now = _cluster()
     now[0] = 4 * 3600 + 5

@@ -320,6 +320,8 @@ def test_connection_and_latency_faults(sim):
         ("data-memory", {"share": "x"}, "must be a float"),
         ("lcp-stall", {"share": 0.5}, "unknown parameter"),
         ("slow-ndbinfo", {"seconds": -1}, "between 0 and 600"),
+        ("slow-backup", {}, "required"),
+        ("slow-backup", {"seconds": 0}, "seconds must be > 0 and <= 86400"),
         ("redo-log-growth", {}, "required"),
         ("undo-log-growth", {"rate": 0}, "rate must be > 0 and <= 1"),
         ("tablespace-growth", {"rate": 0.1, "share": 2}, "between 0 and 1"),

@@ -1,10 +1,12 @@
 """Status and duration of the last restart of each data node from ndbinfo.restart_info; the
-duration of each of its 18 phases with the option ``phases``."""
+duration of each of its 18 phases with the option ``phases``; for a restart under way, how far
+it has come and how long it has left (``_restart_progress``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ._restart_progress import PHASE_COLUMNS, STATUS_INT, UPTIME, estimates, restarting
 from .base import (
     Collector,
     Context,
@@ -17,27 +19,6 @@ from .base import (
     ident,
     number,
     text,
-)
-
-PHASE_COLUMNS = (
-    "secs_to_complete_node_failure",
-    "secs_to_allocate_node_id",
-    "secs_to_include_in_heartbeat_protocol",
-    "secs_until_wait_for_ndbcntr_master",
-    "secs_wait_for_ndbcntr_master",
-    "secs_to_get_start_permitted",
-    "secs_to_wait_for_lcp_for_copy_meta_data",
-    "secs_to_copy_meta_data",
-    "secs_to_include_node",
-    "secs_starting_node_to_request_local_recovery",
-    "secs_for_local_recovery",
-    "secs_restore_fragments",
-    "secs_undo_disk_data",
-    "secs_exec_redo_log",
-    "secs_index_rebuild",
-    "secs_to_synchronize_starting_node",
-    "secs_wait_lcp_for_restart",
-    "secs_wait_subscription_handover",
 )
 
 
@@ -64,11 +45,29 @@ STATUS = gauge(
     "Restart status text of the data node (node_restart_status, e.g. 'Restart completed'); always 1.",
     ("node_id", "status"),
 )
+PROGRESS = gauge(
+    "ndb_restart_progress_ratio",
+    "Estimated share (0 to 0.99) of its restart a restarting data node has done: the seconds"
+    " of its completed restart phases and of its current one (from its uptime) over those plus"
+    " the remaining seconds; only while the restart is under way and another data node's"
+    " last restart completed.",
+    ("node_id",),
+)
+REMAINING = gauge(
+    "ndb_restart_remaining_seconds",
+    "Estimated seconds until a restarting data node has started: the median, over the other"
+    " data nodes' last completed restarts, of the seconds their phases from the current one on"
+    " took, less the time already spent in the current one; only while the restart is under"
+    " way.",
+    ("node_id",),
+)
 
+# The restarting node's uptime times its current phase: it counts from its process start.
 SQL = (
-    "SELECT node_id, node_restart_status, "
-    + ", ".join(PHASE_COLUMNS)
-    + ", total_restart_secs FROM ndbinfo.restart_info"
+    f"SELECT r.node_id, r.node_restart_status, r.{STATUS_INT}, "
+    + ", ".join(f"r.{column}" for column in PHASE_COLUMNS)
+    + f", r.total_restart_secs, n.{UPTIME} FROM ndbinfo.restart_info r"
+    " LEFT JOIN ndbinfo.nodes n ON n.node_id = r.node_id"
 )
 
 
@@ -82,21 +81,42 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
             add_value(phase, [node, phase_name(column)], number(row[column]))
         status.add_metric([node, text(row["node_restart_status"])], 1.0)
     yield from (duration, phase, status) if phases else (duration, status)
+    yield from progress(rows)
+
+
+def progress(rows: list[Row]) -> Iterable:
+    """The estimate of each restart under way, when there is one."""
+    found = estimates(rows)
+    if not found:
+        return
+    ratio, remaining = PROGRESS.family(), REMAINING.family()
+    for node, estimate in sorted(found.items()):
+        ratio.add_metric([str(node)], estimate.ratio)
+        remaining.add_metric([str(node)], estimate.remaining_seconds)
+    yield from (ratio, remaining)
 
 
 COLLECTOR = Collector(
     name="restart_info",
     help="Status and duration of the last restart of each data node (ndbinfo.restart_info),"
-    " the time spent in each phase with the option phases. On by default: one row per data"
-    " node.",
+    " the time spent in each phase with the option phases, and for a restart under way an"
+    " estimate of its progress and of the time it has left. On by default: one row per data"
+    " node, read at every scrape while a restart is under way.",
     default_enabled=True,
     reads={
-        "restart_info": ("node_id", "node_restart_status", *PHASE_COLUMNS, "total_restart_secs")
+        "restart_info": (
+            "node_id",
+            "node_restart_status",
+            STATUS_INT,
+            *PHASE_COLUMNS,
+            "total_restart_secs",
+        ),
+        "nodes": ("node_id", UPTIME),
     },
     min_version=(7, 5, 0),
     sql=SQL,
     collect=collect,
-    metrics=(DURATION, PHASE, STATUS),
+    metrics=(DURATION, PHASE, STATUS, PROGRESS, REMAINING),
     options=(
         Option(
             "phases",
@@ -107,6 +127,9 @@ COLLECTOR = Collector(
         ),
     ),
     # A data node's restart record changes only while it restarts: each start phase, its
-    # start and a restart no scrape saw in progress move the nodes signal.
-    slow=SlowChanging(frozenset({"nodes"}), aged=False),
+    # start and a restart no scrape saw in progress move the nodes signal; while a restart is
+    # under way its phases and the estimate move at every scrape.
+    slow=SlowChanging(
+        frozenset({"nodes"}), settled=lambda rows: not any(map(restarting, rows)), aged=False
+    ),
 )

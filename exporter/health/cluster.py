@@ -21,6 +21,7 @@ from ndbinfo_exporter.health.models import (
     Topology,
 )
 from ndbinfo_exporter.health.replication import replication
+from ndbinfo_exporter.health.restart_progress import restarts
 from ndbinfo_exporter.health.samples import Samples
 from ndbinfo_exporter.scrape.scraper import ScrapeResult
 
@@ -84,6 +85,7 @@ def data_nodes(samples: Samples, known_groups: Mapping[int, int]) -> list[DataNo
     groups = {**known_groups, **node_groups_seen(samples)}
     phases = samples.by_node("ndb_data_node_start_phase")
     uptimes = samples.by_node("ndb_data_node_uptime_seconds")
+    restarting = restarts(samples, (n for n, state in states.items() if state == "STARTING"))
     nodes = []
     for node_id in sorted(ids):
         details = info.get(node_id, {})
@@ -97,6 +99,7 @@ def data_nodes(samples: Samples, known_groups: Mapping[int, int]) -> list[DataNo
                 uptime_seconds=uptimes.get(node_id),
                 hostname=details.get("hostname") or None,
                 version=details.get("node_version") or None,
+                restart=restarting.get(node_id),
             )
         )
     return nodes

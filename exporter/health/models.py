@@ -33,6 +33,23 @@ class SqlNode(BaseModel):
     )
 
 
+class RestartProgress(BaseModel):
+    """A data node's restart under way, as ndbinfo.restart_info shows it, and the estimate
+    of the restart_info collector (ndb_restart_progress_ratio, ndb_restart_remaining_seconds)."""
+
+    status: str | None = Field(
+        None, description="node_restart_status: the restart's current step in NDB's words"
+    )
+    progress: float | None = Field(
+        None,
+        description="0..0.99: share of the restart done, estimated from the other data nodes'"
+        " last completed restarts; null without one to compare with",
+    )
+    remaining_seconds: float | None = Field(
+        None, description="Estimated seconds until the node has started; null when progress is"
+    )
+
+
 class DataNode(BaseModel):
     node_id: int
     nodegroup: int | None = Field(
@@ -44,6 +61,9 @@ class DataNode(BaseModel):
     uptime_seconds: float | None = None
     hostname: str | None = None
     version: str | None = None
+    restart: RestartProgress | None = Field(
+        None, description="Its restart, while ndbinfo.nodes shows it STARTING or it has an estimate"
+    )
 
 
 class NodeGroup(BaseModel):
@@ -336,6 +356,29 @@ class LastBackup(BaseModel):
     records: int = Field(description="Records written")
 
 
+class RunningBackup(BaseModel):
+    """The backup the cluster log says runs, with the data nodes' reports of it (dump events
+    BackupStatus, read with each get status while it runs)."""
+
+    backup_id: int
+    started_at: float = Field(description="Unix time its BackupStarted arrived")
+    bytes: int | None = Field(
+        None, description="Data bytes the data nodes have written so far; null before a report"
+    )
+    records: int | None = Field(None, description="Records written so far")
+    read_at: float | None = Field(None, description="Unix time the reports were read")
+    progress: float | None = Field(
+        None,
+        description="0..1: bytes so far over the last completed backup's; null without a"
+        " completed backup to compare with",
+    )
+    remaining_seconds: float | None = Field(
+        None,
+        description="Estimated seconds left: the time since BackupStarted times"
+        " (1 - progress) / progress; null while the progress is 0 or unknown",
+    )
+
+
 class LogEvent(BaseModel):
     type: str = Field(description="Event type name (ndb_logevent.h)")
     time: float = Field(description="Unix time the exporter received it")
@@ -381,6 +424,9 @@ class ManagementView(BaseModel):
     )
     last_backup: LastBackup | None = Field(
         None, description="The last BackupCompleted since the exporter started listening"
+    )
+    running_backup: RunningBackup | None = Field(
+        None, description="The backup that runs now, when its BackupStarted was received"
     )
     backups_aborted: int
     backups_failed_to_start: int

@@ -17,12 +17,12 @@ STARTED = "STARTED"
 # membership.group_id of a data node in no node group (ndb_limits.h NDB_NO_NODEGROUP): it
 # holds no fragments.
 NO_NODEGROUP = 65536
-# restart_info.node_restart_status of a node that is neither restarting nor failing (the
-# manual's restart_info table: 12 and 19 RESTART_COMPLETED / NODE_ACTIVE, 14
-# NODE_FAILURE_COMPLETED, 21 NODE_NOT_RESTARTED_YET, 20 NOT_DEFINED_IN_CLUSTER with no text).
-# Every other text is a restart under way or a node failure still being handled.
+# restart_info.node_restart_status of a node that is neither restarting nor failing, as
+# Dbdih::get_status_str words it: RESTART_COMPLETED and NODE_ACTIVE, NODE_FAILURE_COMPLETED,
+# NODE_NOT_RESTARTED_YET. Every other text is a restart under way or a node failure still
+# being handled.
 SETTLED_RESTART = frozenset(
-    {"Restart completed", "Node failure handling completed", "Initial state", ""}
+    {"Restart completed", "Node failure handling complete", "Initial state", ""}
 )
 # `get status` states of a node on its way up or down (mgmapi.cpp status_values).
 MOVING_STATES = frozenset({"STARTING", "SHUTTING_DOWN", "RESTARTING"})

@@ -40,6 +40,14 @@ class Cluster(BaseModel):
     arbitrator_node_id: int | None = None
 
 
+class Restart(BaseModel):
+    status: str | None = Field(None, description="restart_info's status: the current step")
+    progress: float | None = Field(
+        None, description="0 to 0.99, estimated from the other data nodes' last restarts"
+    )
+    remaining_seconds: float | None = Field(None, description="Estimated seconds left")
+
+
 class DataNode(BaseModel):
     node_id: int
     nodegroup: int | None = None
@@ -49,6 +57,9 @@ class DataNode(BaseModel):
     uptime_seconds: float | None = None
     hostname: str | None = None
     version: str | None = None
+    restart: Restart | None = Field(
+        None, description="Its restart under way: set while it is STARTING or has an estimate"
+    )
 
 
 class OtherNode(BaseModel):
@@ -185,6 +196,21 @@ class Backup(BaseModel):
     records: int
 
 
+class RunningBackup(BaseModel):
+    backup_id: int
+    started_at: float = Field(description="Unix time its BackupStarted was received")
+    bytes: int | None = Field(
+        None, description="Data bytes the data nodes had written (their BackupStatus reports)"
+    )
+    records: int | None = Field(None, description="Records the data nodes had written")
+    progress: float | None = Field(
+        None, description="0..1: bytes written over the last completed backup's"
+    )
+    remaining_seconds: float | None = Field(
+        None, description="Estimated seconds left at the pace so far"
+    )
+
+
 class LogEvent(BaseModel):
     type: str = Field(description="Event type name (ndb_logevent.h)")
     time: float = Field(description="Unix time it was received")
@@ -215,6 +241,9 @@ class Management(BaseModel):
     nodes: list[ManagedNode] = Field(description="Every node: data, management and API")
     subscription_up: bool = Field(description="The cluster log subscription was open")
     last_backup: Backup | None = Field(None, description="The last BackupCompleted received")
+    running_backup: RunningBackup | None = Field(
+        None, description="The backup running at the end of the run, as far as it had got"
+    )
     backups_aborted: int
     backups_failed_to_start: int
     events: list[LogEvent] = Field(description="Cluster log events received, newest first")
@@ -280,7 +309,8 @@ class Report(BaseModel):
     management: Management | None = Field(
         None,
         description="What the management server reports (--mgmd.address): every node's "
-        "status, the last completed backup, backups aborted or failed to start, the latest "
+        "status, the running backup, the last completed one, backups aborted or failed to "
+        "start, the latest "
         "cluster log events and each data node's last forced stop (those received during "
         "the run)",
     )

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from ndbinfo_exporter.report.document import Report, ReportFinding
+from ndbinfo_exporter.report.document import Report, ReportFinding, RunningBackup
 
 SEVERITY_COLOUR = {"critical": "\033[1;31m", "warning": "\033[33m", "info": "\033[36m"}
 RESET = "\033[0m"
@@ -95,6 +95,7 @@ def tables(report: Report) -> Iterator[Table]:
         ],
     )
     yield _nodes_table(report)
+    yield from _restarts_table(report)
     if report.resources:
         yield Table(
             "Memory and redo log",
@@ -169,6 +170,27 @@ def _nodes_table(report: Report) -> Table:
     )
 
 
+def _restarts_table(report: Report) -> Iterator[Table]:
+    """The data nodes restarting: their step and the estimate of the time left."""
+    rows = [
+        (
+            str(n.node_id),
+            _text(n.restart.status),
+            _percent(n.restart.progress),
+            _duration(n.restart.remaining_seconds),
+        )
+        for n in report.data_nodes
+        if n.restart is not None
+    ]
+    if rows:
+        yield Table(
+            "Restarts under way",
+            ("node", "step (restart_info)", "done", "left"),
+            rows,
+            note="done and left: estimated from the other data nodes' last completed restarts",
+        )
+
+
 def _configuration_table(report: Report) -> Table:
     """The parameters whose values differ from the default or between data nodes."""
     return Table(
@@ -219,6 +241,7 @@ def _management(report: Report) -> Iterator[Table]:
         "Backups (cluster log, during this run)",
         ("", ""),
         [
+            ("running", _running_backup(m.running_backup)),
             (
                 "last completed",
                 "none received"
@@ -230,6 +253,20 @@ def _management(report: Report) -> Iterator[Table]:
         ],
     )
     yield _forced_stops_table(report)
+
+
+def _running_backup(running: RunningBackup | None) -> str:
+    """The running backup: how far it has got and the time left at its pace."""
+    if running is None:
+        return "none"
+    if running.bytes is None:
+        return f"backup {running.backup_id}: no report from the data nodes yet"
+    text = f"backup {running.backup_id}: {_size(running.bytes)}, {running.records} records"
+    if running.progress is not None:
+        text += f", {_percent(running.progress)} of the last completed"
+    if running.remaining_seconds is not None:
+        text += f", about {_duration(running.remaining_seconds)} left"
+    return text
 
 
 def _forced_stops_table(report: Report) -> Table:

@@ -57,6 +57,7 @@ class DataNodeState:
     connect_count: int = 1
     lcp_frozen: tuple[int, int, int, int, int, int] | None = None  # LCP marks when stopped
     restarted: bool = False  # has a restart_info row
+    failed_at: float | None = None  # cluster time the node last stopped or failed
     initial_start: bool = False  # its next start is an initial node restart
     held: bool = False  # started while stuck-start was set for it
     # cluster seconds each link (by remote node id) has been overloaded since the node started
@@ -432,6 +433,7 @@ class Cluster:
         if s.state == STARTED:
             s.lcp_frozen = self.lcp_marks(node_id)
         s.state = STOPPED
+        s.failed_at = self.now
         s.initial_start = initial
         self._state_changed()
         s.crashes += 1

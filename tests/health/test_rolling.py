@@ -120,6 +120,7 @@ def test_a_node_starting_elsewhere_makes_every_stop_unsafe():
         healthy(),
         gauge("ndb_restart_status", {"node_id": "4", "status": "Restore fragments ongoing"}),
         gauge("ndb_restart_status", {"node_id": "2", "status": "Restart completed"}),
+        gauge("ndb_restart_status", {"node_id": "3", "status": "Node failure handling complete"}),
     )
     answer = ask(restarting, rolling.SAFE_TO_STOP, 1)
     assert answer.reasons == [

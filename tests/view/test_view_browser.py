@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 import threading
 from urllib.parse import parse_qs, urlsplit
@@ -12,7 +13,7 @@ import pytest
 from ndb_harness import running_ndbsim
 from ndbinfo_exporter.targets import TargetConfig, Targets
 
-from tests.health.scrape_data import cluster, placement_rows, replica_rows
+from tests.health.scrape_data import cluster, gauge, placement_rows, replica_rows
 from tests.support.app_server import serving_app
 from tests.support.planted_alerts import alert, prometheus_with_alerts
 from tests.view.recorded_scraper import RecordedScraper, recorded_manager, view_app
@@ -367,8 +368,11 @@ def test_without_a_default_sql_node_the_page_asks_for_one(page, stack):
 # ---- the page's own behaviour, over recorded data (no ndbsim needed) ----
 
 
-def recorded_view(alerts_url: str | None = None, manager=None):
-    scraper = RecordedScraper(cluster(), placement_rows(tables=30), replica_rows(tables=30))
+def recorded_view(alerts_url: str | None = None, manager=None, extra=()):
+    """The view over scrape_data's cluster, with the metric families ``extra`` added."""
+    result = cluster()
+    result = dataclasses.replace(result, families=[*result.families, *extra])
+    scraper = RecordedScraper(result, placement_rows(tables=30), replica_rows(tables=30))
     scraper.manager = manager
     targets = Targets(
         default=TargetConfig("127.0.0.1", 3306, "exporter"), auth_modules={}, allowed_patterns=()
@@ -420,6 +424,19 @@ def test_alert_links_are_http_only_and_the_page_works_under_its_csp(page, monkey
         assert page.get_by_test_id("managed-node-2").get_attribute("data-value") == "NO_CONTACT"
         assert page.get_by_test_id("backup-id").get_attribute("data-value") == "7"
     assert (violations, dialogs) == ([], [])
+
+
+def test_a_restarting_data_node_shows_its_step_and_estimate(page):
+    restart = [
+        gauge("ndb_restart_status", {"node_id": "3", "status": "Restore fragments ongoing"}),
+        gauge("ndb_restart_progress_ratio", {"node_id": "3"}, 0.42),
+        gauge("ndb_restart_remaining_seconds", {"node_id": "3"}, 95),
+    ]
+    with serving_app(recorded_view(extra=restart)) as url:
+        load(page, url)
+        shown = page.get_by_test_id("restart-3").inner_text()
+        assert shown == "Restore fragments ongoing · 42 % done · about 95 s left"
+        assert page.locator("[data-testid^=restart-]").count() == 1
 
 
 def test_a_finding_opened_stays_open_across_refreshes(page):

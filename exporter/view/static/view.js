@@ -189,10 +189,22 @@ function dataNodeTile(node) {
   if (node.running && node.uptime_seconds !== null) meta.push(`up ${fmt.seconds(node.uptime_seconds)}`);
   if (node.running && node.state !== "STARTED" && node.start_phase !== null) meta.push(`phase ${node.start_phase}`);
   const text = meta.join(" · ") || (node.running ? "" : "no row in ndbinfo.nodes");
-  return h("div", { class: `node ${stateClass(node)}`, "data-testid": `data-node-${node.node_id}`, "data-state": node.state, title: text || null },
+  const restart = node.restart ? restartText(node.restart) : null;
+  return h("div", { class: `node ${stateClass(node)}`, "data-testid": `data-node-${node.node_id}`, "data-state": node.state, title: [text, restart].filter(Boolean).join("\n") || null },
     h("div", { class: "id" }, `Node ${node.node_id}`),
     h("div", { class: "state" }, node.state),
-    h("div", { class: "meta" }, text));
+    h("div", { class: "meta" }, text),
+    restart && h("div", { class: "meta restart", "data-testid": `restart-${node.node_id}` }, restart));
+}
+
+// A restart under way: its step as restart_info words it and, when the other data nodes'
+// last restarts allow one, the estimate of the share done and the time left.
+function restartText(restart) {
+  const parts = [restart.status || "restarting"];
+  if (restart.progress !== null) {
+    parts.push(`${Math.round(restart.progress * 100)} % done`, `about ${fmt.seconds(restart.remaining_seconds)} left`);
+  }
+  return parts.join(" · ");
 }
 
 // The data nodes by node group, as the topology shows them (unknown node group last).
@@ -363,7 +375,7 @@ function renderReplication(r) {
     r.binlog ? h("div", {}, binlogInjector(r.binlog)) : null) : null);
 }
 
-// ---- management server (only with --mgmd.address): every node, the last backup, the events ----
+// ---- management server (only with --mgmd.address): every node, the backups, the events ----
 const MANAGED_OK = new Set(["STARTED", "CONNECTED"]);
 
 function renderManagement(m) {
@@ -374,7 +386,10 @@ function renderManagement(m) {
     (m.subscription_up ? "subscribed" : "not subscribed") +
     (m.listening_since ? ` since ${fmt.time(m.listening_since)}` : ""));
   const b = m.last_backup;
+  const r = m.running_backup;
   facts("backup", [
+    ["Running", r ? `backup ${r.backup_id} since ${fmt.time(r.started_at)}` : "none", "backup-running", r ? r.backup_id : undefined],
+    ["Progress", r ? backupProgress(r) : "n/a", "backup-progress", r && r.progress !== null ? r.progress : undefined],
     ["Last completed", b ? `backup ${b.backup_id} at ${fmt.time(b.completed_at)}` : "none seen since the exporter started listening", "backup-id", b ? b.backup_id : undefined],
     ["Size", b ? `${fmt.bytes(b.bytes)} · ${fmt.int(b.records)} records` : "n/a", "backup-size", b ? b.bytes : undefined],
     ["Aborted / failed to start", `${fmt.int(m.backups_aborted)} / ${fmt.int(m.backups_failed_to_start)}`, "backups-failed", m.backups_aborted + m.backups_failed_to_start],
@@ -393,6 +408,14 @@ function renderManagement(m) {
       h("td", {}, fmt.time(e.time)), h("td", { class: "sev" }, e.severity), h("td", { class: "num" }, String(e.source_node)),
       h("td", { title: e.type }, e.text)))),
   ] : h("tbody", {}, h("tr", {}, h("td", { class: "note" }, "No event since the exporter started listening."))));
+}
+
+// How far the running backup has got: its data bytes so far against the last completed
+// backup's, and the time left at its pace (the data nodes' BackupStatus reports).
+function backupProgress(r) {
+  if (r.bytes === null) return "no report from the data nodes yet";
+  const done = r.progress === null ? `${fmt.bytes(r.bytes)} written` : `${fmt.pct(r.progress)} of the last completed`;
+  return done + (r.remaining_seconds === null ? "" : ` · about ${fmt.seconds(r.remaining_seconds)} left`);
 }
 
 // A card per data node that stopped by force (NDBStopForced): when, its exit code with NDB's

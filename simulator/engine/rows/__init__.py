@@ -3,7 +3,15 @@ from the model's state. Each builder returns dicts keyed by column name; engine/
 puts them in the catalog's column order. Rows exist only for running data nodes, as on a real
 cluster."""
 
-from ndbsim.engine.rows import activity, latency, lookups, membership, memory_logs, threads_cpu
+from ndbsim.engine.rows import (
+    activity,
+    latency,
+    lookups,
+    membership,
+    memory_logs,
+    restart_info,
+    threads_cpu,
+)
 
 # Every small table built from the model, by ndbinfo name.
 BUILDERS = {
@@ -30,7 +38,7 @@ BUILDERS = {
     "ndb$disk_write_speed_base": activity.disk_write_speed_base,
     "ndb$disk_write_speed_aggregate": activity.disk_write_speed_aggregate,
     "ndb$tc_time_track_stats": latency.tc_time_track_stats,
-    "ndb$restart_info": activity.restart_info,
+    "ndb$restart_info": restart_info.restart_info,
     "ndb$config_values": activity.config_values,
     "ndb$config_params": activity.config_params_rows,
     "ndb$hwinfo": activity.hwinfo,

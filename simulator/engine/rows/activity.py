@@ -1,5 +1,5 @@
 """Rows of the counter and activity tables: counters, disk page buffer and disk writes,
-restart_info, configuration values, hardware and CPU data, disk statistics, and the open
+configuration values, hardware and CPU data, disk statistics, and the open
 transactions, operations and locks of the model's snapshot (model/transactions.py)."""
 
 from __future__ import annotations
@@ -28,44 +28,6 @@ if TYPE_CHECKING:
 TC_COUNTERS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 24, 25)
 LQH_COUNTERS = (10, 26, 27, 28, 29, 30, 31)
 SPJ_COUNTERS = (11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23)
-# restart_info statuses in the documented numbering: (int, text) per stage of a node restart
-RESTART_STAGES = (
-    (0, "Allocated node id"),
-    (1, "Included in heartbeat protocol"),
-    (2, "Wait for NDBCNTR master to permit us to start"),
-    (3, "NDBCNTR master permitted us to start"),
-    (4, "All nodes permitted us to start"),
-    (5, "Wait for LCP completion to start copying metadata"),
-    (6, "Copying metadata to starting node"),
-    (7, "Include node in LCP and GCP protocols"),
-    (8, "Restore fragments ongoing"),
-    (9, "Synchronizing starting node with live nodes"),
-    (10, "Wait for LCP to ensure durability"),
-    (11, "Wait for handover of subscriptions"),
-)
-RESTART_COMPLETED = (12, "Restart completed")
-NODE_FAILURE_COMPLETED = (14, "Node failure handling completed")
-# share of the restart time spent in each secs_* column of restart_info
-RESTART_SPLIT = (
-    ("secs_to_complete_node_failure", 0.02),
-    ("secs_to_allocate_node_id", 0.02),
-    ("secs_to_include_in_heartbeat_protocol", 0.04),
-    ("secs_until_wait_for_ndbcntr_master", 0.02),
-    ("secs_wait_for_ndbcntr_master", 0.02),
-    ("secs_to_get_start_permitted", 0.02),
-    ("secs_to_wait_for_lcp_for_copy_meta_data", 0.02),
-    ("secs_to_copy_meta_data", 0.04),
-    ("secs_to_include_node", 0.04),
-    ("secs_starting_node_to_request_local_recovery", 0.02),
-    ("secs_for_local_recovery", 0.30),
-    ("secs_restore_fragments", 0.12),
-    ("secs_undo_disk_data", 0.03),
-    ("secs_exec_redo_log", 0.08),
-    ("secs_index_rebuild", 0.07),
-    ("secs_to_synchronize_starting_node", 0.08),
-    ("secs_wait_lcp_for_restart", 0.03),
-    ("secs_wait_subscription_handover", 0.01),
-)
 
 
 def counters(c: Cluster) -> list[dict]:
@@ -280,43 +242,6 @@ def disk_write_speed_aggregate(c: Cluster) -> list[dict]:
                     "current_target_disk_write_speed": target,
                 }
             )
-    return out
-
-
-def restart_info(c: Cluster) -> list[dict]:
-    out = []
-    duration = c.spec.restart_seconds
-    for n, s in sorted(c.nodes.items()):
-        if not s.restarted:
-            continue
-        row = {"node_id": n}
-        if s.state == "STARTING":
-            frac = c.restart_progress(n)
-            status_int, text = RESTART_STAGES[
-                min(len(RESTART_STAGES) - 1, int(frac * len(RESTART_STAGES)))
-            ]
-            elapsed = int(c.now - s.restart_begin)
-            secs = {name: 0 for name, _ in RESTART_SPLIT}
-            secs["secs_to_complete_node_failure"] = 1
-            total = elapsed
-        elif s.state == "STARTED":
-            status_int, text = RESTART_COMPLETED
-            secs = {name: max(0, round(duration * share)) for name, share in RESTART_SPLIT}
-            total = max(int(duration), sum(secs.values()))
-        else:
-            status_int, text = NODE_FAILURE_COMPLETED
-            secs = {name: 0 for name, _ in RESTART_SPLIT}
-            secs["secs_to_complete_node_failure"] = 1
-            total = 0
-        row.update(
-            {
-                "node_restart_status": text,
-                "node_restart_status_int": status_int,
-                **secs,
-                "total_restart_secs": total,
-            }
-        )
-        out.append(row)
     return out
 
 

@@ -134,7 +134,7 @@ def test_stuck_start_holds_a_restarted_node_in_its_phase(node):
     status = node.query("SHOW GLOBAL STATUS LIKE 'Ndb_number_of_ready_data_nodes'", None)[1]
     assert status == [("Ndb_number_of_ready_data_nodes", "3")]
     assert node.rows("SELECT node_restart_status FROM ndbinfo.restart_info WHERE node_id = 4") == [
-        ("NDBCNTR master permitted us to start",)
+        ("Wait for LCP complete to copy meta data",)
     ]
     assert {n["node_id"]: n.get("start_phase") for n in node.cluster.status()["nodes"]}[4] == 3
 

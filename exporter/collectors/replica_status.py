@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .base import Collector, Context, Row, TargetInfo, add_states, add_value, gauge, number, text
+from ._replica_words import by_version, column_value
+from .base import Collector, Context, Row, add_states, add_value, gauge, number, text
 
-REPLICA_WORDS_FROM = (8, 0, 22)
 IO_STATES = ("yes", "connecting", "no")
 SQL_STATES = ("yes", "no")
 
@@ -80,14 +80,8 @@ COLUMNS = {
 }
 
 
-def sql(target: TargetInfo) -> str:
-    if target.server_version >= REPLICA_WORDS_FROM:
-        return "SHOW REPLICA STATUS"
-    return "SHOW SLAVE STATUS"
-
-
 def _value(row: Row, column: str):
-    return row[column] if column in row else row[COLUMNS[column]]
+    return column_value(row, column, COLUMNS)
 
 
 def collect(rows: list[Row], ctx: Context) -> Iterable:
@@ -122,7 +116,7 @@ COLLECTOR = Collector(
         "SHOW SLAVE STATUS": tuple(COLUMNS.values()),
     },
     min_version=(7, 5, 0),
-    sql=sql,
+    sql=by_version("SHOW REPLICA STATUS", "SHOW SLAVE STATUS"),
     collect=collect,
     metrics=(IO_THREAD, SQL_THREAD, *(spec for _, spec in NUMBERS)),
 )

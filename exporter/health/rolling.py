@@ -57,7 +57,16 @@ CHECKS: tuple[Check, ...] = (
     storage.REDO_LOG_FULL,
 )
 # What the answers read besides those checks' collectors.
-READS = ("nodes", "processes", "membership", "restart_info", "fragments", "binlog", "tc_latency")
+READS = (
+    "nodes",
+    "processes",
+    "membership",
+    "restart_info",
+    "fragments",
+    "binlog",
+    "binlog_replicas",
+    "tc_latency",
+)
 
 
 class RollingAnswer(BaseModel):
@@ -205,7 +214,7 @@ def safe_to_stop(
     reasons += arbitration + _judged(findings)
     notes += arbitration_notes
     if node.kind == "SQL node" and node.up:
-        binlog = binlog_reasons(node, inputs.cluster, binlog_servers)
+        binlog = binlog_reasons(node, inputs, binlog_servers)
         reasons += binlog
         if not binlog:
             notes.append(binlog_note(node, inputs.cluster, binlog_servers))

@@ -27,6 +27,9 @@ SETTLED_RESTART = frozenset(
 # `get status` states of a node on its way up or down (mgmapi.cpp status_values).
 MOVING_STATES = frozenset({"STARTING", "SHUTTING_DOWN", "RESTARTING"})
 SQL_PROCESS = "mysqld"
+# The binlog_replicas collector: the replicas registered with the SQL node read.
+REPLICAS_ATTACHED = "ndb_binlog_replicas_attached"
+REPLICA_INFO = "ndb_binlog_replica_info"
 LATENCY = "ndb_tc_operation_duration_seconds"
 OPERATIONS = ("transaction", "key", "scan")
 
@@ -151,10 +154,40 @@ def binlog_servers(clusters: Iterable[ClusterView], system_name: str | None) -> 
     return found
 
 
-def binlog_reasons(node: Node, cluster: ClusterView, servers: Mapping[int, bool]) -> list[str]:
+def replicas_reading(node: Node, inputs: Inputs) -> str | None:
+    """What the replicas registered with SQL node ``node`` (the binlog_replicas collector) lose
+    with it: "replica server 101 (host dr-sql1:3306) reads its binary log and ..."; None when
+    none is or they are not known: they are read from the SQL node the cluster was read
+    through only."""
+    if node.node_id != inputs.cluster.sql_node.node_id:
+        return None
+    attached = inputs.samples.value(REPLICAS_ATTACHED)
+    listed = sorted(
+        (int(labels["server_id"]), labels.get("host", ""), labels.get("port", ""))
+        for labels, _ in inputs.samples.select(REPLICA_INFO)
+    )
+    if not attached or not listed:
+        return None
+    named = [
+        f"{server_id} (host {host}:{port})" if host else f"{server_id} (no report_host)"
+        for server_id, host, port in listed
+    ]
+    more = int(attached) - len(listed)
+    if more > 0:
+        named.append(f"{more} more")
+    one = len(named) == 1
+    return (
+        f"replica server{'' if one else 's'} {joined(named)} {'reads' if one else 'read'} its "
+        f"binary log and {'loses its' if one else 'lose their'} source while it is down"
+    )
+
+
+def binlog_reasons(node: Node, inputs: Inputs, servers: Mapping[int, bool]) -> list[str]:
     """Why stopping SQL node ``node`` would leave the replicas without a binlog server; []
     when it writes none or another connected one writes too. Whether a SQL node writes a
-    binary log is known for the SQL nodes read only."""
+    binary log is known for the SQL nodes read only; the replicas it would leave are named
+    when they are known (replicas_reading)."""
+    cluster = inputs.cluster
     if node.node_id not in servers:
         return [
             f"whether {node.name} writes a binary log is not known: it was not read (ask "
@@ -172,10 +205,12 @@ def binlog_reasons(node: Node, cluster: ClusterView, servers: Mapping[int, bool]
         if n.connected and n.process_name == SQL_PROCESS and n.node_id not in servers
     )
     not_read = f"; not read: {named_nodes('SQL node', unread)}" if unread else ""
+    losing = replicas_reading(node, inputs) or (
+        "a replica reading its binary log loses its source while it is down"
+    )
     return [
-        f"{node.name} is the only binlog server read: a replica reading its binary log loses "
-        f"its source while it is down; start another binlog server or move the replica's "
-        f"channels first{not_read}"
+        f"{node.name} is the only binlog server read: {losing}; start another binlog server "
+        f"or move the replica's channels first{not_read}"
     ]
 
 

@@ -57,6 +57,23 @@ def starting(result: Result, node: int, phase: int) -> Result:
     return added(replaced(result, status), phases)
 
 
+def connected_sql_node(result: Result, node: int) -> Result:
+    """``result`` with the spare API slot ``node`` connected, a mysqld."""
+    connected = GaugeMetricFamily("ndb_node_connected", "t", labels=["node_id", "node_type"])
+    labels = ["node_id", "node_type", "hostname", "node_version", "process_name"]
+    info = GaugeMetricFamily("ndb_node_info", "t", labels=labels)
+    for family in result.families:
+        for sample in family.samples if family.name == "ndb_node_connected" else ():
+            mine = sample.labels["node_id"] == str(node)
+            connected.add_metric([sample.labels[k] for k in labels[:2]], mine or sample.value)
+        for sample in family.samples if family.name == "ndb_node_info" else ():
+            values = [sample.labels[k] for k in labels]
+            if sample.labels["node_id"] == str(node):
+                values[3:] = ["8.4.3", "mysqld"]
+            info.add_metric(values, 1)
+    return replaced(replaced(result, connected), info)
+
+
 def management_node(result: Result, node: int) -> Result:
     """``result`` with another management node, connected."""
     labels = {"node_id": str(node), "node_type": "MGM"}
@@ -173,6 +190,56 @@ def test_an_sql_node_may_stop_only_while_another_binlog_server_writes(servers, s
     answer = ask(healthy(), rolling.SAFE_TO_STOP, 51, servers)
     assert (answer.state, answer.node) == (state, "SQL node 51")
     assert any(r.startswith(reason) for r in answer.reasons), answer.reasons
+
+
+def attached(result: Result, count: int, *replicas: tuple[int, str, int]) -> Result:
+    """``result`` with the binlog_replicas families: ``count`` replicas registered, the info
+    series of ``replicas`` (server_id, host, port)."""
+    info = [
+        gauge("ndb_binlog_replica_info", {"server_id": str(sid), "host": host, "port": str(port)})
+        for sid, host, port in replicas
+    ]
+    return added(result, gauge("ndb_binlog_replicas_attached", {}, count), *info)
+
+
+@pytest.mark.parametrize(
+    "count, replicas, named",
+    [
+        (
+            1,
+            [(101, "dr-sql1", 3306)],
+            "replica server 101 (host dr-sql1:3306) reads its binary log and loses its source",
+        ),
+        (
+            2,
+            [(102, "dr-sql2", 3307), (101, "", 3306)],
+            "replica servers 101 (no report_host) and 102 (host dr-sql2:3307) read its binary"
+            " log and lose their source",
+        ),
+        (
+            18,
+            [(100 + n, f"dr-sql{n}", 3306) for n in range(1, 17)],
+            "replica servers 101 (host dr-sql1:3306), ",
+        ),
+        (0, [], "a replica reading its binary log loses its source"),
+    ],
+)
+def test_the_only_binlog_server_names_the_replicas_reading_it(count, replicas, named):
+    answer = ask(attached(healthy(), count, *replicas), rolling.SAFE_TO_STOP, 51, {51: True})
+    assert answer.state == "CRITICAL"
+    (reason,) = answer.reasons
+    assert reason.startswith(f"SQL node 51 is the only binlog server read: {named}"), reason
+    if count > len(replicas):
+        assert f" and {count - len(replicas)} more read its binary log" in reason
+
+
+def test_the_replicas_of_a_binlog_server_not_read_through_are_not_known():
+    """The families are those of the SQL node read (51): of SQL node 52 nothing is known."""
+    result = attached(connected_sql_node(healthy(), 52), 1, (101, "dr-sql1", 3306))
+    answer = ask(result, rolling.SAFE_TO_STOP, 52, {52: True})
+    assert answer.reasons[0].startswith(
+        "SQL node 52 is the only binlog server read: a replica reading its binary log loses"
+    )
 
 
 def test_the_binlog_servers_are_the_sql_nodes_read_with_a_binlog_injector():

@@ -246,6 +246,21 @@ def test_safe_to_stop_a_data_node_while_its_partner_is_up_and_not_once_it_is_dow
     assert reasons[0].startswith("node group 0 would be lost with it")
 
 
+def test_safe_to_stop_the_only_binlog_server_names_the_replica_reading_it():
+    """ndbsim --replica: the source's first SQL node writes the only binary log, which the
+    replica's SQL node (server 101, no report_host) reads."""
+    with running_ndbsim(password=PASSWORD, replica=True) as pair:
+        binlog_server = min(pair.sql_node_ports())
+        done = run("check", "--safe-to-stop", str(binlog_server), *of(pair), password=PASSWORD)
+    assert done.returncode == 2, done.stdout
+    first, *reasons = done.stdout.splitlines()
+    assert first.startswith(f"NDB CRITICAL - SQL node {binlog_server} is not safe to stop: ")
+    assert (
+        f"SQL node {binlog_server} is the only binlog server read: replica server 101 (no "
+        "report_host) reads its binary log and loses its source while it is down"
+    ) in reasons[0]
+
+
 RESTART_POLLS = 60  # check runs, one a second at most, while data node 2 restarts
 
 

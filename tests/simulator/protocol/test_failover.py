@@ -104,6 +104,24 @@ def test_each_binlog_server_has_its_own_log(sim):
     standby.close()
 
 
+def test_the_replica_is_listed_on_the_binlog_server_it_reads_and_moves_with_its_channel(sim):
+    """SHOW REPLICAS lists the replica's SQL node (server 101, no report_host) on the binlog
+    server its channel reads, and there alone; repointed to the standby, it moves there."""
+    ports = sim.sql_node_ports()
+    replica = Client(sim, sim.replica_port)
+    primary, standby = Client(sim, ports[PRIMARY]), Client(sim, ports[STANDBY])
+    listed = primary.rows("SHOW REPLICAS")
+    assert [(r["Server_Id"], r["Host"], r["Source_Id"]) for r in listed] == [(101, "", 1)]
+    assert standby.rows("SHOW REPLICAS") == []
+    end = standby.one("SHOW BINARY LOG STATUS")
+    repoint(sim, replica, STANDBY, end["File"], end["Position"])
+    assert primary.rows("SHOW REPLICAS") == []
+    moved = standby.rows("SHOW REPLICAS")
+    assert [(r["Server_Id"], r["Source_Id"]) for r in moved] == [(101, 2)]
+    for client in (replica, primary, standby):
+        client.close()
+
+
 def test_the_manual_failover_applies_every_epoch_once(sim):
     """The first binlog server's mysqld stops (the replica's I/O thread reconnects in vain);
     the replica fails over to the standby at the manual's position: the epoch after the newest

@@ -274,6 +274,8 @@ FAULT_EXAMPLES: tuple[tuple[str, str], ...] = (
     ("slow-backup 600", "backups take 10 cluster minutes: their progress and time left"),
     ("backup-abort", "backups abort (error 1325): NdbBackupFailed"),
     ("backup-start-failure", "backups fail to start (error 1342): NdbBackupFailed"),
+    ("copy-alter 600", "a copying ALTER TABLE for 10 cluster minutes: its #sql- table fills"),
+    ("reorganize 600", "REORGANIZE PARTITION for 10 cluster minutes: new fragments fill"),
     ("mgm-down", "the management server stops answering: NdbMgmdUnreachable"),
     ("drop-listeners", "the management server drops the exporter's subscription once"),
     ("old-version 2", "node 2 on the previous NDB release: NdbVersionSkew after 2 hours"),

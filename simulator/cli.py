@@ -317,6 +317,14 @@ def _growth_faults(sub) -> None:
     s.add_argument(
         "seconds", type=_float_range(0, 86400, low_open=True), help="cluster seconds per backup"
     )
+    for name, what in (
+        ("copy-alter", "a copying ALTER TABLE of the largest user table"),
+        ("reorganize", "REORGANIZE PARTITION of the largest user table"),
+    ):
+        s = sub.add_parser(name, help=f"{what}, its rows moving over cluster seconds")
+        s.add_argument(
+            "seconds", type=_float_range(0, 86400, low_open=True), help="cluster seconds it takes"
+        )
     sub.add_parser("mgm-down", help="the management server stops answering")
     sub.add_parser("start-backup", help="START BACKUP now (as ndb_mgm does)")
     sub.add_parser("drop-listeners", help="the management server drops its event listeners")

@@ -29,7 +29,7 @@ from ndbsim.engine import infoschema, rows
 from ndbsim.engine.table_writes import TableWrite
 from ndbsim.engine.writers import FRAGMENT_TABLES, FRAGMENT_VIEWS, WRITTEN_ONCE, sim_schema
 from ndbsim.engine.writers.inserts import insert_values, replace
-from ndbsim.model import disk_data, metadata_sync
+from ndbsim.model import disk_data, metadata_sync, schema_changes
 
 if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster
@@ -67,6 +67,7 @@ class _EngineState:
         self.last_rows: dict[str, list[tuple]] = {}
         self.signatures: dict[str, Any] = {}
         self.ready = False
+        self.layout: tuple = ()  # the schema changes' layout sim.dih was written for
 
 
 # with sim.started and sim.master: under the per-fragment tables and views
@@ -95,9 +96,24 @@ class Writer:
         build of one table, not of all those of this one; the writes run once it is
         released."""
         st = self._states.setdefault(id(engine), _EngineState())
+        layout = schema_changes.layout(self.c)
         if not st.ready:
             self._setup(engine, db)
-            st.ready = True
+            st.ready, st.layout = True, layout
+        elif st.layout != layout:
+            # a schema change added or dropped a table or fragments: the dictionary again, in
+            # one transaction, so that a statement of another connection reads the old
+            # tables or the new ones, never none
+            db.execute("BEGIN TRANSACTION")
+            try:
+                self._write_dictionary(engine, db)
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+            st.layout = layout
+            st.signatures.clear()
+            st.last_rows.clear()
         wanted = _with_sources(reads)
         for name, builder in rows.BUILDERS.items():
             table = engine.catalog.get(name)
@@ -177,6 +193,12 @@ class Writer:
     # --- setup -----------------------------------------------------------------------------
 
     def _setup(self, engine: Any, db: Any) -> None:
+        self._write_dictionary(engine, db)
+        self._make_all_views(engine, db)
+        self._make_fragment_views(engine, db)
+
+    def _write_dictionary(self, engine: Any, db: Any) -> None:
+        """The tables of schema `sim` and those written once, from the dictionary."""
         sim_schema.create(self.c, db)
         for name, build in WRITTEN_ONCE.items():
             table = engine.catalog.get(name)
@@ -187,8 +209,6 @@ class Writer:
             db.execute(f'DELETE FROM ndbinfo."{name}"')
             values = [tuple(r[col] for col in columns) for r in written]
             insert_values(db, f'ndbinfo."{name}"', columns, values)
-        self._make_all_views(engine, db)
-        self._make_fragment_views(engine, db)
 
     def _make_all_views(self, engine: Any, db: Any) -> None:
         for name, source in ALL_VARIANTS.items():
@@ -256,6 +276,10 @@ class Writer:
             sql = f"UPDATE sim.node_state SET ops = CASE node_id {cases} END"
             writes.append(Write(NODE_STATE, functools.partial(_execute, [sql])))
         st.signatures["ops"] = c.now
+        moved = sim_schema.moved_rows_update(c)
+        if moved and st.signatures.get("moved") != c.now:
+            writes.append(Write(NODE_STATE, functools.partial(_execute, moved)))
+            st.signatures["moved"] = c.now
         follows = {"state": state, "lcp": lcp, "marks": marks, "master": master}
         for name, writer in FRAGMENT_TABLES.items():
             table = engine.catalog.get(name)

@@ -35,10 +35,12 @@ GROWTH = {
     "tablespace-growth": "the disk data tablespace",
 }
 DEFAULT_GROWTH_SHARE = 0.5  # a growth fault starts at half full
+# Schema changes that run for `seconds` cluster seconds from when they are set (schema_changes.py).
+SCHEMA_CHANGES = ("copy-alter", "reorganize")
 # Faults that act over the cluster time since they were set (their params keep it as "since").
-TIMED = (*GROWTH, "missed-heartbeats")
+TIMED = (*GROWTH, "missed-heartbeats", *SCHEMA_CHANGES)
 # Faults whose `seconds` are cluster seconds, up to a day.
-CLUSTER_SECONDS = ("replica-behind", "slow-backup")
+CLUSTER_SECONDS = ("replica-behind", "slow-backup", *SCHEMA_CHANGES)
 
 # Faults of the data nodes' caches, buffers and memory pools, and of the global checkpoint.
 DEFAULT_ABORT_SHARE = 0.2  # transaction-aborts: share of the transactions that abort
@@ -291,6 +293,18 @@ FAULTS: dict[str, FaultSpec] = {
             f"a resource pool (default {DEFAULT_POOL}) of every data node gets a fixed "
             "limit, as when TransactionMemory is set, and fills to a share of it",
             {"resource": (str, False), "share": (float, True)},
+        ),
+        FaultSpec(
+            "copy-alter",
+            "a copying ALTER TABLE of the largest user table runs for a number of cluster"
+            " seconds: a #sql-<hex> table in its database fills with its rows, then replaces it",
+            {"seconds": (float, True)},
+        ),
+        FaultSpec(
+            "reorganize",
+            "ALTER TABLE ... REORGANIZE PARTITION of the largest user table runs for a number of"
+            " cluster seconds: its fragments double, the new ones fill as the old ones empty",
+            {"seconds": (float, True)},
         ),
         FaultSpec(
             "buffer-full",

@@ -444,6 +444,25 @@ ROWS: tuple[Row, ...] = (
         note="a backup that runs 40 s: shown running, then completed; no alert",
     ),
     _row(
+        "copy-alter",
+        fault("copy-alter", seconds=900),
+        set(),
+        quiet_seconds=60.0,
+        evidence=("ndb_table_copy_rows{CLUSTER} > 0",),
+        note="a copying ALTER TABLE of the largest table: its #sql- copy fills; no alert",
+    ),
+    _row(
+        "reorganize",
+        fault("reorganize", seconds=900),
+        set(),
+        quiet_seconds=60.0,
+        evidence=(
+            "ndb_table_reorganize_progress_ratio{CLUSTER} > 0",
+            "ndb_distribution_reorg_ongoing_tables{CLUSTER} == 1",
+        ),
+        note="ALTER TABLE ... REORGANIZE PARTITION: the new fragments fill; no alert",
+    ),
+    _row(
         "missed-heartbeats",
         fault("missed-heartbeats", node=2),
         {"NdbHeartbeatsMissed"},

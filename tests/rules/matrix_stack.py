@@ -186,7 +186,12 @@ LANES: dict[str, LanePlan] = {
             "arbitration-denied",
         ),
     ),
-    "failover": LanePlan("standby", "source", ("standby-purged", "channel-failover"), pair=True),
+    "failover": LanePlan(
+        "standby",
+        "source",
+        ("copy-alter", "reorganize", "standby-purged", "channel-failover"),
+        pair=True,
+    ),
 }
 
 

@@ -1,10 +1,12 @@
-"""ndb$dict_obj_info: the dictionary's objects, written as the model starts."""
+"""ndb$dict_obj_info: the dictionary's objects, written as the model starts and again when a
+schema change adds or removes one."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from ndbsim.engine.writers.registry import written_once
+from ndbsim.model import schema_changes
 
 if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster
@@ -22,5 +24,5 @@ def dict_obj_info(c: Cluster) -> list[dict]:
             "parent_obj_id": o.parent_id,
             "fq_name": o.fq_name,
         }
-        for o in c.dictionary.objects
+        for o in schema_changes.objects(c)
     ]

@@ -111,7 +111,7 @@ def distribution_status(c: Cluster, master: int, lcp: tuple[bool, float]) -> Sel
             "tab_fragments": "d.fragments",
             "current_scan_count": "0",
             "scan_count_wait": "0",
-            "is_reorg_ongoing": "0",
+            "is_reorg_ongoing": "CASE WHEN d.old_fragments < d.fragments THEN 1 ELSE 0 END",
         },
         "FROM sim.dih d ORDER BY d.table_id",
     )

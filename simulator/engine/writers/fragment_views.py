@@ -26,6 +26,14 @@ _HOSTED = f"""FROM sim.replica r JOIN sim.node_state s ON s.node_id = r.node_id 
 _SHARE = "(d.weight / d.fragments) / sum(d.weight / d.fragments) OVER (PARTITION BY r.node_id)"
 
 
+# The rows of one fragment: an equal share of the table's, except while a reorganization moves
+# a share of them from its old fragments to the new ones (fragment ids from old_fragments on).
+_FRAGMENT_ROWS = """CASE WHEN d.old_fragments = d.fragments THEN d.rows_ / d.partitions
+    WHEN r.fragment_id >= d.old_fragments THEN d.moved * d.rows_ / d.fragments
+    ELSE d.rows_ * (1 - d.moved * (d.fragments - d.old_fragments) / d.fragments)
+         / d.old_fragments END"""
+
+
 def _instance(c: Cluster) -> str:
     return f"(r.log_part_id % {c.ldm}) + 1"
 
@@ -42,7 +50,7 @@ def _fragment_key(c: Cluster) -> dict[str, str]:
 
 @fragment_view("ndb$frag_mem_use")
 def frag_mem_use(c: Cluster) -> Select:
-    frag_rows = "ceil(d.rows_ / d.partitions)::UBIGINT"
+    frag_rows = f"ceil({_FRAGMENT_ROWS})::UBIGINT"
     fixed = "(d.row_bytes + 24)"
 
     def alloc(size: str) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ndbsim.engine.writers.inserts import insert_values
+from ndbsim.model import schema_changes
 from ndbsim.model.dictionary import RNIL
 
 if TYPE_CHECKING:
@@ -33,6 +34,8 @@ DIH_COLUMNS = (
     ("partition_balance", "UBIGINT"),
     ("hashmap_id", "INTEGER"),
     ("table_version", "UBIGINT"),
+    ("old_fragments", "INTEGER"),  # a reorganization's fragments before it (else fragments)
+    ("moved", "DOUBLE"),  # the share of its rows a reorganization moved to the new fragments
 )
 
 
@@ -120,8 +123,8 @@ def write_node_state(
 def _create_dih(c: Cluster, db: Any) -> None:
     columns = ", ".join(f"{name} {kind}" for name, kind in DIH_COLUMNS)
     db.execute(f"CREATE TABLE sim.dih ({columns})")
-    versions = {o.id: o.version for o in c.dictionary.objects if o.type <= 6}
-    dih = sorted(c.dictionary.dih, key=lambda t: t.table_id)
+    versions = {o.id: o.version for o in schema_changes.objects(c) if o.type <= 6}
+    dih = sorted(schema_changes.dih(c), key=lambda t: t.table_id)
     total = max(1, len(dih))
     insert_values(
         db,
@@ -147,6 +150,8 @@ def _create_dih(c: Cluster, db: Any) -> None:
                 t.partition_balance,
                 t.hashmap_id,
                 versions.get(t.table_id, 1),
+                t.fragments,
+                0.0,
             )
             for i, t in enumerate(dih)
         ],
@@ -200,3 +205,13 @@ def _create_fragments(c: Cluster, db: Any) -> None:
         FROM sim.frag f, generate_series(0, {r - 1}) AS j(pos)
         JOIN sim.members m ON m.ng = f.ng AND m.pos = (f.k + j.pos) % {r}
     """)
+
+
+def moved_rows_update(c: Cluster) -> list[str]:
+    """The statements that bring sim.dih's rows of the tables a schema change fills (the
+    copy's rows, a reorganization's old fragments and moved share) to the model's now."""
+    return [
+        f"UPDATE sim.dih SET rows_ = {rows}, old_fragments = {old}, moved = {moved!r} "
+        f"WHERE table_id = {table_id}"
+        for table_id, rows, old, moved in schema_changes.moved_rows(c)
+    ]

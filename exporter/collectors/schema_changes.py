@@ -150,5 +150,7 @@ COLLECTOR = Collector(
     sql=SQL,
     collect=collect,
     metrics=(COPY_RATIO, COPY_ROWS, COPY_BYTES, REORGANIZE_RATIO),
-    slow=SlowChanging(frozenset({"objects", "ddl"}), settled=settled),
+    # A copy is a new table, a reorganization new fragments: the objects signal shows both
+    # starting, so the rows (every fragment of every table) are not read again at an age.
+    slow=SlowChanging(frozenset({"objects", "ddl"}), settled=settled, aged=False),
 )

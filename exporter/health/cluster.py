@@ -23,6 +23,7 @@ from ndbinfo_exporter.health.models import (
 from ndbinfo_exporter.health.replication import replication
 from ndbinfo_exporter.health.restart_progress import restarts
 from ndbinfo_exporter.health.samples import Samples
+from ndbinfo_exporter.health.schema_change_progress import schema_changes
 from ndbinfo_exporter.scrape.scraper import ScrapeResult
 
 GCI_SHIFT = 2**32
@@ -276,4 +277,5 @@ def cluster_view(
         resources=resources(samples),
         sql_efficiency=sql_efficiency(samples, result.finished_at, earlier),
         replication=replication(samples, checkpoints.current_gci),
+        schema_changes=schema_changes(samples),
     )

@@ -205,6 +205,33 @@ class Replication(BaseModel):
     )
 
 
+class SchemaChange(BaseModel):
+    """A schema change under way that moves rows: a copying ALTER TABLE or an ALTER TABLE ...
+    REORGANIZE PARTITION, as the schema_changes collector measures it
+    (ndb_table_copy_progress_ratio, ndb_table_copy_rows, ndb_table_copy_bytes,
+    ndb_table_reorganize_progress_ratio)."""
+
+    kind: Literal["copy", "reorganize"] = Field(
+        description="copy: a copying ALTER TABLE; reorganize: REORGANIZE PARTITION"
+    )
+    database: str
+    table: str | None = Field(
+        None,
+        description="The table altered; null for a copy whose table cannot be told (another"
+        " table of its database has the same row size, or the database has several copies)",
+    )
+    copy_table: str | None = Field(
+        None,
+        description="A copy's #sql- table the rows go into; null for a reorganization and for"
+        " a copy's share whose #sql- table cannot be told",
+    )
+    progress: float | None = Field(
+        None, description="0..1: share of the rows copied or moved; null when it cannot be told"
+    )
+    rows: int | None = Field(None, description="A copy's rows copied so far")
+    bytes: int | None = Field(None, description="Memory allocated to a copy's #sql- table")
+
+
 class CollectorFailure(BaseModel):
     collector: str
     error: str = Field(description="Why it failed in this scrape, one line")
@@ -220,6 +247,9 @@ class ClusterView(ScrapeInfo):
     resources: list[NodeResources]
     sql_efficiency: SqlEfficiency
     replication: Replication
+    schema_changes: list[SchemaChange] = Field(
+        [], description="Copying ALTER TABLEs and REORGANIZE PARTITIONs under way"
+    )
 
 
 class NodeValue(BaseModel):

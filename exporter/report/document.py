@@ -62,6 +62,18 @@ class DataNode(BaseModel):
     )
 
 
+class SchemaChange(BaseModel):
+    kind: Literal["copy", "reorganize"] = Field(
+        description="copy: a copying ALTER TABLE; reorganize: REORGANIZE PARTITION"
+    )
+    database: str
+    table: str | None = Field(None, description="The table altered; null when it cannot be told")
+    copy_table: str | None = Field(None, description="A copy's #sql- table")
+    progress: float | None = Field(None, description="0..1: share of the rows copied or moved")
+    rows: int | None = Field(None, description="A copy's rows copied so far")
+    bytes: int | None = Field(None, description="Memory allocated to a copy's #sql- table")
+
+
 class OtherNode(BaseModel):
     node_id: int
     node_type: Literal["MGM", "API"]
@@ -295,6 +307,10 @@ class Report(BaseModel):
         "[api] slots that never connected are left out)"
     )
     spare_api_slots: int = Field(description="[api] slots configured that never connected")
+    schema_changes: list[SchemaChange] = Field(
+        default_factory=list,
+        description="Copying ALTER TABLEs and REORGANIZE PARTITIONs under way",
+    )
     resources: list[Resources] = Field(description="DataMemory and redo log per data node")
     checkpoints: Checkpoints | None = None
     replication: Replication | None = Field(
@@ -469,6 +485,9 @@ def build(reading: Reading, options: Options, verdict: Verdict) -> Report:
         fragments_with_dead_replicas=None if dead is None else int(dead),
         other_nodes=others,
         spare_api_slots=spare,
+        schema_changes=[
+            SchemaChange.model_validate(c.model_dump()) for c in cluster.schema_changes
+        ],
         resources=_resources(reading),
         checkpoints=Checkpoints.model_validate(cluster.lcp.model_dump()) if up else None,
         replication=_replication(reading),

@@ -96,6 +96,7 @@ def tables(report: Report) -> Iterator[Table]:
     )
     yield _nodes_table(report)
     yield from _restarts_table(report)
+    yield from _schema_changes_table(report)
     if report.resources:
         yield Table(
             "Memory and redo log",
@@ -188,6 +189,30 @@ def _restarts_table(report: Report) -> Iterator[Table]:
             ("node", "step (restart_info)", "done", "left"),
             rows,
             note="done and left: estimated from the other data nodes' last completed restarts",
+        )
+
+
+def _schema_changes_table(report: Report) -> Iterator[Table]:
+    """The copying ALTER TABLEs and REORGANIZE PARTITIONs under way and their share done."""
+    rows = [
+        (
+            c.kind,
+            c.database,
+            _text(c.table),
+            _text(c.copy_table),
+            _percent(c.progress),
+            _text(c.rows),
+            _size(c.bytes),
+        )
+        for c in report.schema_changes
+    ]
+    if rows:
+        yield Table(
+            "Schema changes under way",
+            ("kind", "database", "table", "copy", "done", "rows copied", "copy size"),
+            rows,
+            note="done: a copy's rows over its table's, a reorganization's rows moved over"
+            " those its new fragments hold at the end",
         )
 
 

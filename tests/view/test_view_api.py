@@ -462,3 +462,20 @@ async def test_nodes_answer_whether_a_node_may_stop_and_whether_it_is_done(clien
     assert missing.status_code == 404
     assert missing.json()["error"].startswith("node 99 is not a node of this cluster")
     assert (await client.get("/api/v1/nodes/0/restart-done")).status_code == 400
+
+
+async def test_cluster_answer_lists_the_schema_changes_under_way(client, scraper):
+    assert (await client.get("/api/v1/cluster")).json()["schema_changes"] == []
+    moving = GaugeMetricFamily(
+        "ndb_table_reorganize_progress_ratio", "t", labels=["database", "table"]
+    )
+    moving.add_metric(["shop", "orders"], 0.5)
+    scraper.result = dataclasses.replace(cluster(), families=[*cluster().families, moving])
+    clock.now += 11  # the next scrape
+    await refreshed(client)
+    found = (await client.get("/api/v1/cluster")).json()["schema_changes"]
+    assert [(c["kind"], c["database"], c["table"], c["progress"]) for c in found] == [
+        ("reorganize", "shop", "orders", 0.5)
+    ]
+    schema = (await client.get("/openapi.json")).json()["components"]["schemas"]
+    assert "SchemaChange" in schema

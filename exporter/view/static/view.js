@@ -207,6 +207,14 @@ function restartText(restart) {
   return parts.join(" · ");
 }
 
+// A copying ALTER TABLE or REORGANIZE PARTITION under way: its table (a copy's #sql- table
+// when the table copied cannot be told) and its share done when it can be told.
+function schemaChangeText(c) {
+  const done = c.progress !== null ? ` · ${fmt.pct(c.progress)} done`
+    : c.rows !== null ? ` · ${fmt.int(c.rows)} rows copied` : "";
+  return `${c.database}.${c.table || c.copy_table} · ${c.kind === "copy" ? "copying ALTER TABLE" : "REORGANIZE PARTITION"}${done}`;
+}
+
 // The data nodes by node group, as the topology shows them (unknown node group last).
 function nodeLayout(t) {
   const groups = t.node_groups.map((g) => ({
@@ -250,7 +258,9 @@ function renderTopology(cluster) {
     h("div", { class: "others" },
       h("div", {}, h("h3", {}, "Management nodes"), t.management_nodes.length ? t.management_nodes.map(chip) : h("span", { class: "note" }, "none reported")),
       h("div", {}, h("h3", {}, "SQL and API nodes"), t.api_nodes.length ? t.api_nodes.map(chip) : h("span", { class: "note" }, "none reported")),
-      roles.length ? h("div", {}, h("h3", {}, "Roles"), h("span", {}, roles.join(" · "))) : null));
+      roles.length ? h("div", {}, h("h3", {}, "Roles"), h("span", {}, roles.join(" · "))) : null,
+      cluster.schema_changes.length ? h("div", { "data-testid": "schema-changes" }, h("h3", {}, "Schema changes under way"),
+        cluster.schema_changes.map((c) => h("span", { class: "chip" }, schemaChangeText(c)))) : null));
   layout = nodeLayout(t);
   nodeColour = {};
   layout.flatMap((g) => g.nodes).forEach((id, i) => { nodeColour[id] = NODE_COLOURS[i % NODE_COLOURS.length]; });

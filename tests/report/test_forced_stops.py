@@ -27,9 +27,14 @@ def report(*stops: ForcedStop) -> document.Report:
 
 
 def test_the_report_lists_each_forced_stop_with_its_cause():
-    built = report(ForcedStop(3, 0.0, 2341, 0, 255, 0), ForcedStop(4, 60.0, 0, 9, 255, 1))
+    built = report(
+        ForcedStop(2, 30.0, 2303, 0, 5, 0),
+        ForcedStop(3, 0.0, 2341, 0, 255, 0),
+        ForcedStop(4, 60.0, 0, 9, 255, 1),
+    )
     shown = render.text(built)
     assert TITLE in shown
+    assert "error 2303: System error, node killed during node restart by other node" in shown
     assert "error 2341: Internal program error (failed ndbrequire)" in shown
     assert "Internal error, programming error or missing error message, please report a bug." in (
         shown
@@ -37,14 +42,17 @@ def test_the_report_lists_each_forced_stop_with_its_cause():
     assert "1970-01-01 00:00:00" in shown and "signal 9" in shown
     assert "(angel restarts it)" in shown
     table = render.markdown(built).split(f"## {TITLE}\n\n")[1].split("\n\n")[0].splitlines()
-    assert len(table) == 2 + 2 and table[2].startswith("| 3 | 1970-01-01 00:00:00 | error 2341")
+    assert len(table) == 2 + 3 and table[3].startswith("| 3 | 1970-01-01 00:00:00 | error 2341")
+    assert table[2].startswith("| 2 | 1970-01-01 00:00:30 | error 2303") and "| 5 |" in table[2]
     data = json.loads(built.model_dump_json())
     jsonschema.validate(data, json.loads(SCHEMA.read_text()))
     stops = data["management"]["forced_stops"]
     assert [(s["node_id"], s["error"], s["classification"]) for s in stops] == [
+        (2, 2303, "internal_error"),
         (3, 2341, "internal_error"),
         (4, 0, None),
     ]
+    assert stops[0]["start_phase"] == 5 and stops[1]["start_phase"] is None
 
 
 def test_without_a_forced_stop_the_section_says_so():

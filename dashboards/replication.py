@@ -43,6 +43,13 @@ CHANNEL_COLUMNS = (
     ("Last I/O error", "ndb_replica_last_io_error_number", "none"),
     ("Last SQL error", "ndb_replica_last_sql_error_number", "none"),
 )
+# The table of each binlog server's binary log files: column, gauge, unit.
+FILE_COLUMNS = (
+    ("Files", "ndb_binlog_files", "none"),
+    ("Size", "ndb_binlog_files_bytes", "bytes"),
+    ("Oldest file", "ndb_binlog_first_file_number", "none"),
+    ("Newest file", "ndb_binlog_last_file_number", "none"),
+)
 
 
 def _replicated(expr: str, legend: str = "", *, table: bool = False) -> Query:
@@ -221,6 +228,24 @@ def _injector_panels() -> tuple[PanelSpec, ...]:
     )
 
 
+def _binlog_files_panel() -> PanelSpec:
+    return joined_table(
+        "Binary log files",
+        "Each binlog server's binary log now, from SHOW BINARY LOGS: the files it keeps (the "
+        "active one included), their bytes, and the numbers of the oldest and newest file. "
+        "A rotation (max_binlog_size, FLUSH BINARY LOGS, a restart) raises the newest number, "
+        "a purge (PURGE BINARY LOGS, binlog_expire_logs_seconds) the oldest; a replica can "
+        "read only from the files still kept.",
+        ["cluster", "instance"],
+        [
+            (name, _replicated(_per("cluster, instance", metric), table=True), unit)
+            for name, metric, unit in FILE_COLUMNS
+        ],
+        width=24,
+        height=6,
+    )
+
+
 def _conflict_row(layout: Layout) -> None:
     layout.row(
         "Conflicts and replicated epochs",
@@ -320,12 +345,13 @@ def board() -> Board:
         UID,
         "NDB Cluster / Replication",
         "Source and replica side by side: the replica's channels and their lag, the epoch lag "
-        "per source server_id, the source's binlog injector and event buffer, and conflicts. "
-        "Choose both clusters in the cluster variable.",
+        "per source server_id, the source's binlog injector, event buffer and binary log files, "
+        "and conflicts. Choose both clusters in the cluster variable.",
         clusters=True,
     )
     _channel_row(layout)
     _lag_row(layout)
     layout.row("Source: binlog injector", *_injector_panels())
+    layout.row("Source: binary log", _binlog_files_panel())
     _conflict_row(layout)
     return layout.build()

@@ -17,6 +17,7 @@ SQL_NODE_COLLECTORS = {
     "apply_status",
     "binlog",
     "binlog_index",
+    "binlog_files",
 }
 
 

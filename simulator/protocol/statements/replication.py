@@ -64,10 +64,13 @@ async def _binary_log_status(s: Statement) -> WireResult:
 
 @statement("show", pattern=re.compile(r"(?i)^SHOW (?:BINARY|MASTER) LOGS$"))
 async def _binary_logs(s: Statement) -> WireResult:
-    privileges.require_replication_client(s.session)
+    """The files of the binary log index with their sizes; the parser refuses SHOW MASTER
+    LOGS from 8.4 before any privilege is checked, and a server with log_bin OFF answers
+    ER_NO_BINARY_LOGGING (rpl_source.cc show_binlogs)."""
     node, text = s.session.node, s.text
     if text.upper().startswith("SHOW MASTER") and _from_84(s):
         raise SqlError(1064, syntax_near(text[5:]))
+    privileges.require_replication_client(s.session)
     if node.role != "source":
         raise SqlError(1381, "You are not using binary logging")
     columns = infoschema.replication_columns("statements", "SHOW BINARY LOGS", node.version)

@@ -249,9 +249,14 @@ def _replication_tables(database: str, version: NdbVersion) -> dict[str, TableDe
 # by the DuckDB schema and table that hold them.
 MODEL_FED = {
     "FILES": (DATA, I_S_TABLES["FILES"]),
+    "TABLES": (DATA, I_S_TABLES["TABLES"]),
     "ndb_sync_pending_objects": (PERF, P_S_TABLES["ndb_sync_pending_objects"]),
     "ndb_sync_excluded_objects": (PERF, P_S_TABLES["ndb_sync_excluded_objects"]),
 }
+
+# Model-fed tables that hold other rows too: the condition of the rows the model writes (the
+# ndbinfo objects' TABLES rows are written once, from the catalog).
+MODEL_FED_PART = {"TABLES": "ENGINE = 'ndbcluster'"}
 
 
 def system_tables(database: str, version: NdbVersion) -> dict[str, TableDef]:

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ndbsim.engine import infoschema, rows
 from ndbsim.engine.table_writes import TableWrite
 from ndbsim.engine.writers import FRAGMENT_TABLES, FRAGMENT_VIEWS, WRITTEN_ONCE, sim_schema
-from ndbsim.engine.writers.inserts import insert_values, replace
-from ndbsim.model import disk_data, metadata_sync, schema_changes
+from ndbsim.engine.writers.inserts import insert_columns, insert_values, replace
+from ndbsim.model import dictionary, disk_data, metadata_sync, schema_changes
 
 if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster
@@ -320,6 +320,7 @@ _writers: weakref.WeakKeyDictionary[Cluster, Writer] = weakref.WeakKeyDictionary
 # Server (information_schema / performance_schema) tables built from the model.
 SERVER_BUILDERS = {
     "FILES": disk_data.files,
+    "TABLES": dictionary.tables_rows,
     "ndb_sync_pending_objects": metadata_sync.pending,
     "ndb_sync_excluded_objects": metadata_sync.excluded,
 }
@@ -329,7 +330,18 @@ def _filler(cluster: Cluster, engine: Any, name: str) -> Callable[[Any], None]:
     """Under the model's lock: the rows of a model-fed server table, and their write."""
     schema, table = infoschema.MODEL_FED[name]
     values = [tuple(r.get(c.name) for c in table.columns) for r in SERVER_BUILDERS[name](cluster)]
-    return functools.partial(engine.replace_rows_in, f'"{schema}"."{table.name}"', table, values)
+    target = f'"{schema}"."{table.name}"'
+    part = infoschema.MODEL_FED_PART.get(name)
+    if part is None:
+        return functools.partial(engine.replace_rows_in, target, table, values)
+    return functools.partial(_replace_part, target, part, [(*v, False) for v in values])
+
+
+def _replace_part(target: str, stale: str, values: list[tuple], db: Any) -> None:
+    """Replace the rows of ``target`` matching ``stale``, the model's part of the table (its
+    rows are never hidden: the last column, ``_hidden``, is False)."""
+    db.execute(f"DELETE FROM {target} WHERE {stale}")
+    insert_columns(db, target, values)
 
 
 def fill_server_table(cluster: Cluster, engine: Any, name: str) -> None:

@@ -23,6 +23,7 @@ DATABASES = ("information_schema", "mysql", SCHEMA, "performance_schema")
 DYNAMIC = (
     f"{DATA}.PROCESSLIST",
     f"{DATA}.FILES",
+    f"{DATA}.TABLES",
     f"{PERF}.ndb_sync_pending_objects",
     f"{PERF}.ndb_sync_excluded_objects",
     f"{DATA}.USER_PRIVILEGES",

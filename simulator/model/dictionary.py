@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ndbsim.model.cluster import Cluster
 
 # dict_obj_types
 SYSTEM_TABLE, USER_TABLE, UNIQUE_HASH_INDEX, ORDERED_INDEX = 1, 2, 3, 6
@@ -108,6 +112,52 @@ class Dictionary:
             "triggers": sum(1 for o in self.objects if o.type == INDEX_TRIGGER),
             "attributes": sum(t.columns for t in self.dih),
         }
+
+
+EXCEPTIONS_SUFFIX = "$EX"  # the exceptions table of `t` for conflict detection is `t$EX`
+# an exceptions row: the four mandatory columns, the operation type, the conflict cause,
+# the original transaction id and the table's primary key
+EXCEPTION_ROW_BYTES = 64
+
+
+def tables_rows(c: Cluster) -> list[dict[str, Any]]:
+    """information_schema.TABLES rows of the NDB tables a SQL node shows (blob part tables
+    and system tables are not shown): the user tables with their row counts (one copy), and
+    on a replica with conflicts the exceptions tables the applier writes to."""
+    # the server's default collation, as SHOW CREATE TABLE gives it (show_schema.py)
+    collation = "latin1_swedish_ci" if c.version.is_7x else "utf8mb4_0900_ai_ci"
+    rows = [
+        _tables_row(t.database, t.name, t.rows, t.row_bytes + t.var_bytes, collation)
+        for t in c.dictionary.user_tables
+    ]
+    link = c.replication
+    if link is not None and link.replica is c:
+        rows += [
+            _tables_row(db, name + EXCEPTIONS_SUFFIX, count, EXCEPTION_ROW_BYTES, collation)
+            for (db, name), count in sorted(link.exceptions_rows().items())
+        ]
+    return rows
+
+
+def _tables_row(db: str, name: str, rows: int, row_bytes: int, collation: str) -> dict[str, Any]:
+    return {
+        "TABLE_CATALOG": "def",
+        "TABLE_SCHEMA": db,
+        "TABLE_NAME": name,
+        "TABLE_TYPE": "BASE TABLE",
+        "ENGINE": "ndbcluster",
+        "VERSION": 10,
+        "ROW_FORMAT": "Dynamic",
+        "TABLE_ROWS": rows,
+        "AVG_ROW_LENGTH": row_bytes,
+        "DATA_LENGTH": rows * row_bytes,
+        "MAX_DATA_LENGTH": 0,
+        "INDEX_LENGTH": 0,
+        "DATA_FREE": 0,
+        "TABLE_COLLATION": collation,
+        "CREATE_OPTIONS": "",
+        "TABLE_COMMENT": "",
+    }
 
 
 def partitions_for(balance: int, data_nodes: int, nodegroups: int, ldm: int) -> int:

@@ -48,6 +48,8 @@ INBOUND_PORT = 3306  # --port default: the source SQL nodes listen on it and aft
 # such a transaction and those depending on it realign
 ROWS_IN_CONFLICT_PER_TRANSACTION = 1.5
 ROWS_REJECTED_PER_TRANSACTION = 4.0
+# the user tables the conflicting changes fall on: the applier's busiest ones
+TABLES_IN_CONFLICT = 3
 # why the source refuses a dump request (rpl_binlog_sender.cc, Binlog_sender::check_start_file)
 NO_BINARY_LOG = "Binary log is not open"
 NO_SUCH_FILE = "Could not find first log file name in binary log index file"
@@ -449,6 +451,27 @@ class ReplicationLink:
             self.conflict_epochs += min(committed, found)
             self.last_conflict_epoch = self.replica.checkpoints.epoch
 
+    def exceptions_rows(self) -> dict[tuple[str, str], int]:
+        """(database, table) -> rows of the table's exceptions table `table$EX` on the
+        replica: the applier writes a row there for each row it handles in conflict (the rows
+        it refreshes), spread over the busiest user tables by their share of the writes;
+        nothing once written is removed (the operator reconciles and deletes them). Empty
+        before the first conflict."""
+        handled = _rows_handled(self.snapshot()["conflicts_by_function"])
+        if not handled:
+            return {}
+        tables = sorted(
+            (t for t in self.replica.dictionary.user_tables if t.database != "mysql"),
+            key=lambda t: (-t.weight, t.table_id),
+        )[:TABLES_IN_CONFLICT]
+        total = sum(t.weight for t in tables)
+        out, share = {}, 0.0
+        for t in tables:
+            before = _whole(handled * share / total)
+            share += t.weight
+            out[(t.database, t.name)] = _whole(handled * share / total) - before
+        return out
+
     def io_gave_up(self) -> bool:
         """The I/O thread stops when its last attempt fails: rpl_replica.cc connect_to_master
         breaks off once its count of failed attempts reaches SOURCE_RETRY_COUNT, without
@@ -624,10 +647,9 @@ def _conflict_values(s: dict[str, Any]) -> dict[str, int]:
         "Ndb_conflict_fn_" + function.removeprefix("NDB$").lower(): count
         for function, count in by_function.items()
     }
-    rows = sum(n for function, n in by_function.items() if not function.endswith("_TRANS"))
     trans_rows = sum(n for function, n in by_function.items() if function.endswith("_TRANS"))
     rejected = trans_rows / ROWS_IN_CONFLICT_PER_TRANSACTION
-    realigned = int(rejected * ROWS_REJECTED_PER_TRANSACTION)
+    realigned = _realigned(trans_rows)
     if trans_rows:
         epochs = min(s["conflict_epochs"], int(rejected))
         values.update(
@@ -640,10 +662,24 @@ def _conflict_values(s: dict[str, Any]) -> dict[str, int]:
             }
         )
     if by_function:
-        values["Ndb_conflict_refresh_op_count"] = rows + realigned
+        values["Ndb_conflict_refresh_op_count"] = _rows_handled(by_function)
         values["Ndb_conflict_last_conflict_epoch"] = s["last_conflict_epoch"]
         values["Ndb_conflict_last_stable_epoch"] = 0
     return values
+
+
+def _realigned(trans_rows: int) -> int:
+    """Rows the rejected transactions of `trans_rows` rows in conflict realign."""
+    return int(trans_rows / ROWS_IN_CONFLICT_PER_TRANSACTION * ROWS_REJECTED_PER_TRANSACTION)
+
+
+def _rows_handled(by_function: dict[str, int]) -> int:
+    """Rows the applier handles in conflict, refreshes and logs to the exceptions tables:
+    the rows in conflict of the row functions, and every row the transactional functions
+    realign (ndb_conflict.cc, handle_row_conflict: ROW_IN_CONFLICT and TRANS_IN_CONFLICT)."""
+    rows = sum(n for function, n in by_function.items() if not function.endswith("_TRANS"))
+    trans_rows = sum(n for function, n in by_function.items() if function.endswith("_TRANS"))
+    return rows + _realigned(trans_rows)
 
 
 def _whole(rows: float) -> int:

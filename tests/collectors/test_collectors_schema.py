@@ -9,6 +9,7 @@ import pytest
 import sqlglot
 from ndbinfo_exporter.collectors import (
     _per_table,
+    conflict_exceptions,
     membership,
     nodes,
     schema_changes,
@@ -165,7 +166,7 @@ def test_names_are_unique_across_collectors():
 
 
 def test_only_capped_collectors_are_labelled_by_table():
-    """Capped opt-in collectors, and schema_changes, whose series exist only while a schema
+    """Capped opt-in collectors (conflict_exceptions: its 10 fullest tables), and schema_changes, whose series exist only while a schema
     change runs, at most MAX_TABLES of each kind."""
     for collector in COLLECTORS:
         for spec in collector.metrics:
@@ -178,6 +179,11 @@ def test_only_capped_collectors_are_labelled_by_table():
                     and "limit" in {option.name for option in collector.options}
                 )
                 or (collector.name == "schema_changes" and schema_changes.MAX_TABLES <= 5)
+                or (
+                    collector.name == "conflict_exceptions"
+                    and not collector.default_enabled
+                    and conflict_exceptions.TOP <= 10
+                )
             )
 
 

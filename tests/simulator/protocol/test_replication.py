@@ -12,6 +12,7 @@ from ndb_harness import running_ndbsim
 from ndbsim.errors import SQLSTATES
 from ndbsim.model.faults import FaultError, Faults
 
+from tests.simulator.protocol.pair_rows import replica, rows_at, source
 from tests.simulator.protocol.statement_corpus import FOREIGN, mutations
 from tests.support.polling import poll
 
@@ -29,30 +30,6 @@ def healthy(pair):
     pair.reset()
     yield pair
     pair.reset()
-
-
-def _rows(sim, port: int, sql: str) -> list[dict]:
-    conn = pymysql.connect(
-        host=sim.host,
-        port=port,
-        user=sim.user,
-        password=sim.password,
-        cursorclass=pymysql.cursors.DictCursor,
-    )
-    try:
-        with conn.cursor() as cur:
-            cur.execute(sql)
-            return list(cur.fetchall())
-    finally:
-        conn.close()
-
-
-def source(sim, sql: str) -> list[dict]:
-    return _rows(sim, sim.port, sql)
-
-
-def replica(sim, sql: str) -> list[dict]:
-    return _rows(sim, sim.replica_port, sql)
 
 
 def binlog_row(sim) -> dict[str, int]:
@@ -88,18 +65,18 @@ def test_the_other_sql_nodes_neither_log_nor_apply(healthy):
     NDB table, reads the same on every SQL node of the replica cluster."""
     other_source = healthy.sql_node_ports()[51]
     other_replica = healthy.sql_node_ports("replica")[51]
-    assert _rows(healthy, other_source, "SELECT @@server_id AS s, @@log_bin AS b") == [
+    assert rows_at(healthy, other_source, "SELECT @@server_id AS s, @@log_bin AS b") == [
         {"s": 2, "b": 0}
     ]
-    assert _rows(healthy, other_source, "SELECT * FROM mysql.ndb_binlog_index") == []
-    assert _rows(healthy, other_replica, "SHOW REPLICA STATUS") == []
-    assert _rows(healthy, other_replica, "SELECT @@server_id AS s")[0]["s"] == 102
-    applied = _rows(
+    assert rows_at(healthy, other_source, "SELECT * FROM mysql.ndb_binlog_index") == []
+    assert rows_at(healthy, other_replica, "SHOW REPLICA STATUS") == []
+    assert rows_at(healthy, other_replica, "SELECT @@server_id AS s")[0]["s"] == 102
+    applied = rows_at(
         healthy, other_replica, "SELECT server_id, log_name FROM mysql.ndb_apply_status"
     )
     assert applied == [{"server_id": 1, "log_name": "binlog.000001"}]
     status = "SHOW GLOBAL STATUS LIKE 'Ndb_api_pk_op_count_replica'"
-    assert int(_rows(healthy, other_replica, status)[0]["Value"]) == 0
+    assert int(rows_at(healthy, other_replica, status)[0]["Value"]) == 0
     assert int(replica(healthy, status)[0]["Value"]) > 0
 
 

@@ -138,7 +138,8 @@ class Writer:
         key = (self.c.now, self._state_signature())
         if (wanted is None or "files" in wanted) and st.signatures.get("FILES") != key:
             st.signatures["FILES"] = key  # the ndbinfo.files view reads it
-            yield [Write("FILES", _filler(self.c, engine, "FILES"))]
+            files = _server_fills.setdefault(engine, {})["FILES"] = _server_rows(self.c, "FILES")
+            yield [Write("FILES", _filler(engine, "FILES", files))]
         if wanted is None or not wanted.isdisjoint(_NODE_STATE_READERS):
             yield self._plan_fragment_tables(engine, st, wanted)
 
@@ -326,10 +327,15 @@ SERVER_BUILDERS = {
 }
 
 
-def _filler(cluster: Cluster, engine: Any, name: str) -> Callable[[Any], None]:
-    """Under the model's lock: the rows of a model-fed server table, and their write."""
+def _server_rows(cluster: Cluster, name: str) -> list[tuple]:
+    """Under the model's lock: the rows of a model-fed server table."""
+    _, table = infoschema.MODEL_FED[name]
+    return [tuple(r.get(c.name) for c in table.columns) for r in SERVER_BUILDERS[name](cluster)]
+
+
+def _filler(engine: Any, name: str, values: list[tuple]) -> Callable[[Any], None]:
+    """The write of a model-fed server table's rows."""
     schema, table = infoschema.MODEL_FED[name]
-    values = [tuple(r.get(c.name) for c in table.columns) for r in SERVER_BUILDERS[name](cluster)]
     target = f'"{schema}"."{table.name}"'
     part = infoschema.MODEL_FED_PART.get(name)
     if part is None:
@@ -345,11 +351,22 @@ def _replace_part(target: str, stale: str, values: list[tuple], db: Any) -> None
 
 
 def fill_server_table(cluster: Cluster, engine: Any, name: str) -> None:
-    """Refill a model-fed server table right before a query reads it."""
+    """Refill a model-fed server table right before a query reads it, when its rows changed
+    since the last fill (information_schema.TABLES has a row per table, and is read at every
+    scrape)."""
     db = engine.cursor()
+    filled = _server_fills.setdefault(engine, {})
     with cluster.advanced():
-        write = engine.writes.plan(name, _filler(cluster, engine, name))
+        values = _server_rows(cluster, name)
+        if filled.get(name) == values:
+            return
+        write = engine.writes.plan(name, _filler(engine, name, values))
     engine.writes.run([write], db)
+    filled[name] = values
+
+
+# The rows each engine's model-fed server tables were last filled with, by table.
+_server_fills: weakref.WeakKeyDictionary[Any, dict[str, list[tuple]]] = weakref.WeakKeyDictionary()
 
 
 def writer_of(cluster: Cluster) -> Writer:

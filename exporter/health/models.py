@@ -194,14 +194,55 @@ class BinlogInjector(BaseModel):
     event_buffer_gcis: int | None = Field(None, description="buffered_gci - received_gci")
 
 
+class ConflictHandling(BaseModel):
+    """What the replica applier's conflict detection did (the default channel's Ndb_conflict_*
+    status variables): on an NDB$EPOCH primary, an epoch that came back round the
+    active-active pair with no conflict found since becomes the last stable epoch
+    (ndb_replica.cc, update_global_state)."""
+
+    last_conflict_gci: int | None = Field(
+        None, description="Ndb_conflict_last_conflict_epoch >> 32; 0 for no conflict"
+    )
+    last_stable_gci: int | None = Field(
+        None, description="Ndb_conflict_last_stable_epoch >> 32; 0 on a one-way replica"
+    )
+    converged: bool | None = Field(
+        None,
+        description="The active-active pair's conflicts are resolved on both sides: last stable"
+        " epoch >= last conflict epoch; null unless epochs come back round"
+        " (Ndb_replica_max_replicated_epoch > 0)",
+    )
+    rows_in_conflict: dict[str, int] = Field(
+        default_factory=dict,
+        description="Rows found in conflict per detection function (Ndb_conflict_fn_*), the"
+        " functions that found any",
+    )
+    transactions_rejected: int | None = Field(
+        None, description="Ndb_conflict_trans_reject_count (the *_TRANS functions)"
+    )
+    refresh_operations: int | None = Field(
+        None, description="Ndb_conflict_refresh_op_count (the NDB$EPOCH functions)"
+    )
+    exceptions_rows: int | None = Field(
+        None,
+        description="Rows in the exceptions tables (`t$EX`) the conflict_exceptions collector"
+        " exported (the fullest ones); null when it is off",
+    )
+
+
 class Replication(BaseModel):
     replicating: bool = Field(
-        description="This SQL node has a replica channel or writes a binary log of NDB changes"
+        description="This SQL node has a replica channel, writes a binary log of NDB changes"
+        " or its replica applier handled conflicts"
     )
     channels: list[ReplicaChannel] = Field(description="Replica channels (SHOW REPLICA STATUS)")
     applied: list[AppliedGci] = Field(description="Applied GCI per source server_id")
     binlog: BinlogInjector | None = Field(
         None, description="The binlog injector; null when this SQL node writes no binary log"
+    )
+    conflicts: ConflictHandling | None = Field(
+        None,
+        description="The replica applier's conflict handling; null while all its values are 0",
     )
 
 

@@ -1,7 +1,8 @@
 """The replication card: a replica's channels with their applier workers and the GCIs it
 applied per source server_id, a binlog server's injector. Read from the families of the
-replica_status, applier_workers, apply_status and binlog collectors; a SQL node with none of
-them is not replicating."""
+replica_status, applier_workers, apply_status and binlog collectors, and the conflict handling
+of its replica applier from the status and conflict_exceptions collectors; a SQL node with
+none of them is not replicating."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from ndbinfo_exporter.health.models import (
     AppliedGci,
     ApplierWorker,
     BinlogInjector,
+    ConflictHandling,
     ReplicaChannel,
     Replication,
 )
@@ -35,6 +37,17 @@ INJECTOR_GCIS = {
     "handled_gci": "ndb_binlog_handled_gci",
     "written_gci": "ndb_binlog_written_gci",
 }
+
+# ConflictHandling field -> the sample of the status collector with its value.
+CONFLICT_COUNTS = {
+    "transactions_rejected": "ndb_sql_conflict_transactions_rejected_total",
+    "refresh_operations": "ndb_sql_conflict_refresh_operations_total",
+}
+LAST_CONFLICT = "ndb_sql_conflict_last_conflict_epoch"
+LAST_STABLE = "ndb_sql_conflict_last_stable_epoch"
+ROWS_IN_CONFLICT = "ndb_sql_conflicts_total"
+MAX_REPLICATED = "ndb_sql_replica_max_replicated_epoch"
+EXCEPTIONS = "ndb_conflict_exceptions_rows"
 
 
 def _channel(labels: dict[str, str]) -> str:
@@ -105,6 +118,40 @@ def binlog_injector(samples: Samples, committed_gci: int | None) -> BinlogInject
     )
 
 
+def _gci(samples: Samples, name: str) -> int | None:
+    epoch = samples.value(name)
+    return None if epoch is None else int(epoch) >> 32
+
+
+def _integer(value: float | None) -> int | None:
+    return None if value is None else int(value)
+
+
+def conflicts(samples: Samples) -> ConflictHandling | None:
+    """The applier's conflict handling, None while every value is 0 (no conflict found, no
+    epoch came back round). Converged only means something where epochs come back round an
+    active-active pair (Ndb_replica_max_replicated_epoch > 0)."""
+    last_conflict, last_stable = _gci(samples, LAST_CONFLICT), _gci(samples, LAST_STABLE)
+    counts = {field: _integer(samples.value(name)) for field, name in CONFLICT_COUNTS.items()}
+    rows = {f: int(n) for f, n in samples.by(ROWS_IN_CONFLICT, "function").items() if n}
+    exceptions = _integer(samples.total(EXCEPTIONS))
+    if not any((last_conflict, last_stable, rows, exceptions, *counts.values())):
+        return None
+    circular = (samples.value(MAX_REPLICATED) or 0) > 0
+    # whole epochs, as update_global_state compares them: two in one GCI differ
+    conflict_epoch, stable_epoch = samples.value(LAST_CONFLICT), samples.value(LAST_STABLE)
+    return ConflictHandling(
+        last_conflict_gci=last_conflict,
+        last_stable_gci=last_stable,
+        converged=stable_epoch >= conflict_epoch
+        if circular and conflict_epoch is not None and stable_epoch is not None
+        else None,
+        rows_in_conflict=rows,
+        exceptions_rows=exceptions,
+        **counts,
+    )
+
+
 def replication(samples: Samples, committed_gci: int | None) -> Replication:
     """``committed_gci``: the cluster's newest committed GCI as this SQL node sees it."""
     found = channels(samples)
@@ -114,9 +161,11 @@ def replication(samples: Samples, committed_gci: int | None) -> Replication:
     ]
     applied.sort(key=lambda row: row.server_id)
     injector = binlog_injector(samples, committed_gci)
+    handling = conflicts(samples)
     return Replication(
-        replicating=bool(found or applied or injector),
+        replicating=bool(found or applied or injector or handling),
         channels=found,
         applied=applied,
         binlog=injector,
+        conflicts=handling,
     )

@@ -413,6 +413,54 @@ def test_binlog_server_card_and_injector_findings():
     assert quiet["event_buffer_backlog"].summary == "The event buffer is 1 GCI (threshold 10)."
 
 
+def conflict_handling(result, last_conflict_gci: int, last_stable_gci: int, max_rep_gci: int):
+    """``result`` with the conflict families of the status and conflict_exceptions collectors,
+    epochs as a NDB$EPOCH primary records them (GCI << 32 | micro GCP, 0 for none)."""
+    from tests.health.scrape_data import counter, gauge
+
+    gcis = {
+        "ndb_sql_conflict_last_conflict_epoch": last_conflict_gci,
+        "ndb_sql_conflict_last_stable_epoch": last_stable_gci,
+        "ndb_sql_replica_max_replicated_epoch": max_rep_gci,
+    }
+    families = [gauge(name, value=gci << 32 | 3 if gci else 0) for name, gci in gcis.items()]
+    families += [
+        counter("ndb_sql_conflict_transactions_rejected", 4),
+        counter("ndb_sql_conflict_refresh_operations", 12),
+        counter("ndb_sql_conflicts", 9, {"function": "NDB$EPOCH2"}),
+        counter("ndb_sql_conflicts", 0, {"function": "NDB$MAX"}),
+        gauge("ndb_conflict_exceptions_rows", {"database": "shop", "table": "t1$EX"}, 9),
+        gauge("ndb_conflict_exceptions_rows", {"database": "shop", "table": "t2$EX"}, 2),
+    ]
+    return replace(result, families=[*result.families, *families])
+
+
+def test_conflict_handling_tells_whether_the_pair_converged():
+    from tests.health.scrape_data import Channel, counter, gauge, replication
+
+    replica = replication(cluster(), channels=(Channel(),))
+    diverged = view_of(conflict_handling(replica, 5020, 5012, 5012)).replication.conflicts
+    assert (diverged.last_conflict_gci, diverged.last_stable_gci) == (5020, 5012)
+    assert diverged.converged is False
+    assert diverged.rows_in_conflict == {"NDB$EPOCH2": 9}
+    assert (diverged.transactions_rejected, diverged.refresh_operations) == (4, 12)
+    assert diverged.exceptions_rows == 11
+    converged = view_of(conflict_handling(replica, 5020, 5025, 5025)).replication
+    assert converged.conflicts.converged is True
+    # Without epochs coming back round (a one-way replica) convergence cannot be told.
+    one_way = view_of(conflict_handling(cluster(), 5020, 0, 0)).replication
+    assert one_way.replicating and one_way.conflicts.converged is None
+    assert view_of(replica).replication.conflicts is None
+    zeros = [
+        gauge("ndb_sql_conflict_last_conflict_epoch", value=0),
+        gauge("ndb_sql_conflict_last_stable_epoch", value=0),
+        counter("ndb_sql_conflict_transactions_rejected", 0),
+        counter("ndb_sql_conflicts", 0, {"function": "NDB$MAX"}),
+    ]
+    no_conflict = replace(replica, families=[*replica.families, *zeros])
+    assert view_of(no_conflict).replication.conflicts is None
+
+
 def test_not_replicating_is_quiet_and_unread_collectors_are_unknown():
     from tests.health.scrape_data import replication
 

@@ -322,7 +322,13 @@ async def test_cluster_answer_carries_the_replication_card(client, scraper):
     from tests.health.scrape_data import Channel, replication
 
     quiet = (await client.get("/api/v1/cluster")).json()["replication"]
-    assert quiet == {"replicating": False, "channels": [], "applied": [], "binlog": None}
+    assert quiet == {
+        "replicating": False,
+        "channels": [],
+        "applied": [],
+        "binlog": None,
+        "conflicts": None,
+    }
     scraper.result = replication(
         cluster(current_gci=5040),
         channels=(

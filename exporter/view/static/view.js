@@ -348,12 +348,18 @@ function replicaChannels(r) {
       h("td", { class: "num", "data-testid": `retries-${id}`, "data-value": c.transaction_retries }, fmt.int(c.transaction_retries)),
       workersCell(c.workers, id));
   });
-  const applied = r.applied.map((a) => [`Applied GCI from server_id ${a.server_id}`, fmt.int(a.applied_gci), `applied-${a.server_id}`, a.applied_gci]);
+  const k = r.conflicts;
+  const applied = r.applied.map((a) => [`Applied GCI from server_id ${a.server_id}`, fmt.int(a.applied_gci), `applied-${a.server_id}`, a.applied_gci]).concat(k ? [
+    ["Last conflict GCI", fmt.int(k.last_conflict_gci), "conflict-last", k.last_conflict_gci], ["Last stable GCI", fmt.int(k.last_stable_gci), "conflict-stable", k.last_stable_gci],
+    ["Pair converged", k.converged === null ? "n/a" : k.converged ? "yes" : "no", "conflict-converged", k.converged],
+    ["Rows in conflict", Object.entries(k.rows_in_conflict).map(([f, n]) => `${f} ${fmt.int(n)}`).join(" · ") || "0", "conflict-rows", null],
+    ["Rejected transactions", fmt.int(k.transactions_rejected), "conflict-rejected", k.transactions_rejected], ["Refresh operations", fmt.int(k.refresh_operations), "conflict-refresh", k.refresh_operations],
+    ["Exceptions table rows", fmt.int(k.exceptions_rows), "conflict-exceptions", k.exceptions_rows]] : []);
   return [
     h("h3", {}, "Replica"),
     rows.length ? h("table", { class: "grid" }, h("thead", {}, head), h("tbody", {}, rows)) : null,
     applied.length ? h("dl", { class: "facts", "data-testid": "applied" }, applied.flatMap(([label, value, testid, raw]) => [
-      h("dt", {}, label), h("dd", { "data-testid": testid, "data-value": String(raw) }, value)])) : null,
+      h("dt", {}, label), h("dd", { "data-testid": testid, "data-value": raw === null ? null : String(raw) }, value)])) : null,
   ];
 }
 
@@ -377,7 +383,7 @@ function binlogInjector(b) {
 
 // A SQL node that does not replicate gets a one-line card.
 function renderReplication(r) {
-  const roles = [r.channels.length || r.applied.length ? "replica" : null, r.binlog ? "binlog server" : null].filter(Boolean);
+  const roles = [r.channels.length || r.applied.length || r.conflicts ? "replica" : null, r.binlog ? "binlog server" : null].filter(Boolean);
   fill("replication-state", r.replicating ? roles.join(" and ") : "not replicating");
   document.getElementById("replication-section").classList.toggle("quiet", !r.replicating);
   fill("replication", r.replicating ? h("div", { class: "replication" },

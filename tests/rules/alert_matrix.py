@@ -420,17 +420,23 @@ ROWS: tuple[Row, ...] = (
     ),
     _row(
         "node-restart-killed",
-        (stop(2), fault("data-node-crash", node=2, error=2303, phase=5), Step("start", node=2)),
-        {"NdbDataNodeForcedStop", "NdbDataNodeDown", "NdbDeadFragmentReplicas"},
+        (stop(3), fault("data-node-crash", node=3, error=2303, phase=5), Step("start", node=3)),
+        {
+            "NdbDataNodeForcedStop",
+            "NdbDataNodeDown",
+            "NdbNodeGroupDegraded",
+            "NdbDeadFragmentReplicas",
+        },
         lingers={"NdbDataNodeForcedStop"},
         after_clear=RESTARTED,
-        undo=(Step("clear", "data-node-crash"), Step("start", node=2)),
+        undo=(Step("clear", "data-node-crash"), Step("start", node=3)),
         evidence=(
-            'ndb_mgmd_node_forced_stop_error{CLUSTER, node_id="2"} == 2303',
-            'ndb_mgmd_node_forced_stop_start_phase{CLUSTER, node_id="2"} == 5',
-            'ALERTS{alertname="NdbDataNodeForcedStop", node_id="2", CLUSTER}',
+            'ndb_mgmd_node_forced_stop_error{CLUSTER, node_id="3"} == 2303',
+            'ndb_mgmd_node_forced_stop_start_phase{CLUSTER, node_id="3"} == 5',
+            'ALERTS{alertname="NdbDataNodeForcedStop", node_id="3", CLUSTER}',
         ),
-        note="the restarting node is killed in start phase 5: NDBStopForced 2303",
+        note="the restarting node is killed in start phase 5: NDBStopForced 2303 (a node no"
+        " other row of its lane restarts: three restarts in an hour are a restart loop)",
     ),
     _row(
         "slow-backup",

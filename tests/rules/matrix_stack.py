@@ -169,7 +169,6 @@ LANES: dict[str, LanePlan] = {
         (
             "three-replicas-node-stopped",
             "data-node-crash",
-            "node-restart-killed",
             "lcp-keep-gci-stall",
             "sql-node-slot-taken",
             "gcp-save-lag-subscriber",
@@ -180,6 +179,7 @@ LANES: dict[str, LanePlan] = {
         "source",
         (
             "slow-backup",
+            "node-restart-killed",
             "missed-heartbeats",
             "dead-by-heartbeat",
             "backup-start-failure",

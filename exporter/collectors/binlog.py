@@ -5,11 +5,12 @@ written to the binary log, from the ``binlog`` row of SHOW ENGINE NDBCLUSTER STA
 The row is there on every SQL node whose binlog thread runs, which is also the thread that
 distributes schema changes: every SQL node subscribes to the data nodes' events for it, and
 its event buffer receives every epoch (the data nodes keep up to MaxBufferedEpochs of them for
-each subscriber). So the buffered epoch (latest_epoch) is exported on every SQL node with the
-row, as its GCI and its micro GCP counter: the data nodes count a subscriber's lag in epochs,
-and while GCP_SAVE lags one GCI holds hundreds of them. On a SQL node that writes no binary log
-the three binlog epochs stay 0 (the manual's example): it exports only the buffered epoch, so
-that no rule reads those zeros as a lag. mysqld
+each subscriber). So the buffered epoch (latest_epoch) and the epoch of the server's newest
+commit (latest_trans_epoch) are exported on every SQL node with the row, each as its GCI and
+its micro GCP counter: the data nodes count a subscriber's lag in epochs, and while GCP_SAVE
+lags one GCI holds hundreds of them. On a SQL node that writes no binary log the three binlog
+epochs stay 0 (the manual's example): it exports only the event buffer's two epochs, so that
+no rule reads those zeros as a lag. mysqld
 reports the event buffer's bytes only in the cluster log; through SQL the buffer shows in
 epochs: buffered - received. The families carry this SQL node's @@server_id, the id the
 replicas' mysql.ndb_apply_status rows name it by."""
@@ -23,8 +24,12 @@ from .base import Collector, Context, Row, gauge, text
 
 SQL = "SHOW ENGINE NDBCLUSTER STATUS"
 
-# The event buffer's newest epoch (latest_epoch) in its two halves: (spec, its part)
-BUFFERED = (
+# The event buffer's newest epoch (latest_epoch) and the epoch of this server's newest commit
+# (latest_trans_epoch: ndb_get_latest_trans_gci(), which update_status_variables in
+# ha_ndbcluster.cc also gives Ndb_last_commit_epoch_server), each in its two halves:
+# (spec, its part, name in the Status text). One row holds both, read at one moment: their
+# difference is the subscriber's lag with no time between two statements in it.
+EVENT_BUFFER = (
     (
         gauge(
             "ndb_binlog_buffered_gci",
@@ -33,6 +38,7 @@ BUFFERED = (
             ("server_id",),
         ),
         gci,
+        "latest_epoch",
     ),
     (
         gauge(
@@ -42,6 +48,27 @@ BUFFERED = (
             ("server_id",),
         ),
         micro_gcp,
+        "latest_epoch",
+    ),
+    (
+        gauge(
+            "ndb_binlog_last_commit_gci",
+            "GCI of the epoch of this SQL node's newest commit (latest_trans_epoch), read in the"
+            " same row as ndb_binlog_buffered_gci.",
+            ("server_id",),
+        ),
+        gci,
+        "latest_trans_epoch",
+    ),
+    (
+        gauge(
+            "ndb_binlog_last_commit_epoch_micro",
+            "Micro GCP counter of the epoch of this SQL node's newest commit"
+            " (latest_trans_epoch): its place within ndb_binlog_last_commit_gci.",
+            ("server_id",),
+        ),
+        micro_gcp,
+        "latest_trans_epoch",
     ),
 )
 # The binlog injector's epochs as GCIs: (spec, name in the Status text)
@@ -91,11 +118,11 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
     if binlog is None:
         return
     pairs = status_pairs(text(binlog["Status"]))
-    buffered = [(spec, part(pairs.get("latest_epoch"))) for spec, part in BUFFERED]
+    event_buffer = [(spec, part(pairs.get(name))) for spec, part, name in EVENT_BUFFER]
     injector = [(spec, gci(pairs.get(name))) for spec, name in INJECTOR]
     writes_binlog = any(value for _, value in injector)  # received, handled, written not all 0
     server_id = "" if ctx.target.server_id is None else str(ctx.target.server_id)
-    for spec, value in buffered + injector if writes_binlog else buffered:
+    for spec, value in event_buffer + injector if writes_binlog else event_buffer:
         if value is not None:
             family = spec.family()
             family.add_metric([server_id], value)
@@ -114,5 +141,5 @@ COLLECTOR = Collector(
     min_version=(7, 5, 0),
     sql=SQL,
     collect=collect,
-    metrics=tuple(spec for spec, _ in BUFFERED + INJECTOR),
+    metrics=(*(spec for spec, _, _ in EVENT_BUFFER), *(spec for spec, _ in INJECTOR)),
 )

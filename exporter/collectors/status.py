@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ._epochs import micro_gcp
 from .base import Collector, Context, Row, add_value, counter, gauge, number, text
 
 PER_CONNECTION_NOTE = (
@@ -395,12 +394,6 @@ REPLICA_EPOCH = gauge(
     " Ndb_slave_max_replicated_epoch before NDB 8.0.23); 0 on a one-way replica.",
 )
 
-COMMIT_MICRO = gauge(
-    "ndb_sql_last_commit_epoch_micro",
-    "Micro GCP counter (the low 32 bits) of Ndb_last_commit_epoch_server: exact where the"
-    " whole epoch as a float is not (its GCI past 2^21).",
-)
-
 VARIABLES = (
     *(variable for _, variable, _ in SIMPLE),
     *(variable for _, series in LABELLED for _, variable in series),
@@ -437,11 +430,6 @@ def collect(rows: list[Row], ctx: Context) -> Iterable:
         family = CLUSTER_INFO.family()
         family.add_metric([text(values["Ndb_system_name"])], 1.0)
         yield family
-    micro = micro_gcp(values.get("Ndb_last_commit_epoch_server"))
-    if micro is not None:
-        family = COMMIT_MICRO.family()
-        family.add_metric([], micro)
-        yield family
     epoch = values.get(
         "Ndb_replica_max_replicated_epoch", values.get("Ndb_slave_max_replicated_epoch")
     )
@@ -464,7 +452,6 @@ COLLECTOR = Collector(
         *(spec for spec, _, _ in SIMPLE),
         *(spec for spec, _ in LABELLED),
         CLUSTER_INFO,
-        COMMIT_MICRO,
         REPLICA_EPOCH,
     ),
 )

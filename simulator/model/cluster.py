@@ -581,7 +581,7 @@ class Cluster:
                 "Ndb_number_of_data_nodes": len(self.nodes),
                 "Ndb_number_of_ready_data_nodes": ready,
                 "Ndb_connect_count": self.connect_count,
-                "Ndb_last_commit_epoch_server": self._last_commit_epoch(sql),
+                "Ndb_last_commit_epoch_server": self.last_commit_epoch(node_id),
                 "Ndb_system_name": self.spec.system_name,
                 "Uptime": int(self.now - sql.started_at),
             }
@@ -595,13 +595,14 @@ class Cluster:
                 values.update(self.replication.status_values(self, node_id))
             return values
 
-    def _last_commit_epoch(self, sql: SqlNodeState) -> int:
-        """The epoch an SQL node's last write committed in: the current one while the
-        application writes through it, its last write's while it only reads."""
+    def last_commit_epoch(self, node_id: int) -> int:
+        """The epoch SQL node `node_id`'s last write committed in (Ndb_last_commit_epoch_server,
+        latest_trans_epoch): the current one while the application writes through it, its last
+        write's while it only reads."""
         if self.spec.ops_per_second <= 0:
             return 0
         if self.faults.is_active("api-writes-only"):
-            return sql.last_commit_epoch
+            return self.sql_nodes[node_id].last_commit_epoch
         return self.checkpoints.epoch
 
     def _fault_changed(self, name: str) -> None:

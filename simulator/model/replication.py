@@ -242,7 +242,7 @@ class ReplicationLink:
             "handled_epoch": handled,
             # an injector put behind has not written what it handled before
             "written_epoch": min(server.written_epoch, handled),
-            "last_commit_epoch": cp.epoch if self.source.spec.ops_per_second > 0 else 0,
+            "last_commit_epoch": self.source.last_commit_epoch(server.node_id),
             "binlog_file": server.files[-1].name,
             "binlog_position": server.position,
             "files": [(f.name, f.size) for f in server.files],

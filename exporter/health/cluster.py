@@ -26,7 +26,6 @@ from ndbinfo_exporter.health.samples import Samples
 from ndbinfo_exporter.health.schema_change_progress import schema_changes
 from ndbinfo_exporter.scrape.scraper import ScrapeResult
 
-GCI_SHIFT = 2**32
 DATA_MEMORY = "Data memory"
 
 
@@ -154,8 +153,7 @@ def lcp(samples: Samples) -> Lcp:
         node: int(value) for node, value in samples.by_node("ndb_replicas_lcp_ongoing").items()
     }
     completed = _int(samples.value("ndb_lcp_completed_gci"))
-    epoch = samples.value("ndb_sql_last_commit_epoch")
-    current = int(epoch) // GCI_SHIFT if epoch is not None else None
+    current = samples.gci("ndb_sql_last_commit_epoch")
     age = current - completed if current is not None and completed is not None else None
     gcp_ms = [
         value

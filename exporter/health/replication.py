@@ -118,11 +118,6 @@ def binlog_injector(samples: Samples, committed_gci: int | None) -> BinlogInject
     )
 
 
-def _gci(samples: Samples, name: str) -> int | None:
-    epoch = samples.value(name)
-    return None if epoch is None else int(epoch) >> 32
-
-
 def _integer(value: float | None) -> int | None:
     return None if value is None else int(value)
 
@@ -131,7 +126,7 @@ def conflicts(samples: Samples) -> ConflictHandling | None:
     """The applier's conflict handling, None while every value is 0 (no conflict found, no
     epoch came back round). Converged only means something where epochs come back round an
     active-active pair (Ndb_replica_max_replicated_epoch > 0)."""
-    last_conflict, last_stable = _gci(samples, LAST_CONFLICT), _gci(samples, LAST_STABLE)
+    last_conflict, last_stable = samples.gci(LAST_CONFLICT), samples.gci(LAST_STABLE)
     counts = {field: _integer(samples.value(name)) for field, name in CONFLICT_COUNTS.items()}
     rows = {f: int(n) for f, n in samples.by(ROWS_IN_CONFLICT, "function").items() if n}
     exceptions = _integer(samples.total(EXCEPTIONS))

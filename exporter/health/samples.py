@@ -36,6 +36,12 @@ class Samples:
         found = self.select(name, **match)
         return found[0][1] if found else None
 
+    def gci(self, name: str, **match: str) -> int | None:
+        """The GCI (high 32 bits) of the epoch the first matching sample holds, None when
+        there is none."""
+        epoch = self.value(name, **match)
+        return None if epoch is None else int(epoch) >> 32
+
     def total(self, name: str, **match: str) -> float | None:
         """Sum over the matching samples, None when there is none."""
         found = self.select(name, **match)

@@ -3,8 +3,11 @@ what the restart_info collector makes of it."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
-from ndbinfo_exporter.collectors import restart_info
+from ndbinfo_exporter.collectors import _restart_progress, restart_info
 from ndbinfo_exporter.collectors._restart_progress import (
     PHASE_COLUMNS,
     RATIO_CAP,
@@ -16,6 +19,7 @@ from ndbinfo_exporter.collectors._restart_progress import (
 from ndbinfo_exporter.collectors.base import Context, TargetInfo
 
 COMPLETED, NODE_ACTIVE = 19, 24
+ENUMS = Path(__file__).resolve().parents[2] / "simulator" / "data" / "ndbinfo" / "enums.json"
 TARGET = TargetInfo("8.4.3-cluster", (8, 4, 3), frozenset())
 
 
@@ -110,3 +114,12 @@ def test_the_collector_exports_the_estimate_only_while_a_restart_is_under_way():
     remaining = exported["ndb_restart_remaining_seconds"]
     assert len(remaining) == 1 and remaining[0].value >= 0
     assert not settled(under_way)  # read again at every scrape until it is over
+
+
+def test_the_recovery_statuses_are_the_kernels():
+    kernel = json.loads(ENUMS.read_text())["restart_info.node_restart_status_int"]["kernel_enum"]
+    declared = {
+        name: getattr(_restart_progress, name)
+        for name in ("ALLOCATED_NODE_ID", "RESTART_COMPLETED", "NODE_GETTING_PERMIT", "NODE_ACTIVE")
+    }
+    assert declared == {name: int(n) for n, name in kernel.items() if name in declared}

@@ -150,3 +150,12 @@ def test_node_types_and_status_keys_are_mgmapis():
     parser = states["get_status_client_field_parsers"][0]
     assert parser["function"] == "status_ackumulate"
     assert {f["field"] for f in parser["fields"]} == protocol.STATUS_KEYS
+
+
+def test_dump_events_reply_is_read_by_the_header_and_keys_of_the_source():
+    reply = next(
+        t for t in table("commands")["client_reply_tables"] if t["table"] == "dump_events_reply"
+    )
+    assert reply["reply_header"] == protocol.DUMP_EVENTS_REPLY
+    values = {arg["name"]: "Ok" if arg["type"] == "String" else "3" for arg in reply["reply_args"]}
+    assert protocol.dumped_event_count(values) == 3

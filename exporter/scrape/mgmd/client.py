@@ -77,7 +77,7 @@ async def dump_events(address: Address, event_type: int) -> list[Event]:
     server does not answer it; the caller bounds the time."""
 
     async def read(reader: asyncio.StreamReader) -> list[Event]:
-        header = protocol.reply_values(await _read_reply(reader), "dump events reply")
+        header = protocol.reply_values(await _read_reply(reader), protocol.DUMP_EVENTS_REPLY)
         count = protocol.dumped_event_count(header)
         return [protocol.dumped_event(await _read_reply(reader)) for _ in range(count)]
 

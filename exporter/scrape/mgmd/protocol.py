@@ -232,6 +232,9 @@ def event(lines: list[str]) -> Event:
     return Event(kind, source, values, data)
 
 
+DUMP_EVENTS_REPLY = "dump events reply"  # MgmApiSession::dump_events, Services.cpp
+
+
 def dumped_event_count(values: dict[str, str]) -> int:
     """The number of events a `dump events` reply announces (its `events:` line), checked as
     ndb_mgm_dump_events checks it: a result other than Ok is the server's refusal, a missing

@@ -22,37 +22,95 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from ndbsim.engine.catalog import load_json
 from ndbsim.model.cluster import STARTED, STOPPED
 
 if TYPE_CHECKING:
     from ndbsim.model.cluster import Cluster, DataNodeState
 
-# NodeRecord::NodeRecoveryStatus (Dbdih.hpp) and get_status_str's words for it.
-NODE_FAILURE_COMPLETED = (3, "Node failure handling complete")
-RESTART_COMPLETED = (19, "Restart completed")
+# NodeRecord::NodeRecoveryStatus (Dbdih.hpp) by name -> its number (data/ndbinfo/enums.json)
+RECOVERY_STATUS = {
+    name: int(number)
+    for number, name in load_json("enums.json")["restart_info.node_restart_status_int"][
+        "kernel_enum"
+    ].items()
+}
+
+
+def _status(name: str, words: str) -> tuple[int, str]:
+    """A recovery status as the columns carry it: its number and get_status_str's words."""
+    return RECOVERY_STATUS[name], words
+
+
+NODE_FAILURE_COMPLETED = _status("NODE_FAILURE_COMPLETED", "Node failure handling complete")
+RESTART_COMPLETED = _status("RESTART_COMPLETED", "Restart completed")
 # The steps of a node restart in the master's order: the status the node is in, the column
 # that times it (from entering that status to entering the next) and its share of the time
 # from the node id's allocation to the restart's end.
 STEPS = (
-    ((4, "Allocated node id"), "secs_to_include_in_heartbeat_protocol", 0.06),
-    ((5, "Included in heartbeat protocol"), "secs_until_wait_for_ndbcntr_master", 0.05),
-    ((6, "Wait for NDBCNTR master permit"), "secs_wait_for_ndbcntr_master", 0.05),
-    ((7, "NDBCNTR master permitted us"), "secs_to_get_start_permitted", 0.06),
-    ((8, "All nodes permitted us"), "secs_to_wait_for_lcp_for_copy_meta_data", 0.06),
-    ((9, "Wait for LCP complete to copy meta data"), "secs_to_copy_meta_data", 0.06),
-    ((10, "Copy meta data to start node"), "secs_to_include_node", 0.06),
     (
-        (11, "Include node in LCP/GCP protocols"),
+        _status("ALLOCATED_NODE_ID", "Allocated node id"),
+        "secs_to_include_in_heartbeat_protocol",
+        0.06,
+    ),
+    (
+        _status("INCLUDED_IN_HB_PROTOCOL", "Included in heartbeat protocol"),
+        "secs_until_wait_for_ndbcntr_master",
+        0.05,
+    ),
+    (
+        _status("NDBCNTR_START_WAIT", "Wait for NDBCNTR master permit"),
+        "secs_wait_for_ndbcntr_master",
+        0.05,
+    ),
+    (
+        _status("NDBCNTR_STARTED", "NDBCNTR master permitted us"),
+        "secs_to_get_start_permitted",
+        0.06,
+    ),
+    (
+        _status("START_PERMITTED", "All nodes permitted us"),
+        "secs_to_wait_for_lcp_for_copy_meta_data",
+        0.06,
+    ),
+    (
+        _status("WAIT_LCP_TO_COPY_DICT", "Wait for LCP complete to copy meta data"),
+        "secs_to_copy_meta_data",
+        0.06,
+    ),
+    (
+        _status("COPY_DICT_TO_STARTING_NODE", "Copy meta data to start node"),
+        "secs_to_include_node",
+        0.06,
+    ),
+    (
+        _status("INCLUDE_NODE_IN_LCP_AND_GCP", "Include node in LCP/GCP protocols"),
         "secs_starting_node_to_request_local_recovery",
         0.04,
     ),
-    ((12, "Restore fragments ongoing"), "secs_restore_fragments", 0.16),
-    ((13, "Undo Disk data ongoing"), "secs_undo_disk_data", 0.02),
-    ((14, "Execute REDO logs ongoing"), "secs_exec_redo_log", 0.08),
-    ((15, "Build indexes ongoing"), "secs_index_rebuild", 0.08),
-    ((16, "Synchronize start node with live nodes"), "secs_to_synchronize_starting_node", 0.12),
-    ((17, "Wait LCP to ensure durability"), "secs_wait_lcp_for_restart", 0.07),
-    ((18, "Wait handover of subscriptions"), "secs_wait_subscription_handover", 0.03),
+    (
+        _status("LOCAL_RECOVERY_STARTED", "Restore fragments ongoing"),
+        "secs_restore_fragments",
+        0.16,
+    ),
+    (_status("RESTORE_FRAG_COMPLETED", "Undo Disk data ongoing"), "secs_undo_disk_data", 0.02),
+    (_status("UNDO_DD_COMPLETED", "Execute REDO logs ongoing"), "secs_exec_redo_log", 0.08),
+    (_status("EXECUTE_REDO_LOG_COMPLETED", "Build indexes ongoing"), "secs_index_rebuild", 0.08),
+    (
+        _status("COPY_FRAGMENTS_STARTED", "Synchronize start node with live nodes"),
+        "secs_to_synchronize_starting_node",
+        0.12,
+    ),
+    (
+        _status("WAIT_LCP_FOR_RESTART", "Wait LCP to ensure durability"),
+        "secs_wait_lcp_for_restart",
+        0.07,
+    ),
+    (
+        _status("WAIT_SUMA_HANDOVER", "Wait handover of subscriptions"),
+        "secs_wait_subscription_handover",
+        0.03,
+    ),
 )
 # secs_for_local_recovery spans these steps: restore, undo, redo, index rebuild.
 LOCAL_RECOVERY = slice(8, 12)

@@ -55,7 +55,8 @@ SWAGGER_UI = importlib.resources.files("fastapi_offline") / "static"
 SWAGGER_FILES = ("swagger-ui-bundle.js", "swagger-ui.css", "favicon.png")
 MAX_PAGE_SIZE = 500
 # The page and its assets come from this origin only: no inline script or style, no plugin,
-# no frame around it; links the page shows are http(s) only (view.js checks each one).
+# no frame around it; links the page shows are http(s) only (webLink in static/dom.js checks
+# each one).
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 
 import httpx
 import pytest
@@ -54,9 +55,21 @@ async def test_landing_page_keeps_the_links(client):
     assert levels in page.text
     assert f'data-redo="{thresholds.REDO_WARNING} {thresholds.REDO_CRITICAL}"' in page.text
     assert "script-src 'self'" in page.headers["content-security-policy"]
-    assert (await client.get("/static/view/view.js")).status_code == 200
     missing = await client.get("/static/view/../view.py")
     assert missing.status_code == 404
+
+
+async def test_the_page_script_and_every_module_it_imports_are_served_as_javascript(client):
+    wanted, seen = ["view.js"], set()
+    while wanted:
+        name = wanted.pop()
+        seen.add(name)
+        answer = await client.get(f"/static/view/{name}")
+        assert answer.status_code == 200, name
+        assert "javascript" in answer.headers["content-type"], name
+        imported = re.findall(r'^import .* from "\./([\w.]+)";$', answer.text, re.M)
+        wanted += [module for module in imported if module not in seen]
+    assert len(seen) > 1
 
 
 async def test_openapi_describes_the_api(client):

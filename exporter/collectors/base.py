@@ -50,17 +50,29 @@ class TargetInfo:
     """What the exporter learned about a SQL node once per connection."""
 
     version: str  # @@version, e.g. "8.4.3-cluster" or "5.7.16-ndb-7.5.4-cluster-gpl"
-    ndb_version: Version  # e.g. (8, 4, 3)
+    # The MySQL NDB version, e.g. (8, 4, 3); on RonDB the MySQL NDB release it is built on.
+    ndb_version: Version
     objects: frozenset[str]  # ndbinfo tables and views present, e.g. {"nodes", "ndb$nodes", ...}
     # "ok", or why NDB is not visible: "engine_absent", "ndbinfo_absent", "privilege_missing"
     # (ndbinfo_exporter.scrape.ndb_visibility).
     ndb_visibility: str = "ok"
     server_id: int | None = None  # @@server_id
+    rondb_version: Version | None = (
+        None  # RonDB's own release, e.g. (22, 10, 12); None for MySQL NDB
+    )
+
+    @property
+    def flavour(self) -> str:
+        """ "rondb" or "mysql" (MySQL NDB Cluster)."""
+        return "mysql" if self.rondb_version is None else "rondb"
 
     @property
     def server_version(self) -> Version:
         """mysqld's own version, which names its statements: (5, 7, 16) for NDB 7.5.4,
-        (8, 4, 3) for NDB 8.4.3; (0, 0, 0) when @@version does not start with one."""
+        (8, 4, 3) for NDB 8.4.3, its MySQL NDB base on RonDB (whose @@version starts with
+        RonDB's release); (0, 0, 0) when @@version does not start with one."""
+        if self.rondb_version is not None:
+            return self.ndb_version
         return leading_version(self.version) or (0, 0, 0)
 
 

@@ -57,6 +57,8 @@ def sql_node(samples: Samples) -> SqlNode:
     return SqlNode(
         version=version[0][0].get("version") if version else None,
         ndb_version=version[0][0].get("ndb_version") if version else None,
+        flavour=version[0][0].get("flavour") if version else None,
+        flavour_version=version[0][0].get("flavour_version") if version else None,
         node_id=_int(samples.value("ndb_sql_cluster_node_id")),
         system_name=cluster[0][0].get("system_name") if cluster else None,
         data_nodes_configured=_int(samples.value("ndb_sql_data_nodes_configured")),

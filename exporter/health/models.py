@@ -18,7 +18,13 @@ class ScrapeInfo(BaseModel):
 
 class SqlNode(BaseModel):
     version: str | None = Field(None, description="@@version of the SQL node")
-    ndb_version: str | None = None
+    ndb_version: str | None = Field(
+        None, description="MySQL NDB version (on RonDB: the MySQL NDB release it is built on)"
+    )
+    flavour: Literal["mysql", "rondb"] | None = Field(
+        None, description="mysql (MySQL NDB Cluster) or rondb (RonDB)"
+    )
+    flavour_version: str | None = Field(None, description="The flavour's own release")
     node_id: int | None = Field(None, description="Ndb_cluster_node_id")
     system_name: str | None = Field(None, description="Ndb_system_name")
     data_nodes_configured: int | None = None

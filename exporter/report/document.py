@@ -30,7 +30,11 @@ SCHEMA_VERSION = 2
 
 class Cluster(BaseModel):
     name: str | None = Field(None, description="Ndb_system_name")
-    ndb_version: str | None = Field(None, description="NDB version of the SQL node")
+    ndb_version: str | None = Field(
+        None, description="MySQL NDB version of the SQL node (on RonDB: the one it is built on)"
+    )
+    flavour: str | None = Field(None, description="mysql (MySQL NDB Cluster) or rondb (RonDB)")
+    flavour_version: str | None = Field(None, description="The flavour's own release")
     mysql_version: str | None = Field(None, description="@@version of the SQL node")
     sql_node_id: int | None = Field(None, description="Ndb_cluster_node_id of the SQL node read")
     data_nodes_configured: int | None = None
@@ -420,6 +424,8 @@ def _cluster(reading: Reading) -> Cluster | None:
     return Cluster(
         name=sql.system_name,
         ndb_version=sql.ndb_version,
+        flavour=sql.flavour,
+        flavour_version=sql.flavour_version,
         mysql_version=sql.version,
         sql_node_id=sql.node_id,
         data_nodes_configured=sql.data_nodes_configured,

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from ndbinfo_exporter.report.document import Report, ReportFinding, RunningBackup
+from ndbinfo_exporter.report.document import Cluster, Report, ReportFinding, RunningBackup
 
 SEVERITY_COLOUR = {"critical": "\033[1;31m", "warning": "\033[33m", "info": "\033[36m"}
 RESET = "\033[0m"
@@ -80,7 +80,7 @@ def tables(report: Report) -> Iterator[Table]:
         ("", ""),
         [
             ("name", _text(cluster.name)),
-            ("NDB version", _text(cluster.ndb_version)),
+            ("NDB version", _ndb_version(cluster)),
             ("SQL node", f"node {_text(cluster.sql_node_id)}, {_text(cluster.mysql_version)}"),
             (
                 "data nodes",
@@ -484,3 +484,10 @@ def markdown(report: Report) -> str:
     while lines and not lines[-1]:
         lines.pop()
     return "\n".join(lines) + "\n"
+
+
+def _ndb_version(cluster: Cluster) -> str:
+    """ "8.4.3", or "RonDB 22.10.12 (MySQL NDB 8.0.34)"."""
+    if cluster.flavour == "rondb":
+        return f"RonDB {_text(cluster.flavour_version)} (MySQL NDB {_text(cluster.ndb_version)})"
+    return _text(cluster.ndb_version)

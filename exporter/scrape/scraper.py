@@ -22,6 +22,7 @@ from ndbinfo_exporter.scrape.refresh import UNKNOWN, Refresher, RefreshPlan, Sig
 from ndbinfo_exporter.scrape.sql_node import detect
 from ndbinfo_exporter.scrape.target_state import Rendered, TargetState
 from ndbinfo_exporter.targets import TargetConfig
+from ndbinfo_exporter.values import Version
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 log = logging.getLogger(__name__)
@@ -559,11 +560,19 @@ def _gauge(name: str, help_text: str, value: float) -> GaugeMetricFamily:
 def _version_info(info: TargetInfo) -> GaugeMetricFamily:
     family = GaugeMetricFamily(
         "ndb_version_info",
-        "The SQL node's @@version and the NDB version parsed from it.",
-        labels=["version", "ndb_version"],
+        "The SQL node's @@version; its flavour (mysql: MySQL NDB Cluster, rondb: RonDB) and"
+        " that flavour's release; the MySQL NDB version (on RonDB the MySQL NDB release it is"
+        " built on), which collectors and rules go by.",
+        labels=["version", "ndb_version", "flavour", "flavour_version"],
     )
-    family.add_metric([info.version, ".".join(str(part) for part in info.ndb_version)], 1)
+    ndb = _dotted(info.ndb_version)
+    own = ndb if info.rondb_version is None else _dotted(info.rondb_version)
+    family.add_metric([info.version, ndb, info.flavour, own], 1)
     return family
+
+
+def _dotted(version: Version) -> str:
+    return ".".join(str(part) for part in version)
 
 
 def _collector_families(outcomes: Sequence[_Outcome], skipped: Sequence[Collector]) -> list[Metric]:

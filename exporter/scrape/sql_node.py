@@ -8,6 +8,7 @@ from typing import Any
 
 from mysql.connector import errors
 from ndbinfo_exporter.collectors.base import TargetInfo
+from ndbinfo_exporter.scrape import rondb
 from ndbinfo_exporter.scrape.ndb_visibility import detect_visibility
 from ndbinfo_exporter.values import Version, leading_version
 
@@ -53,11 +54,21 @@ def detect(connection: Any) -> TargetInfo:
         visibility = detect_visibility(cursor, ndbinfo_version, objects)
     finally:
         cursor.close()
-    version = _text(version)
+    return target_info(_text(version), ndbinfo_version, objects, visibility, int(server_id))
+
+
+def target_info(
+    version: str, ndbinfo_version: Any, objects: frozenset[str], visibility: str, server_id: int
+) -> TargetInfo:
+    """The SQL node as the collectors see it: on RonDB, gated as the MySQL NDB release it is
+    built on."""
+    ndb = ndb_version(version, ndbinfo_version)
+    on_rondb = rondb.is_rondb(ndb)
     return TargetInfo(
         version=version,
-        ndb_version=ndb_version(version, ndbinfo_version),
+        ndb_version=rondb.mysql_ndb_base(ndb) if on_rondb else ndb,
         objects=objects,
         ndb_visibility=visibility,
-        server_id=int(server_id),
+        server_id=server_id,
+        rondb_version=ndb if on_rondb else None,
     )

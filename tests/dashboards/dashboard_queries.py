@@ -138,7 +138,7 @@ def exported_metrics() -> dict[str, set[str]]:
         "up": set(),
         "ndb_up": set(),
         "ndb_engine_visibility": {"state"},
-        "ndb_version_info": {"version", "ndb_version"},
+        "ndb_version_info": {"version", "ndb_version", "flavour", "flavour_version"},
         "ndb_exporter_build_info": {"version", "python_version"},
         "ndb_exporter_collector_success": {"collector"},
         "ndb_exporter_collector_duration_seconds": {"collector"},

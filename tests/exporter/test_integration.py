@@ -74,10 +74,12 @@ def test_healthy_cluster(exporter):
     skipped = {n for n, v in per_collector(parsed, "ndb_exporter_collector_skipped").items() if v}
     assert set(success) | skipped == expected
     assert {name for name, value in success.items() if value != 1} == set()
-    assert list(parsed["ndb_version_info"])[0] == (
-        ("ndb_version", "8.4.3"),
-        ("version", "8.4.3-cluster"),
-    )
+    assert dict(list(parsed["ndb_version_info"])[0]) == {
+        "ndb_version": "8.4.3",
+        "version": "8.4.3-cluster",
+        "flavour": "mysql",
+        "flavour_version": "8.4.3",
+    }
 
 
 def test_probe(exporter, relay):

@@ -55,7 +55,12 @@ async def test_healthy_scrape_reports_every_collector(target):
     }
     assert set(by_collector(result, "ndb_exporter_collector_duration_seconds")) == {"fast"}
     assert samples(result, "ndb_version_info") == {
-        (("ndb_version", "8.4.3"), ("version", "8.4.3-cluster")): 1
+        (
+            ("flavour", "mysql"),
+            ("flavour_version", "8.4.3"),
+            ("ndb_version", "8.4.3"),
+            ("version", "8.4.3-cluster"),
+        ): 1
     }
     assert samples(result, "test_fast_rows") == {(("node_id", "1"),): 1, (("node_id", "2"),): 1}
     assert result.target_info.objects == frozenset({"nodes", "memoryusage"})

@@ -21,7 +21,7 @@ $(STAMP): $(DISTRIBUTIONS)
 system-packages:
 	@bash .ci/system-packages
 
-# Go-built test tools (.ci/go-tools.txt), cached in .tools/bin.
+# Go-built test tools (.ci/go-tools.txt, .ci/go-module-tools.txt), cached in .tools/bin.
 tools:
 	@bash .ci/go-tools
 

@@ -19,7 +19,13 @@ from tests.rules.rules_model import (
     alert_rules,
     tool,
 )
-from tests.support.live_stack import PROMETHEUS_BUILDS, PrometheusBuild, every_prometheus_build
+from tests.support.live_stack import (
+    PROMETHEUS_BUILDS,
+    TOOLS,
+    PrometheusBuild,
+    every_prometheus_build,
+    require_programs,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.long(minutes=6)]  # promtool
 
@@ -40,6 +46,16 @@ def test_promtool_check_rules(prometheus_build: PrometheusBuild):
         *map(str, RULE_FILES),
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("rule_file", RULE_FILES, ids=[f.stem for f in RULE_FILES])
+def test_thanos_rules_check(rule_file):
+    """Thanos Ruler takes every shipped rule file unchanged (`make tools` builds thanos)."""
+    thanos = TOOLS / "thanos"
+    require_programs(thanos)
+    result = run(str(thanos), "tools", "rules-check", f"--rules={rule_file}")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "result=SUCCESS" in result.stderr + result.stdout
 
 
 def test_there_are_promtool_unit_tests():

@@ -34,6 +34,9 @@ INJECTOR = "cluster, instance, server_id"
 WHERE = "{{cluster}} {{instance}}"
 IO_STATES = (("yes", 2), ("connecting", 1), ("no", 0))
 SQL_STATES = (("yes", 1), ("no", 0))
+WORKER = "cluster, instance, channel, worker"
+WORKER_STATES = (("on", 1), ("off", 0))
+WORKER_TEXT = value_text({1: ("on", "green"), 0: ("off", "red")})
 IO_TEXT = value_text({2: ("running", "green"), 1: ("connecting", "orange"), 0: ("stopped", "red")})
 SQL_TEXT = value_text({1: ("running", "green"), 0: ("stopped", "red")})
 # The table of the channels now: column, gauge, unit.
@@ -105,6 +108,65 @@ def _channel_row(layout: Layout) -> None:
                 for name, metric, unit in CHANNEL_COLUMNS
             ],
             width=8,
+        ),
+    )
+
+
+def _applier_row(layout: Layout) -> None:
+    layout.row(
+        "Replica: applier",
+        state_timeline_panel(
+            "Applier workers",
+            "Each applier worker of each channel over time, from performance_schema."
+            "replication_applier_status_by_worker (SERVICE_STATE): on or off. NDB applies with "
+            "replica_parallel_workers workers (4 by default) from 8.0.33; worker 0 is the SQL "
+            "thread applying without workers. A worker that stops on an error stops the "
+            "channel's SQL thread; the table beside names its error.",
+            _replicated(
+                state_code("ndb_replica_applier_worker_state", WORKER_STATES, WORKER),
+                f"{WHERE} {{{{channel}}}} worker {{{{worker}}}}",
+            ),
+            mappings=WORKER_TEXT,
+            width=6,
+        ),
+        joined_table(
+            "Applier workers now",
+            "Each worker's last error number (LAST_ERROR_NUMBER; 0 = none): the error that "
+            "stopped it, which the channel's Last_SQL_Errno repeats.",
+            ["cluster", "instance", "channel", "worker"],
+            [
+                (
+                    "Last error",
+                    _replicated(
+                        _per(WORKER, "ndb_replica_applier_worker_last_error_number"), table=True
+                    ),
+                    "none",
+                )
+            ],
+            width=6,
+        ),
+        timeseries_panel(
+            "Relay log",
+            "The relay log each channel holds (Relay_Log_Space): what the receiver has read "
+            "and the applier not yet applied; it grows while the applier trails.",
+            "bytes",
+            _replicated(
+                _per(CHANNEL, "ndb_replica_relay_log_space_bytes"), f"{WHERE} {{{{channel}}}}"
+            ),
+            width=6,
+        ),
+        timeseries_panel(
+            "Retried applier transactions",
+            "Applier transactions retried per second (COUNT_TRANSACTIONS_RETRIES of "
+            "replication_applier_status): temporary errors, such as lock wait timeouts "
+            "against the replica cluster's own load, that the applier retried.",
+            "ops",
+            _replicated(
+                f"sum by ({CHANNEL}) ({rate('ndb_replica_transaction_retries_total')})",
+                f"{WHERE} {{{{channel}}}}",
+            ),
+            min_value=0,
+            width=6,
         ),
     )
 
@@ -350,6 +412,7 @@ def board() -> Board:
         clusters=True,
     )
     _channel_row(layout)
+    _applier_row(layout)
     _lag_row(layout)
     layout.row("Source: binlog injector", *_injector_panels())
     layout.row("Source: binary log", _binlog_files_panel())

@@ -50,7 +50,14 @@ SETTLE_TIMEOUT = 75.0
 # scraped with the collectors of the Replication dashboard alone.
 SOURCE, REPLICA = "primary", "dr"
 PAIR = f"{SOURCE}|{REPLICA}"
-PAIR_COLLECTORS = ("status", "binlog", "binlog_files", "replica_status", "apply_status")
+PAIR_COLLECTORS = (
+    "status",
+    "binlog",
+    "binlog_files",
+    "replica_status",
+    "apply_status",
+    "applier_workers",
+)
 PAIR_FLAGS = EXPORTER_FLAGS[-1:] + tuple(
     f"--no-collector.{c.name}" for c in all_collectors() if c.name not in PAIR_COLLECTORS
 )

@@ -106,7 +106,8 @@ class Row:
     `evidence`: PromQL expressions that must each return a series of the row's cluster (their
     `CLUSTER` stands for its `cluster` label matcher) once its alerts are active, or at the end
     of its quiet time: what the cluster said that decides the row (an arbitration's result
-    code, a forced stop's error). `quiet_seconds`: how long a row without alerts is watched."""
+    code, a forced stop's error). `evidence_seconds`: how long the evidence is waited for, when
+    longer than a fault's alerts. `quiet_seconds`: how long a row without alerts is watched."""
 
     name: str
     steps: tuple[Step, ...]
@@ -119,6 +120,7 @@ class Row:
     undo: tuple[Step, ...] | None = None  # what clears the fault, if not the steps undone
     final: bool = False  # the cluster is not brought back: the last row of its cluster
     evidence: tuple[str, ...] = ()
+    evidence_seconds: float | None = None
     quiet_seconds: float | None = None
     # alerts that may go pending while the change settles (their `for` keeps them from firing)
     settling: frozenset[str] = frozenset()
@@ -160,6 +162,11 @@ def arbitrated(code: str) -> str:
     return f'increase(ndb_mgmd_arbitration_results_total{{CLUSTER, code="{code}"}}[10m]) > 0'
 
 
+# A schema change that no cheap signal of the refresh sees (a copy's #sql- table is hidden from
+# information_schema.TABLES) shows once the objects signal is read: at the refresh maximum age
+# (120 s in the matrix), at most one read for age per scrape (scrape.refresh), so after every
+# collector that aged before it.
+SCHEMA_CHANGE_EVIDENCE_SECONDS = 240.0
 RESTARTED = {"NdbDataNodeRestarted"}
 # A cluster that shut down as the arbitration decides (a whole node group lost, or half the
 # data nodes without an arbitrator): every data node down and ndbinfo unreadable, so the
@@ -455,6 +462,7 @@ ROWS: tuple[Row, ...] = (
         set(),
         quiet_seconds=60.0,
         evidence=("ndb_table_copy_rows{CLUSTER} > 0",),
+        evidence_seconds=SCHEMA_CHANGE_EVIDENCE_SECONDS,
         note="a copying ALTER TABLE of the largest table: its #sql- copy fills; no alert",
     ),
     _row(
@@ -466,6 +474,7 @@ ROWS: tuple[Row, ...] = (
             "ndb_table_reorganize_progress_ratio{CLUSTER} > 0",
             "ndb_distribution_reorg_ongoing_tables{CLUSTER} == 1",
         ),
+        evidence_seconds=SCHEMA_CHANGE_EVIDENCE_SECONDS,
         note="ALTER TABLE ... REORGANIZE PARTITION: the new fragments fill; no alert",
     ),
     _row(

@@ -224,7 +224,7 @@ class Lane:
         long as a fault's alerts (the exporters read the cluster log as it comes)."""
         matcher = f'cluster=~"{"|".join(sorted(self.target.clusters))}"'
         missing = [expr.replace("CLUSTER", matcher) for expr in row.evidence]
-        deadline = time.monotonic() + FAULT_SECONDS
+        deadline = time.monotonic() + (row.evidence_seconds or FAULT_SECONDS)
         while missing and time.monotonic() < deadline:
             missing = [
                 expr for expr in missing if not all(e.query(expr) for e in self.evaluators.values())

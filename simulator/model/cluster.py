@@ -81,6 +81,7 @@ class SqlNodeState:
     connect_count: int = 1  # the data nodes' transporters to it (connect_count)
     read_ops: float = 0.0  # operations of its read-only transactions (api-writes-only)
     last_commit_epoch: int = 0  # the epoch of its last write (Ndb_last_commit_epoch_server)
+    alter_tables: int = 0  # ALTER TABLE statements it began (Com_alter_table)
 
 
 class Cluster:
@@ -589,6 +590,7 @@ class Cluster:
                 values["Ndb_config_generation"] = 1
             values.update(self.workload.api_counters(sql.ops, sql.extra_aborts))
             values.update(self.workload.sql_counters(sql.ops, sql.extra_aborts))
+            values["Com_alter_table"] = sql.alter_tables
             for name, count in self.workload.read_only_counters(sql.read_ops).items():
                 values[name] += count
             if self.replication is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ndbsim.model import api_slots, node_failures
+from ndbsim.model.faults import SCHEMA_CHANGES
 from ndbsim.model.ndbd_exit_codes import NO_START_PHASE
 from ndbsim.model.start_phases import start_phase
 
@@ -30,6 +31,9 @@ def changed(c: Cluster, name: str) -> None:
     params = c.faults.get(name)
     if name == "data-node-crash" and params is not None and "phase" not in params:
         crash_now(c, params["node"], params["error"])
+    elif name in SCHEMA_CHANGES and params is not None:
+        # the application's first SQL node runs the ALTER TABLE
+        c.sql_nodes[c.sql_node_id].alter_tables += 1
     elif name == "sql-node-slot-taken":
         if params is not None:
             api_slots.take(c, params["node"])

@@ -162,10 +162,10 @@ def arbitrated(code: str) -> str:
     return f'increase(ndb_mgmd_arbitration_results_total{{CLUSTER, code="{code}"}}[10m]) > 0'
 
 
-# A schema change that no cheap signal of the refresh sees (a copy's #sql- table is hidden from
-# information_schema.TABLES) shows once the objects signal is read: at the refresh maximum age
-# (120 s in the matrix), at most one read for age per scrape (scrape.refresh), so after every
-# collector that aged before it.
+# A schema change shows at once on the SQL node that runs it (its Com_alter_table moves the ddl
+# signal); elsewhere (a copy's #sql- table is hidden from information_schema.TABLES) only once
+# the objects signal is read: at the refresh maximum age (120 s in the matrix), at most one
+# read for age per scrape (scrape.refresh), so after every collector that aged before it.
 SCHEMA_CHANGE_EVIDENCE_SECONDS = 240.0
 RESTARTED = {"NdbDataNodeRestarted"}
 # A cluster that shut down as the arbitration decides (a whole node group lost, or half the

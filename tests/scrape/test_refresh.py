@@ -46,6 +46,7 @@ def signal_rows(
     generation="1",
     detected="0",
     tables=("40", "2026-11-23 10:00:00"),
+    altered="0",
 ) -> list[dict]:
     rows = [{"kind": "node", "name": node, "value": value} for node, value in nodes]
     for name, value in (
@@ -53,6 +54,7 @@ def signal_rows(
         ("Ndb_config_generation", generation),
         ("Ndb_metadata_detected_count", detected),
         ("Ndb_metadata_synced_count", "0"),
+        ("Com_alter_table", altered),
     ):
         rows.append({"kind": "status", "name": name, "value": value})
     rows.append({"kind": "tables", "name": tables[0], "value": tables[1]})
@@ -107,6 +109,7 @@ def test_first_scrape_reads_and_an_unchanged_state_does_not():
         ("ddl", {"tables": ("41", "2026-11-23 10:00:00")}),
         ("ddl", {"tables": ("40", "2026-11-23 11:00:00")}),  # a table altered by copy
         ("ddl", {"detected": "1"}),
+        ("ddl", {"altered": "1"}),  # an ALTER TABLE began on this SQL node
     ],
 )
 def test_each_signal_causes_a_re_read_of_the_collectors_that_follow_it(signal, changed):

@@ -68,3 +68,15 @@ def test_reorganize_adds_fragments_that_fill_as_the_old_ones_empty(sim):
 def test_schema_changes_take_cluster_seconds(name):
     with pytest.raises(FaultError, match="seconds must be > 0 and <= 86400"):
         Sim(data_nodes=2, replicas=2, tables=4).cluster.faults.set(name, seconds=0)
+
+
+@pytest.mark.parametrize("name", ["copy-alter", "reorganize"])
+def test_a_schema_change_counts_an_alter_table_on_the_sql_node_that_runs_it(sim, name):
+    c = sim.cluster
+    other = c.sql_node_ids[1]
+    assert c.global_status()["Com_alter_table"] == 0
+    c.faults.set(name, seconds=100)
+    assert (c.global_status()["Com_alter_table"], c.global_status(other)["Com_alter_table"]) == (
+        1,
+        0,
+    )

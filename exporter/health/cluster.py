@@ -22,21 +22,17 @@ from ndbinfo_exporter.health.models import (
 )
 from ndbinfo_exporter.health.replication import replication
 from ndbinfo_exporter.health.restart_progress import restarts
-from ndbinfo_exporter.health.samples import Samples
+from ndbinfo_exporter.health.samples import Samples, whole
 from ndbinfo_exporter.health.schema_change_progress import schema_changes
 from ndbinfo_exporter.scrape.scraper import ScrapeResult
 
 DATA_MEMORY = "Data memory"
 
 
-def ratio(part: float | None, whole: float | None) -> float | None:
-    if part is None or not whole:
+def ratio(part: float | None, total: float | None) -> float | None:
+    if part is None or not total:
         return None
-    return part / whole
-
-
-def _int(value: float | None) -> int | None:
-    return None if value is None else int(value)
+    return part / total
 
 
 def node_groups_seen(samples: Samples) -> dict[int, int]:
@@ -59,10 +55,10 @@ def sql_node(samples: Samples) -> SqlNode:
         ndb_version=version[0][0].get("ndb_version") if version else None,
         flavour=version[0][0].get("flavour") if version else None,
         flavour_version=version[0][0].get("flavour_version") if version else None,
-        node_id=_int(samples.value("ndb_sql_cluster_node_id")),
+        node_id=whole(samples.value("ndb_sql_cluster_node_id")),
         system_name=cluster[0][0].get("system_name") if cluster else None,
-        data_nodes_configured=_int(samples.value("ndb_sql_data_nodes_configured")),
-        data_nodes_ready=_int(samples.value("ndb_sql_data_nodes_ready")),
+        data_nodes_configured=whole(samples.value("ndb_sql_data_nodes_configured")),
+        data_nodes_ready=whole(samples.value("ndb_sql_data_nodes_ready")),
         ndb_visibility=visibility[0] if visibility else None,
     )
 
@@ -97,7 +93,7 @@ def data_nodes(samples: Samples, known_groups: Mapping[int, int]) -> list[DataNo
                 nodegroup=groups.get(node_id),
                 state=states.get(node_id, "STOPPED"),
                 running=node_id in states,
-                start_phase=_int(phases.get(node_id)),
+                start_phase=whole(phases.get(node_id)),
                 uptime_seconds=uptimes.get(node_id),
                 hostname=details.get("hostname") or None,
                 version=details.get("node_version") or None,
@@ -145,7 +141,7 @@ def topology(samples: Samples, known_groups: Mapping[int, int]) -> Topology:
         unassigned_data_nodes=[node for node in nodes if node.nodegroup is None],
         management_nodes=other_nodes(samples, "MGM"),
         api_nodes=other_nodes(samples, "API"),
-        president_node_id=_int(samples.value("ndb_president_node_id")),
+        president_node_id=whole(samples.value("ndb_president_node_id")),
         arbitrator_node_id=int(arbitrators[0]) if arbitrators else None,
     )
 
@@ -154,7 +150,7 @@ def lcp(samples: Samples) -> Lcp:
     ongoing = {
         node: int(value) for node, value in samples.by_node("ndb_replicas_lcp_ongoing").items()
     }
-    completed = _int(samples.value("ndb_lcp_completed_gci"))
+    completed = whole(samples.value("ndb_lcp_completed_gci"))
     current = samples.gci("ndb_sql_last_commit_epoch")
     age = current - completed if current is not None and completed is not None else None
     gcp_ms = [
@@ -162,7 +158,7 @@ def lcp(samples: Samples) -> Lcp:
         for _, value in samples.select("ndb_config_value", param="TimeBetweenGlobalCheckpoints")
     ]
     return Lcp(
-        lcp_id=_int(samples.value("ndb_lcp_id")),
+        lcp_id=whole(samples.value("ndb_lcp_id")),
         replicas_lcp_ongoing=sum(ongoing.values()) if ongoing else None,
         replicas_lcp_ongoing_by_node=ongoing,
         completed_gci=completed,

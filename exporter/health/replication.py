@@ -14,7 +14,7 @@ from ndbinfo_exporter.health.models import (
     ReplicaChannel,
     Replication,
 )
-from ndbinfo_exporter.health.samples import Samples
+from ndbinfo_exporter.health.samples import Samples, whole
 
 IO_THREAD = "ndb_replica_io_thread_state"
 SQL_THREAD = "ndb_replica_sql_thread_state"
@@ -118,18 +118,14 @@ def binlog_injector(samples: Samples, committed_gci: int | None) -> BinlogInject
     )
 
 
-def _integer(value: float | None) -> int | None:
-    return None if value is None else int(value)
-
-
 def conflicts(samples: Samples) -> ConflictHandling | None:
     """The applier's conflict handling, None while every value is 0 (no conflict found, no
     epoch came back round). Converged only means something where epochs come back round an
     active-active pair (Ndb_replica_max_replicated_epoch > 0)."""
     last_conflict, last_stable = samples.gci(LAST_CONFLICT), samples.gci(LAST_STABLE)
-    counts = {field: _integer(samples.value(name)) for field, name in CONFLICT_COUNTS.items()}
+    counts = {field: whole(samples.value(name)) for field, name in CONFLICT_COUNTS.items()}
     rows = {f: int(n) for f, n in samples.by(ROWS_IN_CONFLICT, "function").items() if n}
-    exceptions = _integer(samples.total(EXCEPTIONS))
+    exceptions = whole(samples.total(EXCEPTIONS))
     if not any((last_conflict, last_stable, rows, exceptions, *counts.values())):
         return None
     circular = (samples.value(MAX_REPLICATED) or 0) > 0

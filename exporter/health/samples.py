@@ -9,6 +9,11 @@ from prometheus_client.core import Metric
 Labels = dict[str, str]
 
 
+def whole(value: float | None) -> int | None:
+    """A sample's value as an integer (a count, a node id), None for no sample."""
+    return None if value is None else int(value)
+
+
 class Samples:
     """The samples of one scrape indexed by sample name (counters carry their ``_total``)."""
 
@@ -39,8 +44,8 @@ class Samples:
     def gci(self, name: str, **match: str) -> int | None:
         """The GCI (high 32 bits) of the epoch the first matching sample holds, None when
         there is none."""
-        epoch = self.value(name, **match)
-        return None if epoch is None else int(epoch) >> 32
+        epoch = whole(self.value(name, **match))
+        return None if epoch is None else epoch >> 32
 
     def total(self, name: str, **match: str) -> float | None:
         """Sum over the matching samples, None when there is none."""

@@ -10,7 +10,7 @@ is listed without its share and each share without its copy."""
 from __future__ import annotations
 
 from ndbinfo_exporter.health.models import SchemaChange
-from ndbinfo_exporter.health.samples import Samples
+from ndbinfo_exporter.health.samples import Samples, whole
 
 Tables = dict[str, dict[str, float]]
 
@@ -70,6 +70,6 @@ def _copy(
         table=table,
         copy_table=copy,
         progress=share,
-        rows=None if rows is None else int(rows),
-        bytes=None if size is None else int(size),
+        rows=whole(rows),
+        bytes=whole(size),
     )

@@ -18,6 +18,7 @@ from ndbinfo_exporter.health.findings import alerting
 from ndbinfo_exporter.health.findings.availability import api_nodes_gone
 from ndbinfo_exporter.health.management import management_view
 from ndbinfo_exporter.health.models import Finding
+from ndbinfo_exporter.health.samples import whole
 from ndbinfo_exporter.report import limits
 from ndbinfo_exporter.report.nagios import CHECKS, Verdict
 from ndbinfo_exporter.report.options import Options
@@ -488,7 +489,7 @@ def build(reading: Reading, options: Options, verdict: Verdict) -> Report:
         collectors_failed={f.collector: logs.redact(f.error) for f in cluster.collectors_failed},
         cluster=_cluster(reading),
         data_nodes=[DataNode.model_validate(n.model_dump()) for n in data_nodes],
-        fragments_with_dead_replicas=None if dead is None else int(dead),
+        fragments_with_dead_replicas=whole(dead),
         other_nodes=others,
         spare_api_slots=spare,
         schema_changes=[

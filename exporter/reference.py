@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ndbinfo_exporter.collectors.base import Collector
 from ndbinfo_exporter.collectors.registry import all_collectors
+from ndbinfo_exporter.values import version_text
 
 HEADER = """# Metrics reference
 
@@ -61,10 +62,6 @@ lag in epochs (its lag in seconds, `ndb_replica_seconds_behind_source`, needs no
 circular replication each cluster is the other's source: each cluster's targets carry the
 other's name as `source_cluster`.
 """
-
-
-def version_text(version: tuple[int, int, int]) -> str:
-    return ".".join(str(part) for part in version)
 
 
 def cell(text: str) -> str:

@@ -20,6 +20,11 @@ def leading_version(text: str) -> Version | None:
     return (int(match[1]), int(match[2]), int(match[3])) if match else None
 
 
+def version_text(version: Version) -> str:
+    """(8, 4, 3) -> "8.4.3"."""
+    return ".".join(str(part) for part in version)
+
+
 class BadValue(ValueError):
     """A column that should hold a number holds something else: the row is skipped."""
 

@@ -22,7 +22,7 @@ from ndbinfo_exporter.scrape.refresh import UNKNOWN, Refresher, RefreshPlan, Sig
 from ndbinfo_exporter.scrape.sql_node import detect
 from ndbinfo_exporter.scrape.target_state import Rendered, TargetState
 from ndbinfo_exporter.targets import TargetConfig
-from ndbinfo_exporter.values import Version
+from ndbinfo_exporter.values import version_text
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 log = logging.getLogger(__name__)
@@ -565,14 +565,10 @@ def _version_info(info: TargetInfo) -> GaugeMetricFamily:
         " built on), which collectors and rules go by.",
         labels=["version", "ndb_version", "flavour", "flavour_version"],
     )
-    ndb = _dotted(info.ndb_version)
-    own = ndb if info.rondb_version is None else _dotted(info.rondb_version)
+    ndb = version_text(info.ndb_version)
+    own = ndb if info.rondb_version is None else version_text(info.rondb_version)
     family.add_metric([info.version, ndb, info.flavour, own], 1)
     return family
-
-
-def _dotted(version: Version) -> str:
-    return ".".join(str(part) for part in version)
 
 
 def _collector_families(outcomes: Sequence[_Outcome], skipped: Sequence[Collector]) -> list[Metric]:

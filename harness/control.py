@@ -35,7 +35,8 @@ class NdbsimControl:
 
     def fault(self, name: str, cluster: str | None = None, **params: Any) -> dict:
         """Set a fault; the link faults (replica-*, injector-behind, conflicts) act on the
-        replication link whatever the cluster."""
+        replication link whatever the cluster (with --active-active, on the link from the
+        cluster named)."""
         return self._call("PUT", f"/faults/{name}", json=params or None, cluster=cluster)
 
     def clear(self, name: str, cluster: str | None = None) -> dict:

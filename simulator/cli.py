@@ -143,6 +143,13 @@ def serve_parser() -> argparse.ArgumentParser:
         "(asynchronous NDB replication, default channel)",
     )
     p.add_argument(
+        "--active-active",
+        action="store_true",
+        help="with --replica, the replica cluster's first SQL node also writes a binary log "
+        "that the source cluster's first SQL node applies (circular replication; the replica "
+        "cluster is the primary of NDB$EPOCH2 conflict detection, the source the secondary)",
+    )
+    p.add_argument(
         "--replica-port",
         type=_positive_int(0, 65535),
         default=None,
@@ -449,12 +456,14 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
     version = versions.parse_version(args.ndb_version)
     cluster = Cluster(_spec(args), version)
     replica = Cluster(_replica_spec(args), version) if args.replica else None
-    link = None
+    link = back = None
+    first_position = 154 if version.is_7x else 157
     if replica is not None:
         link = ReplicationLink(
-            cluster, replica, 154 if version.is_7x else 157, args.binlog_servers,
-            args.max_binlog_size,
-        )  # fmt: skip
+            cluster, replica, first_position, args.binlog_servers, args.max_binlog_size
+        )
+    if replica is not None and args.active_active:
+        back = ReplicationLink(replica, cluster, first_position, 1, args.max_binlog_size)
     engine = Engine(catalog_for(version))
     replica_engine = Engine(catalog_for(version)) if replica is not None else None
     for each_cluster, each_engine in ((cluster, engine), (replica, replica_engine)):
@@ -495,6 +504,10 @@ async def _serve(args: argparse.Namespace, password: str) -> None:
         replica_servers = await listen(replica, replica_engine, wanted)
         servers += replica_servers
         link.replica_port = _listening_port(replica_servers[0], wanted)
+        if back is not None:
+            back_ports = [_listening_port(each, 0) for each in replica_servers]
+            back.listen_at(args.host, dict(zip(replica.sql_node_ids, back_ports, strict=True)))
+            back.replica_port = mysql_port
         ready += f" replica={args.host}:{link.replica_port}"
         ready += f" {nodes} " + _node_endpoints("replica_sql", replica, replica_servers, args.host)
     else:
@@ -555,6 +568,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--port leaves no room for a port per SQL node; give a lower --port")
     if args.binlog_servers > args.sql_nodes:
         parser.error(f"--binlog-servers {args.binlog_servers} is more than --sql-nodes")
+    if args.active_active and not args.replica:
+        parser.error("--active-active needs --replica")
     overlap = args.replica_port and abs(args.replica_port - args.port) < args.sql_nodes
     if args.replica and args.port and overlap:
         parser.error(

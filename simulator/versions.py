@@ -1,4 +1,5 @@
-"""NDB versions the simulated SQL node can pretend to be."""
+"""NDB versions the simulated SQL node can pretend to be: MySQL NDB Cluster releases, and
+RonDB releases (an NDB fork numbered by its own releases, built on a MySQL NDB release)."""
 
 from __future__ import annotations
 
@@ -10,15 +11,51 @@ DEFAULT = "8.4"
 
 @dataclass(frozen=True)
 class NdbVersion:
+    """`ndb`: the MySQL NDB release whose behaviour the version has (RonDB: the release it is
+    built on), what every version check compares; `release`: RonDB's own release numbers, which
+    its version strings and packed version numbers carry (None for MySQL NDB)."""
+
     series: str
     ndb: tuple[int, int, int]
     version_string: str
     version_comment: str
     ndbinfo_version: int
+    release: tuple[int, int, int] | None = None
+
+    @property
+    def is_rondb(self) -> bool:
+        return self.release is not None
+
+    @property
+    def numbers(self) -> tuple[int, int, int]:
+        """The release numbers the product prints and packs (RonDB's own on RonDB)."""
+        return self.release or self.ndb
 
     @property
     def ndb_text(self) -> str:
-        return ".".join(str(p) for p in self.ndb)
+        return self.text_of(self.numbers)
+
+    def text_of(self, numbers: tuple[int, int, int]) -> str:
+        """Release numbers as the product writes them (RonDB: a two-digit minor, 21.04)."""
+        major, minor, build = numbers
+        return f"{major}.{minor:02d}.{build}" if self.is_rondb else f"{major}.{minor}.{build}"
+
+    @property
+    def server(self) -> tuple[int, ...]:
+        """The MySQL server release whose behaviour the SQL node has ("5.7.16-ndb-7.5.4-..."
+        -> (5, 7, 16); RonDB: its MySQL NDB base)."""
+        if self.is_rondb:
+            return self.ndb
+        return tuple(int(p) for p in self.version_string.split("-")[0].split("."))
+
+    def version_label(self, ndb_text: str) -> str:
+        """ndbGetVersionString of a node running `ndb_text`: "mysql-8.4.3 ndb-8.4.3"; RonDB
+        prints its own release only, "RonDB-22.10.12" (storage/ndb/src/common/util/
+        version.cpp, whose MySQL branch RonDB disables)."""
+        if self.is_rondb:
+            return f"RonDB-{ndb_text}"
+        mysql = self.version_string.split("-")[0] if self.is_7x else ndb_text
+        return f"mysql-{mysql} ndb-{ndb_text}"
 
     @property
     def is_7x(self) -> bool:
@@ -61,6 +98,6 @@ def parse_version(text: str) -> NdbVersion:
     if key in _VERSIONS:
         return _VERSIONS[key]
     for version in _VERSIONS.values():
-        if key == version.ndb_text:
+        if key in (version.ndb_text, version.version_label(version.ndb_text)):
             return version
     raise ValueError(f"unsupported NDB version {text!r}: choose one of {', '.join(SUPPORTED)}")

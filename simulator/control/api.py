@@ -83,7 +83,8 @@ def create_app(
     replica_meter: ReadMeter | None = None,
 ) -> FastAPI:
     """The control API. With ndbsim --replica, `?cluster=replica` acts on the replica cluster
-    (default `source`); the link faults always act on the link, whichever cluster is named."""
+    (default `source`); the link faults act on the link from the cluster named, or on the one
+    link whichever is named when the replica cluster replicates to no other."""
     app = FastAPI(title="ndbsim control", version="1")
 
     def pick(name: str | None) -> Cluster:
@@ -96,7 +97,10 @@ def create_app(
         return replica
 
     def faults_of(name: str, chosen: str | None):
-        return cluster.faults if name in LINK_FAULTS else pick(chosen).faults
+        picked = pick(chosen)
+        if name in LINK_FAULTS and picked.outbound is None:
+            return cluster.faults
+        return picked.faults
 
     _answer_errors(app)
 
@@ -164,8 +168,8 @@ def create_app(
     @app.get("/replication")
     def replication() -> dict[str, Any]:
         """The link: the source's injector epochs and binlog, the replica's threads."""
-        if cluster.replication is None:
+        if cluster.outbound is None:
             raise ClusterChoiceError("no replication link; start ndbsim with --replica")
-        return link_summary(cluster.replication.snapshot())
+        return link_summary(cluster.outbound.snapshot())
 
     return app

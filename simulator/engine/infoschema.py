@@ -219,8 +219,9 @@ def _replication_reference() -> dict:
 
 
 def mysqld_version(version: NdbVersion) -> tuple[int, ...]:
-    """The MySQL server version of the SQL node ("5.7.44-ndb-7.6.34-cluster-gpl" -> 5.7.44)."""
-    return tuple(int(p) for p in version.version_string.split("-")[0].split("."))
+    """The MySQL server version of the SQL node ("5.7.44-ndb-7.6.34-cluster-gpl" -> 5.7.44;
+    RonDB: its MySQL NDB base)."""
+    return version.server
 
 
 def replication_columns(kind: str, name: str, version: NdbVersion) -> list | None:

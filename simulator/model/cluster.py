@@ -157,7 +157,10 @@ class Cluster:
         self.epoch = wall()  # unix time at cluster time 0 (the hosts' clocks)
         self.now = 0.0
         self._lock = threading.RLock()
-        self.replication: ReplicationLink | None = None  # set by the link of ndbsim --replica
+        # the links of ndbsim --replica: the one whose binlog servers are this cluster's SQL
+        # nodes, and the one its first SQL node applies (both with --active-active)
+        self.outbound: ReplicationLink | None = None
+        self.inbound: ReplicationLink | None = None
         self.server_id_base = 0  # the replica cluster's SQL nodes count from 101
         self.watcher = log_events.LogWatcher(self)
 
@@ -223,8 +226,8 @@ class Cluster:
                     self.nodes[node_id].redo_io_lag_seconds += dt
         self.checkpoints.advance(dt, fault_effects.lcp_stalled(self))
         self._note_sql_commits()
-        if self.replication is not None and self.replication.source is self:
-            self.replication.observe(dt, ops)
+        if self.outbound is not None:
+            self.outbound.observe(dt, ops)
         self.backups.advance(self, self.now + dt)
 
     def _share_among_sql_nodes(self, ops: float, aborts: float) -> None:
@@ -494,12 +497,21 @@ class Cluster:
             for listener in self.sql_node_listeners:
                 listener(node_id, up)
 
+    def share_lock(self, other: Cluster) -> None:
+        """Hold the model under `other`'s lock: a replication pair's clusters read each other
+        (both ways when active-active), so one lock keeps readers from crossing orders."""
+        self._lock = other._lock
+
+    def links(self) -> tuple[ReplicationLink, ...]:
+        """The replication links this cluster takes part in, as source or as replica."""
+        return tuple(link for link in (self.outbound, self.inbound) if link is not None)
+
     def server_id(self, node_id: int) -> int | None:
         """@@server_id of an SQL node: 1, 2, ... in its cluster (the replica cluster of ndbsim
         --replica counts from 101); None for a lone cluster's first SQL node, which keeps the
         version's default. A mysqld moved to another API slot keeps its server id there."""
         index = self.sql_node_ids.index(api_slots.mysqld_in(self, node_id))
-        if index == 0 and self.replication is None:
+        if index == 0 and not self.links():
             return None
         return self.server_id_base + index + 1
 
@@ -593,8 +605,8 @@ class Cluster:
             values["Com_alter_table"] = sql.alter_tables
             for name, count in self.workload.read_only_counters(sql.read_ops).items():
                 values[name] += count
-            if self.replication is not None:
-                values.update(self.replication.status_values(self, node_id))
+            for link in self.links():
+                values.update(link.status_values(self, node_id))
             return values
 
     def last_commit_epoch(self, node_id: int) -> int:
@@ -686,13 +698,3 @@ class Cluster:
         if params is None:
             return 1
         return 1 if params["node"] == node_id else 2
-
-    def ndb_version_text(self, node_id: int) -> str:
-        """The NDB release a data or management node runs: the cluster's, or the previous
-        one for the node old-version names."""
-        params = self.faults.get("old-version")
-        if params is None or params["node"] != node_id:
-            return self.version.ndb_text
-        major, minor, build = self.version.ndb
-        previous = (major, minor, build - 1) if build else (major, minor - 1, 0)
-        return ".".join(str(p) for p in previous)

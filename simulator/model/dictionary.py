@@ -130,8 +130,8 @@ def tables_rows(c: Cluster) -> list[dict[str, Any]]:
         _tables_row(t.database, t.name, t.rows, t.row_bytes + t.var_bytes, collation)
         for t in c.dictionary.user_tables
     ]
-    link = c.replication
-    if link is not None and link.replica is c:
+    link = c.inbound
+    if link is not None:
         rows += [
             _tables_row(db, name + EXCEPTIONS_SUFFIX, count, EXCEPTION_ROW_BYTES, collation)
             for (db, name), count in sorted(link.exceptions_rows().items())

@@ -48,3 +48,13 @@ def crash_now(c: Cluster, node_id: int, error: int) -> None:
         return
     sphase = start_phase(c, node_id) if s.state == "STARTING" else NO_START_PHASE
     node_failures.crash(c, node_id, error, sphase)
+
+
+def node_release(c: Cluster, node_id: int) -> tuple[int, int, int]:
+    """The release a data or management node runs: the cluster's, or the previous one for
+    the node old-version names."""
+    major, minor, build = c.version.numbers
+    params = c.faults.get("old-version")
+    if params is None or params["node"] != node_id:
+        return major, minor, build
+    return (major, minor, build - 1) if build else (major, minor - 1, 0)

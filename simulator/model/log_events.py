@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ndbsim.model import event_buffer, node_failures
+from ndbsim.model import event_buffer, fault_effects, node_failures
 from ndbsim.model.cluster_log import DBTUP, PAGE_SIZE_BYTES, text_words
 from ndbsim.model.faults import START_PHASES
 from ndbsim.model.ndb_tables import start_types
@@ -28,7 +28,7 @@ MAX_HEARTBEAT_CHECKS = 100  # heartbeat checks reported per look, at most
 
 
 def ndb_version_number(c: Cluster) -> int:
-    major, minor, build = c.version.ndb
+    major, minor, build = c.version.numbers
     return (major << 16) | (minor << 8) | build
 
 
@@ -38,9 +38,7 @@ def _when(c: Cluster) -> float:
 
 def version_text(c: Cluster, node_id: int) -> str:
     """ndbGetVersionString as NDBStartStarted and NDBStartCompleted print it."""
-    ndb = c.ndb_version_text(node_id)
-    mysql = c.version.version_string.split("-")[0] if c.version.is_7x else ndb
-    return f"mysql-{mysql} ndb-{ndb}"
+    return c.version.version_label(c.version.text_of(fault_effects.node_release(c, node_id)))
 
 
 def node_starting(c: Cluster, node_id: int) -> None:

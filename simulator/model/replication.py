@@ -8,7 +8,10 @@ channel (I/O thread) and applies it (SQL thread), recording the newest epoch it 
 each binlog server in mysql.ndb_apply_status. STOP REPLICA, CHANGE REPLICATION SOURCE TO and
 START REPLICA move the channel to another binlog server and position. Conflict detection runs
 where changes are applied: with the `conflicts` fault, each epoch transaction the replica's
-applier commits moves its SQL node's Ndb_conflict_* counters.
+applier commits moves its SQL node's Ndb_conflict_* counters (conflicts.py). With
+--active-active a second link runs the other way, from the replica cluster's first SQL node
+to the source cluster's: the pair's secondary applies the primary's changes, and each
+cluster's own epochs come back round to it.
 
 The link advances with the source cluster (`observe` runs in each step of its model) and reads
 the link faults from the source cluster's faults; the faults of the binlog injector act on the
@@ -22,6 +25,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ndbsim.model.binlog import MAX_BINLOG_SIZE, BinlogServer, EpochLog, Incident, Sample, log_order
+from ndbsim.model.conflicts import (
+    CONFLICTS_PER_SECOND,
+    PRIMARY,
+    SECONDARY,
+    ApplierConflicts,
+    ReturnedEpochs,
+    whole,
+)
 from ndbsim.model.faults import DEFAULT_BEHIND_SECONDS
 from ndbsim.model.workload import writes
 
@@ -32,7 +43,6 @@ if TYPE_CHECKING:
 INJECTOR_BEHIND_GCIS = 40  # injector-behind: handled epoch this many GCIs behind the cluster
 SUBSCRIBER_LAG_GCIS = 10  # subscriber-lag without gcis: 200 epochs at the default timing
 EVENT_BYTES_PER_WRITE = 160  # bytes the event buffer receives per row change
-CONFLICTS_PER_SECOND = 3.0
 # binlog_expire_logs_seconds default from 8.0 (30 days); 7.x keeps the files (expire_logs_days 0)
 EXPIRE_SECONDS = 30 * 86400
 REPLICA_SERVER_ID_BASE = 100  # @@server_id of the replica cluster's SQL nodes: 101, 102, ...
@@ -44,10 +54,6 @@ CONNECT_ERROR = 2003  # CR_CONN_HOST_ERROR: nothing answers at the source's addr
 # I/O thread reports it under a number of its own from MySQL 8.0 (see replication.json)
 SOURCE_REFUSED = 1236
 INBOUND_PORT = 3306  # --port default: the source SQL nodes listen on it and after it
-# conflicts of the *_TRANS functions: conflicting rows per rejected transaction, and the rows
-# such a transaction and those depending on it realign
-ROWS_IN_CONFLICT_PER_TRANSACTION = 1.5
-ROWS_REJECTED_PER_TRANSACTION = 4.0
 # the user tables the conflicting changes fall on: the applier's busiest ones
 TABLES_IN_CONFLICT = 3
 # why the source refuses a dump request (rpl_binlog_sender.cc, Binlog_sender::check_start_file)
@@ -130,9 +136,11 @@ class ReplicationLink:
         max_binlog_size: int = MAX_BINLOG_SIZE,
     ) -> None:
         self.source, self.replica = source, replica
-        source.replication = replica.replication = self
+        source.outbound = replica.inbound = self
+        replica.share_lock(source)
         source.faults.link = replica.faults.link = True
-        replica.server_id_base = REPLICA_SERVER_ID_BASE
+        if replica.outbound is None:  # a cluster that replicates back keeps its server ids
+            replica.server_id_base = REPLICA_SERVER_ID_BASE
         self.epochs = EpochLog()
         # binlog_expire_logs_seconds from 8.0; 7.x keeps every file (expire_logs_days 0)
         expire = None if source.version.is_7x else EXPIRE_SECONDS
@@ -152,9 +160,11 @@ class ReplicationLink:
         self.data_events = 0.0
         self.nondata_events = 0.0
         self.event_bytes = 0.0
-        self.conflicts: dict[str, float] = {}  # conflict function -> rows in conflict
-        self.last_conflict_epoch = 0
-        self.conflict_epochs = 0
+        # the replica's applier: the primary of the pair, or with --active-active the
+        # secondary where the primary replicates back
+        role = SECONDARY if replica.outbound is not None else PRIMARY
+        self.conflicts = ApplierConflicts(role)
+        self.returned = ReturnedEpochs()  # the source's epochs as the replica applied them
         self.applied_writes = 0.0
         self.applied_epochs = 0  # epoch transactions the applier committed
         self.io_retries = RETRIES_FROM_84 if source.version.at_least(8, 4) else RETRIES_BEFORE_84
@@ -427,29 +437,44 @@ class ReplicationLink:
             committed = server.epochs_between(applied.epoch, target.epoch)
             self.applied_epochs += committed
             self.applied_writes += server.writes_between(applied.epoch, target.epoch)
-            self._commit_conflicts(committed)
+            self._commit(committed, applied.epoch, target.epoch)
         ch.applied = target
 
-    def _commit_conflicts(self, committed: int) -> None:
-        """The conflicts of `committed` epoch transactions the applier commits with the
-        `conflicts` fault set: CONFLICTS_PER_SECOND rows a second of the source's epochs. The
-        counters move only as an applier transaction commits (ndb_applier.cc
-        atTransactionCommit -> ndb_replica.cc Channel::update_global_state; an aborted one
-        discards its counts), so never while the SQL thread is stopped or has nothing to
-        apply; Ndb_conflict_last_conflict_epoch is the epoch the replica cluster committed it
-        in."""
-        conflicts = self.source.faults.get("conflicts")
-        if conflicts is None or committed <= 0:
+    def _commit(self, committed: int, after: int, upto: int) -> None:
+        """The applier commits `committed` epoch transactions, the source's epochs after
+        `after` up to `upto`: the primary finds CONFLICTS_PER_SECOND rows in conflict a
+        second of them with the `conflicts` fault set, the secondary applies what the primary
+        logged to realign them (conflicts.py). The counters move only as an applier
+        transaction commits (an aborted one discards its counts), so never while the SQL
+        thread is stopped or has nothing to apply."""
+        if committed <= 0:
             return
-        rows = CONFLICTS_PER_SECOND * committed * self.source.checkpoints.epoch_interval
-        function = conflicts["function"]
-        before = self.conflicts.get(function, 0.0)
-        self.conflicts[function] = before + rows
-        found = _whole(before + rows) - _whole(before)
-        if found:
-            # epoch transactions with a conflict: at most one per row in conflict
-            self.conflict_epochs += min(committed, found)
-            self.last_conflict_epoch = self.replica.checkpoints.epoch
+        # the replica cluster's epoch of the commit: after any it has written so far (its
+        # model may not have reached this moment yet, and never advances from here)
+        epoch = self.replica.checkpoints.epoch + 1
+        conflicted = False
+        fault = self.source.faults.get("conflicts")
+        if self.conflicts.role == PRIMARY and fault is not None:
+            rows = CONFLICTS_PER_SECOND * committed * self.source.checkpoints.epoch_interval
+            conflicted = self.conflicts.detect(fault["function"], rows, committed, epoch)
+        elif self.conflicts.role == SECONDARY and self.circular:
+            primary = self.source.inbound.conflicts
+            conflicted = self.conflicts.apply_realignments(primary, after, upto)
+        self.conflicts.commit(epoch, self.back_round(upto), conflicted)
+        if self.circular:
+            self.returned.record(epoch, upto)
+
+    @property
+    def circular(self) -> bool:
+        """The replica cluster replicates back to the source (ndbsim --active-active)."""
+        back = self.replica.outbound
+        return back is not None and back.replica is self.source
+
+    def back_round(self, source_epoch: int) -> int:
+        """The replica cluster's own newest epoch come back round in the source's epochs up
+        to `source_epoch`: the source's binlog servers log the ndb_apply_status writes of
+        its applier (ndb_log_apply_status); 0 on a one-way link."""
+        return self.replica.outbound.returned.back_at(source_epoch) if self.circular else 0
 
     def exceptions_rows(self) -> dict[tuple[str, str], int]:
         """(database, table) -> rows of the table's exceptions table `table$EX` on the
@@ -457,7 +482,8 @@ class ReplicationLink:
         it refreshes), spread over the busiest user tables by their share of the writes;
         nothing once written is removed (the operator reconciles and deletes them). Empty
         before the first conflict."""
-        handled = _rows_handled(self.snapshot()["conflicts_by_function"])
+        self.snapshot()  # the link at this moment
+        handled = self.conflicts.rows_handled()
         if not handled:
             return {}
         tables = sorted(
@@ -467,9 +493,9 @@ class ReplicationLink:
         total = sum(t.weight for t in tables)
         out, share = {}, 0.0
         for t in tables:
-            before = _whole(handled * share / total)
+            before = whole(handled * share / total)
             share += t.weight
-            out[(t.database, t.name)] = _whole(handled * share / total) - before
+            out[(t.database, t.name)] = whole(handled * share / total) - before
         return out
 
     def io_gave_up(self) -> bool:
@@ -572,10 +598,7 @@ class ReplicationLink:
                 "data_events": int(self.data_events),
                 "nondata_events": int(self.nondata_events),
                 "event_bytes": int(self.event_bytes),
-                "conflicts": sum(_whole(n) for n in self.conflicts.values()),
-                "conflicts_by_function": {f: _whole(n) for f, n in self.conflicts.items()},
-                "last_conflict_epoch": self.last_conflict_epoch,
-                "conflict_epochs": self.conflict_epochs,
+                "conflicts": sum(whole(n) for n in self.conflicts.rows.values()),
                 "applied_writes": int(self.applied_writes),
                 "applied_epochs": self.applied_epochs,
             }
@@ -612,8 +635,12 @@ class ReplicationLink:
         # Ndb_replica_max_replicated_epoch rises only for ndb_apply_status rows carrying one of
         # this cluster's own server ids (its epochs come back round a circular setup;
         # ndb_applier.cc atApplyStatusWrite, ndb_replica.cc Channel::update_global_state): on
-        # this one-way replica, whose rows carry the source's server ids, it stays 0
-        values = {"Ndb_replica_max_replicated_epoch": 0, "Ndb_slave_max_replicated_epoch": 0}
+        # a one-way replica, whose rows carry the source's server ids, it stays 0
+        max_rep = self.conflicts.max_rep_epoch
+        values = {
+            "Ndb_replica_max_replicated_epoch": max_rep,
+            "Ndb_slave_max_replicated_epoch": max_rep,
+        }
         for suffix in ("replica", "slave"):
             values.update(
                 {
@@ -627,62 +654,5 @@ class ReplicationLink:
                     f"Ndb_api_bytes_received_count_{suffix}": txns * 96,
                 }
             )
-        values.update(_conflict_values(s))
+        values.update(self.conflicts.status_values())
         return values
-
-
-def _conflict_values(s: dict[str, Any]) -> dict[str, int]:
-    """Ndb_conflict_* of the applying SQL node: one Ndb_conflict_fn_* per function (rows in
-    conflict); the Ndb_conflict_trans_* counters for the transactional functions (*_TRANS):
-    the rows in conflict belong to fewer rejected transactions, whose rows (and those of the
-    transactions depending on them) are all realigned; each epoch transaction with a conflict
-    commits after one dependency-tracking pass (ndb_applier.cc atConflictPreCommit counts
-    trans_detect_iter_count there; ndb_replica.cc update_global_state counts the commit).
-    The NDB$EPOCH family refreshes every realigned row (Ndb_conflict_refresh_op_count).
-    Ndb_conflict_last_stable_epoch is the max replicated epoch at the last commit without
-    conflicts that had come round to Ndb_conflict_last_conflict_epoch (update_global_state):
-    0 on a one-way replica, whose max replicated epoch stays 0."""
-    by_function = s["conflicts_by_function"]
-    values = {
-        "Ndb_conflict_fn_" + function.removeprefix("NDB$").lower(): count
-        for function, count in by_function.items()
-    }
-    trans_rows = sum(n for function, n in by_function.items() if function.endswith("_TRANS"))
-    rejected = trans_rows / ROWS_IN_CONFLICT_PER_TRANSACTION
-    realigned = _realigned(trans_rows)
-    if trans_rows:
-        epochs = min(s["conflict_epochs"], int(rejected))
-        values.update(
-            {
-                "Ndb_conflict_trans_row_conflict_count": trans_rows,
-                "Ndb_conflict_trans_row_reject_count": realigned,
-                "Ndb_conflict_trans_reject_count": int(rejected),
-                "Ndb_conflict_trans_detect_iter_count": epochs,
-                "Ndb_conflict_trans_conflict_commit_count": epochs,
-            }
-        )
-    if by_function:
-        values["Ndb_conflict_refresh_op_count"] = _rows_handled(by_function)
-        values["Ndb_conflict_last_conflict_epoch"] = s["last_conflict_epoch"]
-        values["Ndb_conflict_last_stable_epoch"] = 0
-    return values
-
-
-def _realigned(trans_rows: int) -> int:
-    """Rows the rejected transactions of `trans_rows` rows in conflict realign."""
-    return int(trans_rows / ROWS_IN_CONFLICT_PER_TRANSACTION * ROWS_REJECTED_PER_TRANSACTION)
-
-
-def _rows_handled(by_function: dict[str, int]) -> int:
-    """Rows the applier handles in conflict, refreshes and logs to the exceptions tables:
-    the rows in conflict of the row functions, and every row the transactional functions
-    realign (ndb_conflict.cc, handle_row_conflict: ROW_IN_CONFLICT and TRANS_IN_CONFLICT)."""
-    rows = sum(n for function, n in by_function.items() if not function.endswith("_TRANS"))
-    trans_rows = sum(n for function, n in by_function.items() if function.endswith("_TRANS"))
-    return rows + _realigned(trans_rows)
-
-
-def _whole(rows: float) -> int:
-    """Whole rows of a count summed from fractions of a second (0.1 s epochs add up to
-    29.999... for 30)."""
-    return math.floor(rows + 1e-6)

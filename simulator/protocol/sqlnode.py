@@ -7,7 +7,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ndbsim.engine.translate import Plan, Session
 from ndbsim.errors import SqlError
@@ -18,6 +18,7 @@ from sqlglot import expressions as exp
 if TYPE_CHECKING:
     from ndbsim.engine.database import Engine
     from ndbsim.model.cluster import Cluster
+    from ndbsim.model.replication import ReplicationLink
     from ndbsim.protocol.privileges import Accounts
     from ndbsim.protocol.session import SessionState
 
@@ -36,15 +37,16 @@ class SqlNode:
         self.node_id = cluster.sql_node_id if node_id is None else node_id
         self.catalog = engine.catalog
         self.version = self.catalog.version
-        self.role = replication_role(cluster, self.node_id)
+        self.binlog_link = binlog_link(cluster, self.node_id)
+        self.applier_link = applier_link(cluster, self.node_id)
         self.store = sysvars.GlobalStore(
             sysvars.definitions(
-                self.version, self.node_id, self.role, server_id=cluster.server_id(self.node_id)
+                self.version,
+                self.node_id,
+                server_id=cluster.server_id(self.node_id),
+                overrides=replication_values(self),
             )
         )
-        if self.role == "source":
-            binlog = cluster.replication.binlogs[self.node_id]
-            self.store.values["max_binlog_size"] = binlog.max_binlog_size
         self.status = StatusView(self.version)
         self.counters = ServerCounters()
         self.plans: OrderedDict[tuple, Plan] = OrderedDict()
@@ -72,16 +74,34 @@ class SqlNode:
         return plan
 
 
-def replication_role(cluster: Cluster, node_id: int) -> str:
-    """ "source" for a binlog server of ndbsim --replica (the source cluster's first SQL node,
-    and the next ones with --binlog-servers), "replica" for the applier (the replica cluster's
-    first), else ""."""
-    link = cluster.replication
-    if link is None:
-        return ""
-    if link.source is cluster:
-        return "source" if node_id in link.binlogs else ""
-    return "replica" if node_id == cluster.sql_node_id else ""
+def binlog_link(cluster: Cluster, node_id: int) -> ReplicationLink | None:
+    """The link whose binary log this SQL node writes: a binlog server of ndbsim --replica
+    (the source cluster's first SQL node, and the next ones with --binlog-servers)."""
+    link = cluster.outbound
+    return link if link is not None and node_id in link.binlogs else None
+
+
+def applier_link(cluster: Cluster, node_id: int) -> ReplicationLink | None:
+    """The link this SQL node applies: the replica cluster's first SQL node's."""
+    link = cluster.inbound
+    return link if link is not None and node_id == cluster.sql_node_id else None
+
+
+def replication_values(node: SqlNode) -> dict[str, Any]:
+    """The system variables a node's part in replication sets: a binlog server writes the
+    binary log (its size limit the link's), an applier of an active-active pair has its
+    conflict role."""
+    values: dict[str, Any] = {}
+    if node.binlog_link is not None:
+        values.update(sysvars.BINLOG_VALUES)
+        values["max_binlog_size"] = node.binlog_link.binlogs[node.node_id].max_binlog_size
+        if node.binlog_link.circular:
+            # the applier's ndb_apply_status writes go into the binary log, so that the other
+            # cluster sees its own epochs come back (needs log_replica_updates)
+            values.update(sysvars.APPLY_STATUS_LOGGED)
+    if node.applier_link is not None:
+        values.update(sysvars.conflict_role_values(node.applier_link.conflicts.role))
+    return values
 
 
 def stack_overrun(node: SqlNode, depth: int) -> SqlError:

@@ -37,8 +37,9 @@ def load_mysqld(name: str) -> dict:
 
 
 def server_version(version: NdbVersion) -> tuple[int, ...]:
-    """The MySQL server version of the SQL node ("5.7.16-ndb-7.5.4-cluster-gpl" -> (5, 7, 16))."""
-    return version_tuple(version.version_string.split("-")[0])
+    """The MySQL server version of the SQL node ("5.7.16-ndb-7.5.4-cluster-gpl" -> (5, 7, 16);
+    RonDB: its MySQL NDB base)."""
+    return version.server
 
 
 def version_tuple(text: str) -> tuple[int, ...]:
@@ -62,23 +63,38 @@ def _default(spec: dict, server: tuple[int, ...]) -> Any:
     return value
 
 
-def server_uuid(sql_node_id: int, role: str = "") -> str:
-    """@@server_uuid of a simulated SQL node (the role tells the two servers of --replica apart)."""
-    return str(uuid.uuid5(uuid.NAMESPACE_DNS, f"ndbsim-{sql_node_id}{role}"))
+def server_uuid(sql_node_id: int, server_id: int | None = None) -> str:
+    """@@server_uuid of a simulated SQL node (the server id tells the clusters of --replica
+    apart)."""
+    tag = f"-{server_id}" if server_id is not None else ""
+    return str(uuid.uuid5(uuid.NAMESPACE_DNS, f"ndbsim-{sql_node_id}{tag}"))
 
 
-# What the source SQL node of `ndbsim --replica` changes: it writes the binary log.
-_ROLE_VALUES: dict[str, dict[str, Any]] = {
-    "source": {
-        "log_bin": True,
-        "ndb_log_bin": True,
-        "log_bin_basename": "/var/lib/mysql/binlog",
-        "log_bin_index": "/var/lib/mysql/binlog.index",
-    },
+# What a binlog server of `ndbsim --replica` changes: it writes the binary log.
+BINLOG_VALUES: dict[str, Any] = {
+    "log_bin": True,
+    "ndb_log_bin": True,
+    "log_bin_basename": "/var/lib/mysql/binlog",
+    "log_bin_index": "/var/lib/mysql/binlog.index",
 }
 
 
-def _server_values(version: NdbVersion, sql_node_id: int, role: str) -> dict[str, Any]:
+# A binlog server of an active-active pair: it logs its applier's changes, ndb_apply_status
+# writes included.
+APPLY_STATUS_LOGGED: dict[str, Any] = {
+    "ndb_log_apply_status": True,
+    "log_replica_updates": True,
+    "log_slave_updates": True,
+}
+
+
+def conflict_role_values(role: str) -> dict[str, Any]:
+    """The applier's role in an active-active pair (PRIMARY or SECONDARY), under the
+    variable's names of 8.0.23 and before."""
+    return {"ndb_applier_conflict_role": role, "ndb_slave_conflict_role": role}
+
+
+def _server_values(version: NdbVersion, sql_node_id: int, server_id: int | None) -> dict[str, Any]:
     """Values only the running server knows: versions, host, paths, the node id."""
     server = ".".join(str(p) for p in server_version(version))
     return {
@@ -91,7 +107,7 @@ def _server_values(version: NdbVersion, sql_node_id: int, role: str) -> dict[str
         "license": "GPL",
         "hostname": "ndbsim",
         "port": 3306,
-        "server_uuid": server_uuid(sql_node_id, role),
+        "server_uuid": server_uuid(sql_node_id, server_id),
         "system_time_zone": "UTC",
         "basedir": "/usr/",
         "datadir": "/var/lib/mysql/",
@@ -118,20 +134,24 @@ def _server_values(version: NdbVersion, sql_node_id: int, role: str) -> dict[str
 
 
 def definitions(
-    version: NdbVersion, sql_node_id: int, role: str = "", server_id: int | None = None
+    version: NdbVersion,
+    sql_node_id: int,
+    server_id: int | None = None,
+    overrides: dict[str, Any] | None = None,
 ) -> dict[str, VarDef]:
     """Every system variable of the SQL node's mysqld version (data/mysqld/sysvars.json plus
-    the ndbinfo_* variables of the ground truth); `role` is "source" or "replica" for the SQL
-    nodes of ndbsim --replica; `server_id` the node's own (None: the version's default)."""
+    the ndbinfo_* variables of the ground truth); `server_id` the node's own (None: the
+    version's default); `overrides` the defaults its part in replication changes."""
     server = server_version(version)
-    known = _server_values(version, sql_node_id, role)
+    known = _server_values(version, sql_node_id, server_id)
+    overrides = overrides or {}
     defs: dict[str, VarDef] = {}
     variables = load_mysqld("sysvars.json")["variables"]
     for name, spec in variables.items():
         if not present(spec, server):
             continue
         default = known[name] if spec.get("server") else _default(spec, server)
-        default = _ROLE_VALUES.get(role, {}).get(name, default)
+        default = overrides.get(name, default)
         if name == "server_id" and server_id is not None:
             default = server_id
         defs[name] = VarDef(

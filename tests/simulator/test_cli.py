@@ -27,6 +27,7 @@ pytestmark = pytest.mark.integration  # starts ndbsim
         (["--sql-nodes", "9"], "--sql-nodes"),
         (["--port", "65535"], "no room for a port per SQL node"),
         (["--replica", "--port", "3306", "--replica-port", "3307"], "source's SQL node ports"),
+        (["--active-active"], "--active-active needs --replica"),
         (["--tables", "x"], "--tables"),
         (["--max-connections", "0"], "--max-connections"),
         (["--connect-timeout", "x"], "--connect-timeout"),

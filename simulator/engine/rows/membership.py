@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from ndbsim.model import links, tls
+from ndbsim.model import fault_effects, links, tls
 from ndbsim.model.start_phases import start_phase
 from ndbsim.model.topology import API, MGM, NDB
 
@@ -90,9 +90,9 @@ def membership(c: Cluster) -> list[dict]:
 
 def _node_version(c: Cluster, node_id: int, node_type: int) -> str:
     if node_type == API:
-        server = c.version.version_string.split("-")[0]
-        return f"mysql-{server} ndb-{c.version.ndb_text}"
-    return c.ndb_version_text(node_id)
+        return c.version.version_label(c.version.ndb_text)
+    text = c.version.text_of(fault_effects.node_release(c, node_id))
+    return c.version.version_label(text) if c.version.is_rondb else text
 
 
 def _connected_nodes(c: Cluster) -> list[int]:

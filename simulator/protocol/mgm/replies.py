@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ndbsim.model import fault_effects
 from ndbsim.model.backups import node_progress
 from ndbsim.model.cluster import STARTING, STOPPED
 from ndbsim.model.cluster_log import DBACC, DBTUP, EVENTS_BY_NUMBER, PAGE_SIZE_BYTES, LogEvent
@@ -38,7 +39,7 @@ def mysql_version(c: Cluster) -> tuple[int, int, int]:
 
 
 def version(c: Cluster) -> list[str]:
-    major, minor, build = c.version.ndb
+    major, minor, build = c.version.numbers
     my_major, my_minor, my_build = mysql_version(c)
     return [
         "version",
@@ -46,7 +47,7 @@ def version(c: Cluster) -> list[str]:
         f"major: {major}",
         f"minor: {minor}",
         f"build: {build}",
-        f"string: mysql-{my_major}.{my_minor}.{my_build} ndb-{major}.{minor}.{build}",
+        f"string: {c.version.version_label(c.version.ndb_text)}",
         f"mysql_major: {my_major}",
         f"mysql_minor: {my_minor}",
         f"mysql_build: {my_build}",
@@ -75,8 +76,8 @@ class NodeStatus:
 
 
 def _versions(c: Cluster, node_id: int) -> tuple[int, int]:
-    major, minor, build = (int(p) for p in c.ndb_version_text(node_id).split("."))
-    return version_number(major, minor, build), version_number(*mysql_version(c))
+    release = fault_effects.node_release(c, node_id)
+    return version_number(*release), version_number(*mysql_version(c))
 
 
 def _data_node_status(c: Cluster, node: Node) -> NodeStatus:

@@ -101,9 +101,9 @@ def worker_state(node: SqlNode, snap: dict[str, Any], worker: int) -> str:
 def running_threads(node: SqlNode) -> list[ApplierThread]:
     """The replication threads running on this SQL node (none but on the replica's applier):
     the I/O thread until it gives up, the SQL thread and its workers until it stops."""
-    if node.role != "replica":
+    if node.applier_link is None:
         return []
-    snap = node.cluster.replication.snapshot()
+    snap = node.applier_link.snapshot()
     uptime = int(time.monotonic() - node.started)
     threads = []
     if snap["io_running"] != "No":

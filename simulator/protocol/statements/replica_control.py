@@ -89,10 +89,10 @@ async def _start_stop(s: Statement) -> None:
     _default_channel(node, s.match["channel"])
     io, sql = _threads(s.match["threads"])
     starting = s.match["verb"].upper() == "START"
-    if node.role != "replica" and starting:
+    link = node.applier_link
+    if link is None and starting:
         raise SqlError(1200, _not_configured(node))
-    link = node.cluster.replication
-    if node.role != "replica" or not (link.start if starting else link.stop)(io, sql):
+    if link is None or not (link.start if starting else link.stop)(io, sql):
         s.warnings.append(_ALREADY_RUNNING if starting else _ALREADY_STOPPED)
 
 
@@ -125,13 +125,13 @@ async def _change_source(s: Statement) -> None:
     options = _options(node, s.match["options"])
     _require_admin(s)
     _default_channel(node, s.match["channel"])
-    if node.role != "replica":
+    link = node.applier_link
+    if link is None:
         word = " ".join(s.match["word"].upper().split())
         raise SqlError(
             1235, f"This version of MySQL doesn't yet support 'CHANGE {word} on an SQL node "
             "that is not the replica cluster's applier'"
         )  # fmt: skip
-    link = node.cluster.replication
     if link.io_running() != "No":
         words = ("replica", "REPLICA") if new_words(node) else ("slave", "SLAVE")
         raise SqlError(
@@ -179,14 +179,14 @@ async def _purge(s: Statement) -> None:
         raise SqlError(1064, syntax_near(s.sql.strip().split(None, 1)[1]))
     dynamic = ("BINLOG_ADMIN",) if _server(node) >= (8, 0) else ()
     privileges.require_global(s.session, "SUPER", *dynamic)
-    if node.role != "source":
+    if node.binlog_link is None:
         return
     before = None
     if s.match["before"] is not None:
         before = await _unix_time(s, s.match["before"])
     to = string_literal(s.match["to"]) if s.match["to"] else None
     try:
-        node.cluster.replication.purge(node.node_id, to, before)
+        node.binlog_link.purge(node.node_id, to, before)
     except KeyError:
         raise SqlError(1373, "Target log not found in binlog index") from None
 

@@ -43,8 +43,8 @@ async def _replica_status(s: Statement) -> WireResult:
     replica = s.match["word"].upper() == "REPLICA"
     columns = replies.replica_status(node.version, replica)
     rows = []
-    if node.role == "replica":
-        values = replica_status_values(node, node.cluster.replication.snapshot())
+    if node.applier_link is not None:
+        values = replica_status_values(node, node.applier_link.snapshot())
         rows.append(tuple(values.values())[: len(columns)])
     return plain(columns, rows)
 
@@ -56,8 +56,8 @@ async def _binary_log_status(s: Statement) -> WireResult:
     new_words = s.match["word"].upper().startswith("BINARY")
     columns = replies.binary_log_status(node.version, new_words)
     rows = []
-    if node.role == "source":
-        view = node.cluster.replication.binlog_view(node.node_id)
+    if node.binlog_link is not None:
+        view = node.binlog_link.binlog_view(node.node_id)
         rows.append((view["binlog_file"], view["binlog_position"], "", "", ""))
     return plain(columns, rows)
 
@@ -71,10 +71,10 @@ async def _binary_logs(s: Statement) -> WireResult:
     if text.upper().startswith("SHOW MASTER") and _from_84(s):
         raise SqlError(1064, syntax_near(text[5:]))
     privileges.require_replication_client(s.session)
-    if node.role != "source":
+    if node.binlog_link is None:
         raise SqlError(1381, "You are not using binary logging")
     columns = infoschema.replication_columns("statements", "SHOW BINARY LOGS", node.version)
-    files = node.cluster.replication.binlog_view(node.node_id)["files"]
+    files = node.binlog_link.binlog_view(node.node_id)["files"]
     rows = [(name, size, "No")[: len(columns)] for name, size in files]
     return plain(columns, rows)
 
@@ -91,12 +91,12 @@ async def _replicas(s: Statement) -> WireResult:
         raise SqlError(1064, syntax_near(s.text[5:]))
     statement = "SHOW SLAVE HOSTS" if old_words else "SHOW REPLICAS"
     columns = infoschema.replication_columns("statements", statement, node.version)
-    link = node.cluster.replication
+    link = node.binlog_link
     rows = []
     # a replica is registered while its I/O thread is connected (its dump thread runs)
-    if node.role == "source" and _registered(link, node.node_id):
+    if link is not None and _registered(link, node.node_id):
         applier = link.replica.sql_node_id
-        replica_uuid = sysvars.server_uuid(applier, "replica")
+        replica_uuid = sysvars.server_uuid(applier, link.replica.server_id(applier))
         rows.append(
             (link.replica.server_id(applier), REPORT_HOST, link.replica_port,
              link.binlogs[node.node_id].server_id, replica_uuid)
@@ -124,7 +124,7 @@ def version_fact(name: str, node: SqlNode) -> Any:
 
 def binlog_epochs(node: SqlNode) -> str:
     """The Status of SHOW ENGINE NDBCLUSTER STATUS's `binlog` row on a binlog server."""
-    snap = node.cluster.replication.binlog_view(node.node_id)
+    snap = node.binlog_link.binlog_view(node.node_id)
     return (
         f"latest_epoch={snap['buffered_epoch']}, latest_trans_epoch={snap['last_commit_epoch']}, "
         f"latest_received_binlog_epoch={snap['received_epoch']}, "
@@ -167,7 +167,7 @@ def io_error_message(node: SqlNode, snap: dict[str, Any]) -> str:
     if error.errno == SOURCE_REFUSED:
         reason = error.detail.format(source="source" if new_words(node) else "master")
         return version_fact("source_refused_error", node).format(errno=error.errno, reason=reason)
-    channel = node.cluster.replication.channel
+    channel = node.applier_link.channel
     verb = "reconnecting" if channel.source_node is not None else "connecting"
     where = f"{channel.host}:{channel.port}"
     attempt, retries = snap["io_attempts"], version_fact("retry_count", node)
@@ -191,7 +191,7 @@ def sql_error_message(node: SqlNode, snap: dict[str, Any]) -> str:
     if error.errno == 1590:  # ER_REPLICA_INCIDENT, ER_SLAVE_INCIDENT before 8.0.26
         text = version_fact("incident_error", node)
         return text.format(incident="LOST_EVENTS", message=error.detail)
-    table = node.cluster.replication.source.dictionary.user_tables[0]
+    table = node.applier_link.source.dictionary.user_tables[0]
     applied = snap["applied"]
     return (
         f"Could not execute Update_rows event on table {table.database}.{table.name}; "
@@ -242,7 +242,7 @@ def last_sql_error(node: SqlNode, snap: dict[str, Any]) -> str:
 def replica_status_values(node: SqlNode, snap: dict[str, Any]) -> dict[str, Any]:
     """SHOW SLAVE STATUS of the replica, by the Master/Slave column names in the order of the
     columns (SHOW REPLICA STATUS renames them in the same order; 5.7 ends at Master_TLS_Version)."""
-    link = node.cluster.replication
+    link = node.applier_link
     channel = link.channel
     received, applied = snap["received"], snap["applied"]
     io_error, sql_error = snap["io_error"], snap["sql_error"]
@@ -321,20 +321,20 @@ def source_uuid(link: ReplicationLink) -> str:
     node_id = link.channel.source_node
     if node_id is None:
         return ""
-    return sysvars.server_uuid(node_id, "source" if node_id in link.binlogs else "")
+    return sysvars.server_uuid(node_id, link.source.server_id(node_id))
 
 
 def table_rows(node: SqlNode, name: str) -> list[tuple]:
     """Rows of a replication table on this SQL node (empty where it has no part in the link)."""
-    link = node.cluster.replication
+    link = node.cluster.inbound
     if link is None:
         return []
     snap = link.snapshot()
-    if name == "ndb_apply_status" and node.cluster is link.replica:
+    if name == "ndb_apply_status":
         # an NDB table: every SQL node of the replica cluster reads it; a row for each binlog
         # server the applier applied epochs from
         return list(snap["apply_status"])
-    if node.role != "replica":
+    if node.applier_link is None:
         return []
     columns = infoschema.replication_columns("tables", TABLES[name], node.version)
     if name == "replication_connection_status":
@@ -353,8 +353,8 @@ def fill_binlog_index(node: SqlNode, engine: Engine, target: str, table: TableDe
     """mysql.ndb_binlog_index of the binlog server (empty elsewhere): its rows are only added,
     and dropped oldest first with their binlog file, so a statement writes only the epochs
     written since the last one that read them (a day holds 864,000 rows)."""
-    link = node.cluster.replication
-    owner = node.node_id if node.role == "source" else None
+    link = node.binlog_link
+    owner = node.node_id if link is not None else None
     mark = engine.fill_marks.get(target)
     if owner is None:
         if mark != (None, 0):
@@ -397,7 +397,7 @@ def _io_service_state(snap: dict[str, Any]) -> str:
 
 
 def _connection_values(node: SqlNode, snap: dict[str, Any]) -> dict[str, Any]:
-    link = node.cluster.replication
+    link = node.applier_link
     error = snap["io_error"]
     io_thread = applier_threads.IO_PROCESS_ID + applier_threads.THREAD_ID_OFFSET
     return {

@@ -78,9 +78,9 @@ async def _engine(s: Statement) -> WireResult:
     if name in ("ndbcluster", "ndb"):
         privileges.require_global(s.session, "PROCESS")
         status = node.cluster.global_status(node.node_id)
-        if node.role == "source":
+        if node.binlog_link is not None:
             binlog = replication.binlog_epochs(node)
-        elif node.role == "replica":
+        elif node.applier_link is not None:
             binlog = None  # no binary log on the replica's SQL node
         else:
             binlog = replies.idle_binlog(status, node.cluster.checkpoints.epoch)

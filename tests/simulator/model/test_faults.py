@@ -4,6 +4,7 @@ and clearing it returns the cluster to healthy."""
 from __future__ import annotations
 
 import pytest
+from ndbsim.model import fault_effects
 from ndbsim.model.cluster import STEADY_GROWTH, Cluster, ClusterSpec, NodeError
 from ndbsim.model.faults import FaultError, Faults
 from ndbsim.versions import parse_version
@@ -252,7 +253,8 @@ def test_old_version(sim):
 def test_old_version_of_a_first_release_is_the_previous_minor():
     cluster = Cluster(ClusterSpec(data_nodes=2, tables=2), parse_version("9.7"))
     cluster.faults.set("old-version", node=1)
-    assert (cluster.ndb_version_text(1), cluster.ndb_version_text(2)) == ("9.6.0", "9.7.0")
+    releases = (fault_effects.node_release(cluster, 1), fault_effects.node_release(cluster, 2))
+    assert releases == ((9, 6, 0), (9, 7, 0))
 
 
 def test_old_config_generation(sim):

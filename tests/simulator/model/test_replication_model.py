@@ -18,6 +18,7 @@ class Pair:
         ops_per_second: float = 2000.0,
         binlog_servers: int = 1,
         max_binlog_size: int = 1 << 30,
+        active_active: bool = False,
     ) -> None:
         self.now = 1000.0
         version = parse_version(version_name)
@@ -25,8 +26,17 @@ class Pair:
         self.source = Cluster(source, version, clock=lambda: self.now)
         self.replica = Cluster(ClusterSpec(tables=4, seed=2), version, clock=lambda: self.now)
         self.link = ReplicationLink(self.source, self.replica, 157, binlog_servers, max_binlog_size)
+        self.back = ReplicationLink(self.replica, self.source, 157) if active_active else None
 
     def tick(self, seconds: float) -> dict:
+        """`seconds` later; an active-active pair's links each read every second, as the
+        appliers of both clusters commit one after the other."""
+        if self.back is not None:
+            for _ in range(int(seconds)):
+                self.now += 1
+                self.link.snapshot()
+                self.back.snapshot()
+            return self.link.snapshot()
         self.now += seconds
         return self.link.snapshot()
 
@@ -224,11 +234,15 @@ def test_conflicts_move_the_applying_sql_nodes_counters(pair):
     pair.tick(10)
     values = pair.replica.global_status()
     assert values["Ndb_conflict_fn_epoch2"] == 30
+    assert values["Ndb_conflict_epoch_delete_delete_count"] == 3
     assert "Ndb_conflict_trans_row_conflict_count" not in values  # 0, the server's start value
     assert values["Ndb_conflict_last_conflict_epoch"] > 0
-    assert values["Ndb_conflict_refresh_op_count"] == 30  # NDB$EPOCH2 refreshes each row
+    # refresh and reflected operations are counted where the secondary applies them
+    assert "Ndb_conflict_refresh_op_count" not in values
+    assert "Ndb_conflict_reflected_op_prepare_count" not in values
     # the max replicated epoch, 0 one-way, not the applied epoch
     assert values["Ndb_conflict_last_stable_epoch"] == 0
+    assert values["Ndb_replica_max_replicated_epoch"] == 0
     assert not any(name.startswith("Ndb_conflict") for name in pair.source.global_status())
     pair.source.faults.clear("conflicts")
     pair.tick(10)
@@ -269,10 +283,80 @@ def test_only_transactional_functions_move_the_trans_counters(pair):
     # an epoch with a conflict commits after one dependency-tracking pass
     rejected = values["Ndb_conflict_trans_reject_count"]
     assert 0 < rejected < 30 < values["Ndb_conflict_trans_row_reject_count"]
-    assert values["Ndb_conflict_refresh_op_count"] == values["Ndb_conflict_trans_row_reject_count"]
     commits = values["Ndb_conflict_trans_conflict_commit_count"]
     assert 0 < commits <= rejected and values["Ndb_conflict_trans_detect_iter_count"] == commits
     assert values["Ndb_conflict_last_stable_epoch"] == 0
+
+
+# --- an active-active pair: the replica cluster the primary, the source the secondary ----------
+
+
+@pytest.fixture
+def circle() -> Pair:
+    pair = Pair(active_active=True)
+    pair.tick(5)
+    return pair
+
+
+def conflict_values(cluster) -> dict[str, int]:
+    values = cluster.global_status()
+    return {
+        name.removeprefix("Ndb_conflict_"): value
+        for name, value in values.items()
+        if name.startswith("Ndb_conflict_") or name == "Ndb_replica_max_replicated_epoch"
+    }
+
+
+def test_each_cluster_sees_its_own_epochs_come_back_round(circle):
+    """Without conflicts, each commit makes the max replicated epoch the last stable one."""
+    circle.tick(10)
+    for cluster in (circle.source, circle.replica):
+        values = conflict_values(cluster)
+        max_rep = values["Ndb_replica_max_replicated_epoch"]
+        assert 0 < max_rep <= cluster.checkpoints.epoch
+        assert values["last_stable_epoch"] == max_rep and values["last_conflict_epoch"] == 0
+    assert circle.source.server_id(50) == 1 and circle.replica.server_id(50) == 101
+
+
+def test_conflicts_on_the_primary_are_resolved_on_the_secondary(circle):
+    """The primary finds the rows in conflict and logs refresh and reflected operations; the
+    secondary applies them; the pair has converged once the primary's epoch of its last
+    conflict has come back round (its last stable epoch reaches its last conflict epoch)."""
+    circle.source.faults.set("conflicts")
+    circle.tick(10)
+    primary, secondary = conflict_values(circle.replica), conflict_values(circle.source)
+    assert primary["fn_epoch2"] == 30 and primary["epoch_delete_delete_count"] == 3
+    assert primary["last_conflict_epoch"] > primary["last_stable_epoch"]
+    assert "refresh_op_count" not in primary and "fn_epoch2" not in secondary
+    assert secondary["refresh_op_count"] >= 24 and secondary["reflected_op_prepare_count"] >= 24
+    assert secondary["last_conflict_epoch"] > 0
+    circle.source.faults.clear("conflicts")
+    circle.tick(5)
+    primary, secondary = conflict_values(circle.replica), conflict_values(circle.source)
+    assert primary["fn_epoch2"] == 30
+    assert primary["last_stable_epoch"] >= primary["last_conflict_epoch"] > 0
+    assert secondary["refresh_op_count"] == 27  # the rows not deleted on both sides
+    assert secondary["last_stable_epoch"] >= secondary["last_conflict_epoch"] > 0
+
+
+def test_a_stopped_secondary_keeps_the_pair_apart(circle):
+    """With the secondary's SQL thread stopped (a fault of the link from the primary), the
+    realignment never comes back: the primary does not converge, and the secondary counts
+    nothing until it runs again."""
+    circle.source.faults.set("conflicts")
+    circle.replica.faults.set("replica-sql-error")
+    circle.tick(10)
+    circle.source.faults.clear("conflicts")
+    circle.tick(10)
+    primary, secondary = conflict_values(circle.replica), conflict_values(circle.source)
+    assert primary["fn_epoch2"] == 30
+    assert primary["last_stable_epoch"] < primary["last_conflict_epoch"]
+    assert "refresh_op_count" not in secondary
+    circle.replica.faults.clear("replica-sql-error")
+    circle.tick(5)
+    primary, secondary = conflict_values(circle.replica), conflict_values(circle.source)
+    assert secondary["refresh_op_count"] == 27
+    assert primary["last_stable_epoch"] >= primary["last_conflict_epoch"]
 
 
 def test_an_unknown_conflict_function_is_refused(pair):

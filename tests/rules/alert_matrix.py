@@ -107,7 +107,9 @@ class Row:
     `CLUSTER` stands for its `cluster` label matcher) once its alerts are active, or at the end
     of its quiet time: what the cluster said that decides the row (an arbitration's result
     code, a forced stop's error). `evidence_seconds`: how long the evidence is waited for, when
-    longer than a fault's alerts. `quiet_seconds`: how long a row without alerts is watched."""
+    longer than a fault's alerts. `evidence_after_clear`: expressions alike that must return
+    a series once the fault is cleared and the alerts resolved (an active-active pair that
+    has converged). `quiet_seconds`: how long a row without alerts is watched."""
 
     name: str
     steps: tuple[Step, ...]
@@ -121,6 +123,7 @@ class Row:
     final: bool = False  # the cluster is not brought back: the last row of its cluster
     evidence: tuple[str, ...] = ()
     evidence_seconds: float | None = None
+    evidence_after_clear: tuple[str, ...] = ()
     quiet_seconds: float | None = None
     # alerts that may go pending while the change settles (their `for` keeps them from firing)
     settling: frozenset[str] = frozenset()
@@ -162,6 +165,12 @@ def arbitrated(code: str) -> str:
     return f'increase(ndb_mgmd_arbitration_results_total{{CLUSTER, code="{code}"}}[10m]) > 0'
 
 
+# Evidence: an SQL node of an active-active pair whose last conflict epoch has come back round,
+# its last stable epoch at or past it (ndb_replica.cc Channel::update_global_state).
+CONVERGED = (
+    "ndb_sql_conflict_last_stable_epoch{CLUSTER} - ndb_sql_conflict_last_conflict_epoch{CLUSTER}"
+    " >= 0 and ndb_sql_conflict_last_conflict_epoch{CLUSTER} > 0"
+)
 # A schema change shows at once on the SQL node that runs it (its Com_alter_table moves the ddl
 # signal); elsewhere (a copy's #sql- table is hidden from information_schema.TABLES) only once
 # the objects signal is read: at the refresh maximum age (120 s in the matrix), at most one
@@ -238,6 +247,15 @@ ROWS: tuple[Row, ...] = (
         fault("conflicts"),
         {"NdbReplicationConflicts"},
         lingers=True,
+        note="an active-active pair: the primary (the replica cluster) finds the rows in "
+        "conflict, the secondary applies its refresh and reflected operations, and once the "
+        "primary's epochs come back round the pair has converged",
+        evidence=(
+            "ndb_sql_conflict_delete_delete_total{CLUSTER} > 0",
+            "ndb_sql_conflict_refresh_operations_total{CLUSTER} > 0",
+            'ndb_sql_conflict_reflected_operations_total{CLUSTER, outcome="prepared"} > 0',
+        ),
+        evidence_after_clear=(CONVERGED,),
     ),
     # --- failover to a standby binlog server (ndbsim --replica --binlog-servers 2)
     _row(

@@ -211,7 +211,7 @@ class Lane:
             outcome.problems += scope_problems(alerts, row.alerts)
         if outcome.seconds_to_active is not None:
             outcome.problems += self.target.judge(row.alerts)
-        outcome.problems += self.missing_evidence(row)
+        outcome.problems += self.missing_evidence(row.evidence, row.evidence_seconds)
         if extra:
             outcome.problems.append(f"active though not expected: {sorted(extra)}")
         if starts:
@@ -219,12 +219,13 @@ class Lane:
         if not row.final:
             self.resolve(row, outcome)
 
-    def missing_evidence(self, row: Row) -> list[str]:
-        """The row's evidence expressions that return no series of its cluster, waited for as
-        long as a fault's alerts (the exporters read the cluster log as it comes)."""
+    def missing_evidence(self, evidence: tuple[str, ...], seconds: float | None) -> list[str]:
+        """The evidence expressions that return no series of the lane's clusters, waited for
+        `seconds` or as long as a fault's alerts (the exporters read the cluster log as it
+        comes)."""
         matcher = f'cluster=~"{"|".join(sorted(self.target.clusters))}"'
-        missing = [expr.replace("CLUSTER", matcher) for expr in row.evidence]
-        deadline = time.monotonic() + (row.evidence_seconds or FAULT_SECONDS)
+        missing = [expr.replace("CLUSTER", matcher) for expr in evidence]
+        deadline = time.monotonic() + (seconds or FAULT_SECONDS)
         while missing and time.monotonic() < deadline:
             missing = [
                 expr for expr in missing if not all(e.query(expr) for e in self.evaluators.values())
@@ -248,6 +249,7 @@ class Lane:
                 outcome.problems.append(f"not resolved within {RESOLVE_SECONDS:.0f} s: {left}")
                 break
             time.sleep(POLL_SECONDS)
+        outcome.problems += self.missing_evidence(row.evidence_after_clear, None)
         self.lingering |= row.lingers | row.after_clear
 
 

@@ -10,7 +10,9 @@ with only the targets replaced (and the rules read from the repository).
 - lanes of faults (LANES), each a simulated cluster whose rows run one after another, at
   wall-clock speed but for `fast` (ndbsim 10x faster, for the checkpoint and 30-minute
   uptime rows, with the configuration drift of one data node set at its start and the disk
-  write speed fixed, MinDiskWriteSpeed = MaxDiskWriteSpeed); `triple`,
+  write speed fixed, MinDiskWriteSpeed = MaxDiskWriteSpeed); `link`, the replication lane's
+  pair, replicating both ways (--active-active: the replica cluster the NDB$EPOCH2 primary,
+  the source cluster's targets naming it their `source_cluster` too); `triple`,
   three data nodes in one node group of three replicas, with a replica cluster (its source's
   first SQL node a binlog server).
 
@@ -62,7 +64,7 @@ DISK_DATA, NO_DISK_DATA = ("--tables", "8"), ("--tables", "4")
 # ndbsim -> (speed, --replica, extra args)
 SIMS: dict[str, tuple[int, bool, tuple[str, ...]]] = {
     "healthy": (1, True, NO_DISK_DATA),
-    "link": (1, True, NO_DISK_DATA),
+    "link": (1, True, (*NO_DISK_DATA, "--active-active")),
     "space": (1, True, DISK_DATA),
     "nodes": (1, True, NO_DISK_DATA),
     "fast": (
@@ -262,9 +264,13 @@ def _exporter_args(sim: Ndbsim, side: str, speed: int) -> list[str]:
 
 
 def _labels(sim: str, side: str, node: int) -> dict[str, str]:
+    """A target's labels: a replica cluster's SQL nodes name their source cluster, and so do
+    the source cluster's of an active-active pair, the replica cluster's replica."""
     labels = {"cluster": cluster_name(sim, side), "instance": f"{cluster_name(sim, side)}-{node}"}
     if side == "replica":
         labels["source_cluster"] = sim
+    elif "--active-active" in SIMS[sim][2]:
+        labels["source_cluster"] = cluster_name(sim, "replica")
     return labels
 
 

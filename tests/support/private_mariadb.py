@@ -54,7 +54,10 @@ class MariaDB:
 def start(datadir: Path) -> MariaDB:
     """Initialise ``datadir`` and start a server on it. The tests' accounts are for
     127.0.0.1, so neither step resolves host names: mariadb-install-db gives up when the
-    machine's host name does not resolve."""
+    machine's host name does not resolve. Its temporary files go into a directory of its own
+    beside the data directory, away from those of any other server on the machine."""
+    tmpdir = datadir.parent / f"{datadir.name}-tmp"
+    tmpdir.mkdir(exist_ok=True)
     installed = subprocess.run(
         [
             _binary("mariadb-install-db"),
@@ -64,6 +67,7 @@ def start(datadir: Path) -> MariaDB:
             "--auth-root-authentication-method=socket",
             "--skip-test-db",
             "--skip-name-resolve",
+            f"--tmpdir={tmpdir}",
         ],
         capture_output=True,
         text=True,
@@ -85,6 +89,7 @@ def start(datadir: Path) -> MariaDB:
             "--skip-log-bin",
             "--skip-name-resolve",
             "--innodb-buffer-pool-size=64M",
+            f"--tmpdir={tmpdir}",
             f"--log-error={datadir / 'error.log'}",
             f"--pid-file={datadir / 'mysqld.pid'}",
         ],

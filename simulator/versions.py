@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SUPPORTED = ("7.5.4", "7.6", "8.0", "8.4", "9.7")
+MYSQL_NDB = ("7.5.4", "7.6", "8.0", "8.4", "9.7")
+SUPPORTED = (*MYSQL_NDB, "rondb-22.10", "rondb-24.10")
 DEFAULT = "8.4"
 
 
@@ -77,6 +78,22 @@ def _make(series: str, ndb: tuple[int, int, int], version_string: str) -> NdbVer
     )
 
 
+def _rondb(series: str, release: tuple[int, int, int], base: tuple[int, int, int]) -> NdbVersion:
+    """A RonDB release on its MySQL NDB base: RonDB's MYSQL_VERSION file holds its own release,
+    which @@version (with the "-cluster" suffix of an NDB build, cmake/mysql_version.cmake) and
+    @@ndbinfo_version (storage/ndb/include/CMakeLists.txt splits the same numbers) carry; the
+    comment is the cmake default of a build without one."""
+    major, minor, build = release
+    return NdbVersion(
+        series=series,
+        ndb=base,
+        version_string=f"{major}.{minor:02d}.{build}-cluster",
+        version_comment="Source distribution",
+        ndbinfo_version=(major << 16) | (minor << 8) | build,
+        release=release,
+    )
+
+
 # 7.x SQL nodes are MySQL 5.7 servers with an "-ndb-<version>-cluster-gpl" suffix; from 8.0 on
 # the server and NDB versions are the same number.
 _VERSIONS = {
@@ -86,6 +103,9 @@ _VERSIONS = {
     "8.4": _make("8.4", (8, 4, 3), "8.4.3-cluster"),
     # the newest Innovation release the 9.x ndbinfo facts describe
     "9.7": _make("9.7", (9, 7, 0), "9.7.0-cluster"),
+    # RonDB's release notes: 22.10 is built on MySQL NDB 8.0.34, 24.10 on the 8.4 line
+    "rondb-22.10": _rondb("rondb-22.10", (22, 10, 12), (8, 0, 34)),
+    "rondb-24.10": _rondb("rondb-24.10", (24, 10, 15), (8, 4, 3)),
 }
 # "9.x" names the newest 9.x release
 _ALIASES = {"9.x": "9.7"}

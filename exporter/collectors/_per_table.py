@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .base import Context, MetricSpec, Row, add_value, number, text
+from .base import Context, MetricSpec, Option, Row, add_value, number, text
 
 
 def parse_tables(value: str) -> tuple[str, ...]:
@@ -24,6 +24,20 @@ def positive(value: str) -> int:
     if limit < 1:
         raise ValueError("the limit must be at least 1")
     return limit
+
+
+def table_options(largest: str) -> tuple[Option, Option]:
+    """The options ``limit`` (the N user tables `largest` names, 20 by default) and
+    ``tables`` (a db.table list instead)."""
+    return (
+        Option("limit", f"Export the N user tables {largest}.", 20, positive),
+        Option(
+            "tables",
+            "Export these tables instead (comma-separated db.table list).",
+            (),
+            parse_tables,
+        ),
+    )
 
 
 def params(ctx: Context) -> tuple[Any, ...]:

@@ -177,6 +177,8 @@ class Collector:
     # The same collector reading a newer ndbinfo object that holds what this one reads and
     # more (transporter_details for transporters): run instead where the target has it.
     newer: Collector | None = None
+    # The flavour whose ndbinfo alone has what it reads ("rondb"), None for every flavour.
+    flavour: str | None = None
 
     def for_target(self, target: TargetInfo) -> Collector:
         """This collector, or its ``newer`` form where the target has what that one reads."""
@@ -189,10 +191,11 @@ class Collector:
 
     def available(self, target: TargetInfo) -> bool:
         """True when the target has every object this collector reads, at a high enough
-        version, and the ndbcluster engine when the collector reads tables or SHOW statements
-        of the SQL node (``server_reads``)."""
+        version and flavour, and the ndbcluster engine when the collector reads tables or SHOW
+        statements of the SQL node (``server_reads``)."""
         return (
             target.ndb_version >= self.min_version
+            and self.flavour in (None, target.flavour)
             and all(obj in target.objects for obj in self.reads)
             and not (self.server_reads and target.ndb_visibility == "engine_absent")
         )

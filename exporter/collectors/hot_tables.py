@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ._per_table import params, parse_tables, per_table, positive
-from .base import Collector, Option, Row, counter
+from ._per_table import params, per_table, table_options
+from .base import Collector, Row, counter
 
 LABELS = ("db", "table")
 
@@ -74,14 +74,6 @@ COLLECTOR = Collector(
     sql=SQL,
     collect=collect,
     params=params,
-    options=(
-        Option("limit", "Export the N user tables with the most operations.", 20, positive),
-        Option(
-            "tables",
-            "Export these tables instead (comma-separated db.table list).",
-            (),
-            parse_tables,
-        ),
-    ),
+    options=table_options("with the most operations"),
     metrics=(KEY_READS, KEY_WRITES, SCANS, SCAN_ROWS, SCAN_ROWS_RETURNED),
 )

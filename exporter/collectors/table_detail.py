@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ._per_table import params, parse_tables, per_table, positive
+from ._per_table import params, per_table, table_options
 from .base import (
     Collector,
     Context,
-    Option,
     Row,
     SlowChanging,
     gauge,
@@ -100,15 +99,7 @@ COLLECTOR = Collector(
     sql=SQL,
     collect=collect,
     params=params,
-    options=(
-        Option("limit", "Export the N user tables using the most memory.", 20, positive),
-        Option(
-            "tables",
-            "Export these tables instead (comma-separated db.table list).",
-            (),
-            parse_tables,
-        ),
-    ),
+    options=table_options("using the most memory"),
     metrics=(MEMORY, FRAGMENTS, DEAD, NOT_PREFERRED),
     slow=SlowChanging(frozenset({"nodes", "ddl"})),
 )

@@ -18,6 +18,8 @@ from ndbsim.versions import NdbVersion
 from sqlglot import expressions as exp
 
 DATA_DIR = Path(__file__).parents[1] / "data" / "ndbinfo"
+# RonDB's own ndbinfo objects and names (no copy of ../shared: that has no RonDB)
+RONDB_NDBINFO = DATA_DIR.parent / "rondb" / "ndbinfo.json"
 SCHEMA = "ndbinfo"
 PREFIX = "ndb$"
 
@@ -99,7 +101,13 @@ _BASE_IDS = {
     "8.0": set(range(49)) | {50, 51},
     "8.4": set(range(52)),
     "9.7": set(range(52)),
+    # RonDB 22.10 is built on 8.0.34, before threadblock_details and transporter_details
+    # (8.0.37); RonDB's own tables come from RONDB_NDBINFO
+    "rondb-22.10": set(range(49)),
+    "rondb-24.10": set(range(52)),
 }
+# MySQL NDB 8.0 before transporter_details (8.0.37): the schema's "8.0.3x" variant
+_BEFORE_TRANSPORTER_DETAILS = (8, 0, 37)
 
 # Base table columns added in 9.x: the 9.x transporter_details view selects them; the base
 # table types were not retrieved, so they are the view's derived types.
@@ -343,9 +351,14 @@ def catalog_for(version: NdbVersion) -> Catalog:
             extra = tuple(Column(col, typ, True) for col, typ in added)
             objects[name] = TableDef(**{**table.__dict__, "columns": table.columns + extra})
 
+    early_80 = (8, 0) <= version.ndb < _BEFORE_TRANSPORTER_DETAILS
+    early = schema["version_variants"]["8.0.3x (e.g. 8.0.30-8.0.36)"] if early_80 else {}
     lookup_names = _LOOKUPS.get(version.series, tuple(schema["lookup_tables"]))
     for name in lookup_names:
-        objects[name] = _lookup_table(name, schema["lookup_tables"][name], version)
+        spec = schema["lookup_tables"][name]
+        absent = early.get("lookup_columns_absent", {}).get(name, ())
+        spec = {**spec, "columns": [c for c in spec["columns"] if c[0] not in absent]}
+        objects[name] = _lookup_table(name, spec, version)
 
     views = dict(schema["views"])
     if version.at_least(8, 3):
@@ -356,6 +369,19 @@ def catalog_for(version: NdbVersion) -> Catalog:
         views["transporters"] = tls["views_changed"]["transporters"]
     if version.at_least(9, 0):
         views["transporter_details"] = tls["views_changed"]["transporter_details"]
+    for name in early.get("views_absent", ()):
+        views.pop(name)
+    for lookup, absent in early.get("lookup_columns_absent", {}).items():
+        # a view that selects * from the lookup table lacks its columns too
+        for name, spec in views.items():
+            if spec["sql"].strip().upper().startswith("SELECT *") and lookup in spec["sql"]:
+                kept = [c for c in spec["column_details"] if c["name"] not in absent]
+                views[name] = {**spec, "column_details": kept}
+    if version.is_rondb:
+        rondb = json.loads(RONDB_NDBINFO.read_text())
+        for name, spec in rondb["base_tables"].items():
+            objects[name] = _base_table(name, spec, version)
+        views.update(rondb["views"])
     if version.series == "7.5.4":
         views = {n: views[n] for n in _VIEWS_7_5}
     elif version.series == "7.6":

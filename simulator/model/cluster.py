@@ -133,7 +133,9 @@ class Cluster:
         self._started: list[int] | None = None  # started_ids() until a node's state changes
         for node_id in self.topology.data_node_ids:
             started = -rnd.uniform(2 * 86400, 9 * 86400)
-            self.nodes[node_id] = DataNodeState(started_at=started, up_since=started, start_gci=2)
+            # a RonDB node that is not active (NodeActive=0) never started
+            state = STARTED if self.config[node_id].get("NodeActive", "1") == "1" else STOPPED
+            self.nodes[node_id] = DataNodeState(state, started, 0.0, started, start_gci=2)
         # the cluster started with the longest-running node; the others restarted since, so
         # restart_info has a completed restart for them
         first = min(s.started_at for s in self.nodes.values())
@@ -450,6 +452,8 @@ class Cluster:
             self.advance()
             if node_id in self.nodes:
                 s = self.nodes[node_id]
+                if self.config[node_id].get("NodeActive", "1") == "0":
+                    raise NodeError(f"data node {node_id} is not active (NodeActive=0)")
                 if s.state == STOPPED:
                     s.state = STARTING
                     self._state_changed()
@@ -502,16 +506,12 @@ class Cluster:
         (both ways when active-active), so one lock keeps readers from crossing orders."""
         self._lock = other._lock
 
-    def links(self) -> tuple[ReplicationLink, ...]:
-        """The replication links this cluster takes part in, as source or as replica."""
-        return tuple(link for link in (self.outbound, self.inbound) if link is not None)
-
     def server_id(self, node_id: int) -> int | None:
         """@@server_id of an SQL node: 1, 2, ... in its cluster (the replica cluster of ndbsim
         --replica counts from 101); None for a lone cluster's first SQL node, which keeps the
         version's default. A mysqld moved to another API slot keeps its server id there."""
         index = self.sql_node_ids.index(api_slots.mysqld_in(self, node_id))
-        if index == 0 and not self.links():
+        if index == 0 and self.outbound is None and self.inbound is None:
             return None
         return self.server_id_base + index + 1
 
@@ -605,8 +605,8 @@ class Cluster:
             values["Com_alter_table"] = sql.alter_tables
             for name, count in self.workload.read_only_counters(sql.read_ops).items():
                 values[name] += count
-            for link in self.links():
-                values.update(link.status_values(self, node_id))
+            for link in (self.outbound, self.inbound):
+                values.update(link.status_values(self, node_id) if link else {})
             return values
 
     def last_commit_epoch(self, node_id: int) -> int:

@@ -9,7 +9,7 @@ config_values shows the kernel's number ("1"/"0").
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ndbsim.versions import NdbVersion
 
@@ -20,6 +20,17 @@ TB16 = "17592186044416"
 V75 = (7, 5, 0)
 V76 = (7, 6, 0)
 V80 = (8, 0, 0)
+# RonDB sizes these at start from TotalMemoryConfig (or the host's memory) while
+# AutomaticMemoryConfig is on, its default: their defaults are 0 (RonDB's ConfigInfo.cpp;
+# Configuration.cpp calculate_automatic_memory)
+AUTOMATIC_MEMORY = (
+    "DataMemory",
+    "DiskPageBufferMemory",
+    "TransactionMemory",
+    "SharedGlobalMemory",
+    "RedoBuffer",
+    "LongMessageBuffer",
+)
 
 
 @dataclass(frozen=True)
@@ -38,12 +49,17 @@ class Param:
     # version-specific (default, minimum, maximum, status) for versions below the key
     older: dict[tuple[int, int, int], tuple[str, str, str, str]] = field(default_factory=dict)
     enum_values: tuple[str, ...] = ()
+    rondb_only: bool = False  # a parameter of RonDB's ConfigInfo.cpp alone
 
     def exists_in(self, version: NdbVersion) -> bool:
+        if self.rondb_only and not version.is_rondb:
+            return False
         return version.ndb >= self.since and (self.until is None or version.ndb < self.until)
 
     def for_version(self, version: NdbVersion) -> Param:
         """This parameter with the default/min/max/status of the given version."""
+        if version.is_rondb and self.name in AUTOMATIC_MEMORY:
+            return replace(self, default="0")
         for below in sorted(self.older):
             if version.ndb < below:
                 default, minimum, maximum, status = self.older[below]
@@ -78,6 +94,31 @@ def _s(name, number, default, description, **kw) -> Param:
 
 
 PARAMS: tuple[Param, ...] = (
+    # RonDB (mgmapi_config_parameters.h: CFG_NODE_ACTIVE 13, CFG_DB_TOTAL_MEMORY_CONFIG 698,
+    # CFG_DB_AUTO_MEMORY_CONFIG 699)
+    _b(
+        "NodeActive",
+        13,
+        "true",
+        "A node that is not active does not start until it is activated",
+        rondb_only=True,
+    ),
+    _u(
+        "TotalMemoryConfig",
+        698,
+        "0",
+        "0",
+        "70368744177664",
+        "Memory the data node sizes its memory from (0: the host's memory)",
+        rondb_only=True,
+    ),
+    _b(
+        "AutomaticMemoryConfig",
+        699,
+        "true",
+        "Size the memory parameters at start from TotalMemoryConfig",
+        rondb_only=True,
+    ),
     _u(
         "NodeId",
         3,
@@ -719,6 +760,11 @@ def params_for(version: NdbVersion) -> list[Param]:
     return sorted(
         (p.for_version(version) for p in PARAMS if p.exists_in(version)), key=lambda p: p.number
     )
+
+
+def mysql_default(name: str) -> str:
+    """The parameter's default on MySQL NDB (the newest release's)."""
+    return default_value(_BY_NAME[name.lower()])
 
 
 def lookup(name: str, version: NdbVersion) -> Param:

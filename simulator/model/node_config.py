@@ -4,12 +4,17 @@ the overrides of --config, and the limits raised to fit the dictionary."""
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from ndbsim.model import config_params
+from ndbsim.model.config_params import AUTOMATIC_MEMORY
 from ndbsim.model.dictionary import Dictionary
 from ndbsim.model.spec import ClusterSpec
 from ndbsim.model.topology import build_topology
 from ndbsim.versions import NdbVersion
+
+if TYPE_CHECKING:
+    from ndbsim.model.cluster import Cluster
 
 
 def build_config(spec: ClusterSpec, version: NdbVersion) -> dict[int, dict[str, str]]:
@@ -48,6 +53,9 @@ def build_config(spec: ClusterSpec, version: NdbVersion) -> dict[int, dict[str, 
     params = config_params.params_for(version)
     for node in topology.data_nodes:
         values = {p.name: config_params.default_value(p) for p in params}
+        if version.is_rondb:
+            # what automatic memory sizes them to: the MySQL NDB defaults
+            values.update({name: config_params.mysql_default(name) for name in AUTOMATIC_MEMORY})
         values.update(base)
         values["NodeId"] = str(node.node_id)
         values["HostName"] = node.hostname
@@ -95,3 +103,18 @@ def fit_data_memory(
         need = node_bytes[node_id] / 0.40
         if int(values["DataMemory"]) < need:
             values["DataMemory"] = str(math.ceil(need / step) * step)
+
+
+def reported(c: Cluster, node_id: int) -> dict[str, str]:
+    """The configuration of a data node as it reports it (config_values, the management
+    server's configuration): on RonDB with AutomaticMemoryConfig on, the memory parameters
+    that no --config sets read 0, their configured value, while the node runs with the sizes
+    it computed at start."""
+    values = c.config[node_id]
+    if not c.version.is_rondb or values.get("AutomaticMemoryConfig") != "1":
+        return values
+    explicit = {key.split("@")[0].lower() for key in c.spec.config}
+    return {
+        name: "0" if name in AUTOMATIC_MEMORY and name.lower() not in explicit else value
+        for name, value in values.items()
+    }

@@ -129,7 +129,8 @@ def _server_values(version: NdbVersion, sql_node_id: int, server_id: int | None)
         "relay_log_index": "/var/lib/mysql/ndbsim-relay-bin.index",
         "ndb_nodeid": sql_node_id,
         "ndb_version": version.ndbinfo_version,
-        "ndb_version_string": f"ndb-{version.ndb_text}",
+        # NDB_NDB_VERSION_STRING: "RonDB-22.10.12" on RonDB (ndb_version.h.in)
+        "ndb_version_string": f"{'RonDB' if version.is_rondb else 'ndb'}-{version.ndb_text}",
     }
 
 

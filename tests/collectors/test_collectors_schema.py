@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from ndbinfo_exporter.collectors import (
 from ndbinfo_exporter.collectors.base import Context, TargetInfo
 from ndbinfo_exporter.collectors.registry import all_collectors
 from ndbinfo_exporter.scrape.mgmd import reader as mgmd_reader
-from ndbsim.engine.catalog import catalog_for, load_json
+from ndbsim.engine.catalog import RONDB_NDBINFO, catalog_for, load_json
 from ndbsim.versions import SUPPORTED, parse_version
 from sqlglot import expressions as exp
 
@@ -67,6 +68,8 @@ def assert_reads_exist(collector, version, columns_of) -> None:
     names; None when ``version`` has no such object)."""
     if version.ndb < collector.min_version:
         pytest.skip(f"{collector.name} needs {collector.min_version}")
+    if collector.flavour not in (None, "rondb" if version.is_rondb else "mysql"):
+        pytest.skip(f"{collector.name} reads {collector.flavour}'s ndbinfo")
     for obj, columns in collector.reads.items():
         have = columns_of(obj)
         assert have is not None, f"ndbinfo.{obj} missing in {version.series}"
@@ -75,8 +78,18 @@ def assert_reads_exist(collector, version, columns_of) -> None:
 
 
 def _views_of(version) -> dict:
-    """The views of the shared schema, with the 8.4 / 9.x deltas for those versions."""
+    """The views of the shared schema, with the 8.4 / 9.x deltas for those versions; on RonDB
+    with its own views (ndbsim's simulator/data/rondb/ndbinfo.json: ../shared has no RonDB,
+    that file names the RonDB source of each)."""
     views = dict(SCHEMA["views"])
+    if version.is_rondb:
+        rondb = json.loads(RONDB_NDBINFO.read_text())["views"]
+        views.update(
+            {
+                name: {"columns": [[c["name"]] for c in spec["column_details"]]}
+                for name, spec in rondb.items()
+            }
+        )
     if version.at_least(8, 3):
         tls = SCHEMA["version_variants"]["8.4 / 9.x"]
         views.update(tls["views_added"])
@@ -166,19 +179,25 @@ def test_names_are_unique_across_collectors():
 
 
 def test_only_capped_collectors_are_labelled_by_table():
-    """Capped opt-in collectors (conflict_exceptions: its 10 fullest tables), and schema_changes, whose series exist only while a schema
-    change runs, at most MAX_TABLES of each kind."""
+    """Capped opt-in collectors (conflict_exceptions: its 10 fullest tables), schema_changes,
+    whose series exist only while a schema change runs, at most MAX_TABLES of each kind, and
+    RonDB's memory per database, on by default and capped at its 50 largest databases."""
     for collector in COLLECTORS:
         for spec in collector.metrics:
             by_table = {"db", "table"} & set(spec.labels)
             assert (
                 not by_table
                 or (
-                    collector.name in ("table_detail", "hot_tables")
+                    collector.name in ("table_detail", "hot_tables", "table_memory")
                     and not collector.default_enabled
                     and "limit" in {option.name for option in collector.options}
                 )
                 or (collector.name == "schema_changes" and schema_changes.MAX_TABLES <= 5)
+                or (
+                    collector.name == "database_memory"
+                    and spec.labels == ("db", "storage")
+                    and next(o.default for o in collector.options if o.name == "limit") <= 50
+                )
                 or (
                     collector.name == "conflict_exceptions"
                     and not collector.default_enabled

@@ -1,5 +1,5 @@
 """RonDB told from MySQL NDB Cluster, and every collector gated on RonDB as on the MySQL NDB
-release it is built on."""
+release it is built on, but those of RonDB's own views, on RonDB alone."""
 
 from __future__ import annotations
 
@@ -48,8 +48,14 @@ def test_the_flavour_its_release_and_the_mysql_ndb_release_gated_by(
     ],
 )
 def test_every_collector_is_gated_on_rondb_as_on_its_mysql_ndb_base(rondb, mysql):
+    """Alike on both flavours, but for the collectors of RonDB's own views: only on RonDB."""
     on_rondb, on_mysql = target(*rondb), target(*mysql)
     for collector in all_collectors():
+        if collector.flavour == "rondb":
+            assert not collector.available(on_mysql), collector.name
+            assert collector.available(on_rondb) == (collector.min_version <= on_rondb.ndb_version)
+            continue
+        assert collector.flavour is None, collector.name
         assert collector.available(on_rondb) == collector.available(on_mysql), collector.name
         assert collector.for_target(on_rondb).name == collector.for_target(on_mysql).name
 

@@ -8,7 +8,7 @@ import math
 import random
 from typing import TYPE_CHECKING
 
-from ndbsim.model import config_params, workload
+from ndbsim.model import config_params, node_config, workload
 from ndbsim.model.blocks import (
     DBLQH,
     DBSPJ,
@@ -250,7 +250,7 @@ def config_values(c: Cluster) -> list[dict]:
     return [
         {"node_id": n, "config_param": params[name], "config_value": value}
         for n in c.started_ids()
-        for name, value in sorted(c.config[n].items(), key=lambda kv: params[kv[0]])
+        for name, value in sorted(node_config.reported(c, n).items(), key=lambda kv: params[kv[0]])
         if value != ""
     ]
 

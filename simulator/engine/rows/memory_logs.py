@@ -97,7 +97,13 @@ def resources(c: Cluster) -> list[dict]:
             rows[0] = (0, 0, 0)
             rows.pop(8)
             rows.pop(9)
+        if c.version.is_rondb:
+            rows.update(_rondb_regions(c))
         _fill_pool(c, rows)
+        if c.version.is_rondb:
+            # TOTAL_GLOBAL_MEMORY: the whole global memory manager, every region together
+            reserved, used = (sum(r[i] for r in rows.values()) for i in range(2))
+            rows[0] = (reserved, used, reserved)
         for resource_id, (reserved, used_pages, maximum) in sorted(rows.items()):
             out.append(
                 {
@@ -111,6 +117,19 @@ def resources(c: Cluster) -> list[dict]:
                 }
             )
     return out
+
+
+def _rondb_regions(c: Cluster) -> dict[int, tuple[int, int, int]]:
+    """RonDB's own regions of the global memory manager (record_types.hpp), sized once at
+    start and capped there: SCHEMA_MEMORY for the dictionary's tables, BACKUP_SCHEMA_MEMORY,
+    REPLICATION_MEMORY (48 MiB per LDM thread, RonDB's Configuration.cpp)."""
+    tables = len(c.dictionary.dih)
+    replication = 48 * (1 << 20) // 32768 * c.ldm
+    return {
+        10: (2048, min(2048, 64 + tables), 2048),
+        11: (256, 4, 256),
+        12: (replication, replication // 20, replication),
+    }
 
 
 def _fill_pool(c: Cluster, rows: dict[int, tuple[int, int, int]]) -> None:

@@ -48,17 +48,22 @@ def _fragment_key(c: Cluster) -> dict[str, str]:
     }
 
 
+_FRAG_ROWS = f"ceil({_FRAGMENT_ROWS})::UBIGINT"
+_FIXED = "(d.row_bytes + 24)"  # a row's fixed part and its header
+_HASH_INDEX = f"greatest(1, ceil({_FRAG_ROWS} * 16 / 8192)) * 8192"
+
+
+def _alloc(size: str) -> str:
+    """Bytes of whole pages a fragment's rows of `size` bytes each take."""
+    return (
+        f"CASE WHEN {size} = 0 THEN 0 ELSE "
+        f"greatest(1, ceil({_FRAG_ROWS} * {size} / {PAGE})) * {PAGE} END"
+    )
+
+
 @fragment_view("ndb$frag_mem_use")
 def frag_mem_use(c: Cluster) -> Select:
-    frag_rows = f"ceil({_FRAGMENT_ROWS})::UBIGINT"
-    fixed = "(d.row_bytes + 24)"
-
-    def alloc(size: str) -> str:
-        return (
-            f"CASE WHEN {size} = 0 THEN 0 ELSE "
-            f"greatest(1, ceil({frag_rows} * {size} / {PAGE})) * {PAGE} END"
-        )
-
+    frag_rows, fixed, alloc = _FRAG_ROWS, _FIXED, _alloc
     return Select(
         {
             **_fragment_key(c),
@@ -72,9 +77,29 @@ def frag_mem_use(c: Cluster) -> Select:
             "var_elem_count": f"CASE WHEN d.var_bytes > 0 THEN {frag_rows} ELSE 0 END",
             "tuple_l2pmap_alloc_bytes": f"(ceil({frag_rows} * {fixed} / {PAGE}) + 1) * 8",
             "hash_index_l2pmap_alloc_bytes": f"(ceil({frag_rows} * 16 / 8192) + 1) * 8",
-            "hash_index_alloc_bytes": f"greatest(1, ceil({frag_rows} * 16 / 8192)) * 8192",
+            "hash_index_alloc_bytes": _HASH_INDEX,
         },
         _HOSTED + " ORDER BY r.node_id, r.table_id, r.fragment_id",
+    )
+
+
+@fragment_view("ndb$table_memory_usage")
+def table_memory_usage(c: Cluster) -> Select:
+    """RonDB: the memory of each fragment replica of a table (its rows, variable parts and
+    hash index in memory; the rows of a disk data table on disk), with its node group."""
+    return Select(
+        {
+            "table_id": "r.table_id",
+            "fragment_num": "r.fragment_id",
+            "nodegroup_id": "m.ng",
+            "in_memory_bytes": f"{_alloc(_FIXED)} + {_HASH_INDEX}"
+            f" + CASE WHEN d.disk THEN 0 ELSE {_alloc('d.var_bytes')} END",
+            "free_in_memory_bytes": f"{_alloc(_FIXED)} - {_FRAG_ROWS} * {_FIXED}",
+            "disk_memory_bytes": f"CASE WHEN d.disk THEN {_alloc('d.var_bytes')} ELSE 0 END",
+            "free_disk_memory_bytes": "0",
+        },
+        _HOSTED + " JOIN sim.members m ON m.node_id = r.node_id"
+        " ORDER BY r.node_id, r.table_id, r.fragment_id",
     )
 
 

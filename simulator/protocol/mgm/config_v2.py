@@ -18,7 +18,7 @@ import base64
 import struct
 from typing import TYPE_CHECKING
 
-from ndbsim.model import config_params
+from ndbsim.model import config_params, node_config
 from ndbsim.model.topology import API, MGM, NDB
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ def _parameter_entry(param: config_params.Param, raw: str) -> tuple[int, Value]:
 
 def _data_node_entries(c: Cluster, node: Node) -> Entries:
     entries: Entries = {}
-    for name, raw in c.config[node.node_id].items():
+    for name, raw in node_config.reported(c, node.node_id).items():
         if raw != "":
             param = config_params.lookup(name, c.version)
             entries[param.number] = _parameter_entry(param, raw)

@@ -633,6 +633,20 @@ def test_disk_page_buffer_hit_ratio_per_node_with_its_memory():
     )
 
 
+def test_disk_page_buffer_sized_by_automatic_memory():
+    """RonDB's DiskPageBufferMemory reads 0 in the configuration: the region the data node
+    reserved for it is its size."""
+    from prometheus_client.core import GaugeMetricFamily
+
+    reserved = GaugeMetricFamily("ndb_resource_reserved_bytes", "t", labels=["node_id", "resource"])
+    reserved.add_metric(["1", "DISK_PAGE_BUFFER"], 96 * 2**20)
+    families = disk_page_buffer({1: (99_000, 1_000)}, {1: 3600}, 0)
+    found = evaluate(with_families(cluster(), *families, reserved))["disk_page_buffer_hit_low"]
+    assert [(e.label, e.value) for e in found.evidence] == [
+        ("node 1", "99.0 % hits, 28 requests/s; DiskPageBufferMemory 96 MiB")
+    ]
+
+
 def uptimes(seconds: dict[int, float]):
     return node_gauge("ndb_data_node_uptime_seconds", seconds)
 

@@ -184,6 +184,18 @@ def _disk_page_requests(samples: Samples) -> dict[int, tuple[float, float, float
     return {n: (hits[n], misses.get(n, 0.0), uptime.get(n)) for n in hits}
 
 
+def _disk_page_buffer_bytes(samples: Samples) -> dict[int, float]:
+    """DiskPageBufferMemory per data node; where it reads 0 (RonDB's automatic memory sizes it
+    as the node starts), the DISK_PAGE_BUFFER region the node reserved for it."""
+    configured = samples.by_node("ndb_config_value", param="DiskPageBufferMemory")
+    sized = samples.by_node("ndb_resource_reserved_bytes", resource="DISK_PAGE_BUFFER")
+    return {
+        node: configured.get(node) or sized[node]
+        for node in configured.keys() | sized.keys()
+        if configured.get(node) or sized.get(node)
+    }
+
+
 def disk_page_buffer_hits(check: Check, inputs: Inputs) -> Finding:
     """The manual's hit ratio per data node, between the last two scrapes when the node ran
     through both (else since it started), for the nodes past their cache's warm-up that make
@@ -192,7 +204,7 @@ def disk_page_buffer_hits(check: Check, inputs: Inputs) -> Finding:
     if not now:
         return check.no_data("diskpagebuffer")
     before = _disk_page_requests(inputs.previous) if inputs.previous else {}
-    memory = inputs.samples.by_node("ndb_config_value", param="DiskPageBufferMemory")
+    memory = _disk_page_buffer_bytes(inputs.samples)
     evidence, low, judged = [], {}, 0
     for node, (hits, misses, uptime) in sorted(now.items()):
         seconds = uptime

@@ -121,11 +121,15 @@ def running_arbitrator(c: Cluster) -> int:
 
 def check_result(c: Cluster, survivors: list[int]) -> str:
     """The ArbitCode of Qmgr::handleArbitCheck over the surviving data nodes: the one-half
-    rule, then Dbdih::execCHECKNODEGROUPSREQ (ArbitCheck) over the node groups."""
-    alive, total = len(survivors), len(c.nodes)
+    rule, then Dbdih::execCHECKNODEGROUPSREQ (ArbitCheck) over the node groups. A data node
+    that is not active (RonDB's NodeActive=0) was never a member: it counts in neither."""
+    members = [n for n in c.nodes if c.config[n].get("NodeActive", "1") == "1"]
+    alive, total = len(survivors), len(members)
     if 2 * alive < total:
         return "LoseNodes"
-    groups = [[n in survivors for n in members] for members in c.topology.nodegroups.values()]
+    groups = [
+        [n in survivors for n in group if n in members] for group in c.topology.nodegroups.values()
+    ]
     if any(not any(g) for g in groups):
         return "LoseGroups"
     if any(all(g) for g in groups):

@@ -15,7 +15,7 @@ from ndbinfo_exporter.health.models import ClusterView, ConfigView, Finding
 from ndbinfo_exporter.health.parameters import config_view
 from ndbinfo_exporter.health.placement import Placement
 from ndbinfo_exporter.health.samples import Samples
-from ndbinfo_exporter.scrape.mgmd.reader import ManagementState
+from ndbinfo_exporter.scrape.mgmd.reader import ManagementState, active_family
 from ndbinfo_exporter.scrape.scraper import ScrapeResult
 
 
@@ -41,7 +41,9 @@ def assess(
     """The models of one scrape result (and of the one before it, for counter increases) and
     the findings of ``checks``. ``groups``: the node group of data nodes seen running before
     (a stopped node keeps it); the placement's replica sets place those never seen running."""
-    samples = Samples(result.families)
+    # which data nodes are active, as the management server's configuration says (RonDB)
+    configured = [active_family(management.configured)] if management is not None else []
+    samples = Samples([*result.families, *configured])
     before = Samples(previous.families) if previous is not None else None
     known = {**(groups or {}), **node_groups_seen(samples)}
     cluster = cluster_view(

@@ -67,6 +67,16 @@ def _node_info(samples: Samples) -> dict[int, dict[str, str]]:
     return {int(labels["node_id"]): labels for labels, _ in samples.select("ndb_node_info")}
 
 
+def inactive_data_nodes(samples: Samples) -> dict[int, int | None]:
+    """The data nodes the configuration has not active (RonDB's NodeActive=0, read from the
+    management server) and the node group it gives each."""
+    return {
+        int(labels["node_id"]): int(labels["nodegroup"]) if labels.get("nodegroup") else None
+        for labels, value in samples.select("ndb_mgmd_data_node_active")
+        if value == 0
+    }
+
+
 def data_nodes(samples: Samples, known_groups: Mapping[int, int]) -> list[DataNode]:
     """Every configured data node, running or not; stopped ones keep their known node group."""
     info = _node_info(samples)
@@ -84,15 +94,21 @@ def data_nodes(samples: Samples, known_groups: Mapping[int, int]) -> list[DataNo
     phases = samples.by_node("ndb_data_node_start_phase")
     uptimes = samples.by_node("ndb_data_node_uptime_seconds")
     restarting = restarts(samples, (n for n, state in states.items() if state == "STARTING"))
+    inactive = inactive_data_nodes(samples)
+    for node_id, group in inactive.items():
+        if group is not None:
+            groups.setdefault(node_id, group)
     nodes = []
     for node_id in sorted(ids):
         details = info.get(node_id, {})
+        stopped = "INACTIVE" if node_id in inactive else "STOPPED"
         nodes.append(
             DataNode(
                 node_id=node_id,
                 nodegroup=groups.get(node_id),
-                state=states.get(node_id, "STOPPED"),
+                state=states.get(node_id, stopped),
                 running=node_id in states,
+                active=node_id not in inactive,
                 start_phase=whole(phases.get(node_id)),
                 uptime_seconds=uptimes.get(node_id),
                 hostname=details.get("hostname") or None,

@@ -61,8 +61,16 @@ class DataNode(BaseModel):
     nodegroup: int | None = Field(
         None, description="Node group; kept from placement or earlier scrapes while stopped"
     )
-    state: str = Field(description="ndbinfo.nodes status, or STOPPED when the node has no row")
+    state: str = Field(
+        description="ndbinfo.nodes status, or STOPPED when the node has no row (INACTIVE for a"
+        " data node the configuration has not active: RonDB's NodeActive=0)"
+    )
     running: bool
+    active: bool = Field(
+        True,
+        description="False for a data node the configuration has not active (RonDB's"
+        " NodeActive=0, from the management server): it never starts until it is activated",
+    )
     start_phase: int | None = None
     uptime_seconds: float | None = None
     hostname: str | None = None

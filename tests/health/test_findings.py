@@ -53,6 +53,29 @@ def test_dead_replicas_finding_names_the_stopped_node():
     assert found["unbalanced_primaries"].status == "ok"
 
 
+def test_an_inactive_data_node_is_not_a_stopped_one():
+    """RonDB's NodeActive=0 (the management server's configuration): data node 2 never started;
+    its dead replicas and its place in node group 0 do not count, and the view says so."""
+    from ndbinfo_exporter.scrape.mgmd.configuration import DataNodeConfig
+    from ndbinfo_exporter.scrape.mgmd.reader import active_family
+    from prometheus_client.core import GaugeMetricFamily
+
+    dead = GaugeMetricFamily("ndb_replicas", "t", labels=["node_id", "state"])
+    dead.add_metric(["2", "dead"], 20)
+    configured = [DataNodeConfig(n, n != 2, 0 if n < 3 else 1) for n in (1, 2, 3, 4)]
+    result = with_families(cluster(stopped=(2,)), dead, active_family(configured))
+    found = evaluate(result, rows=placement_rows(stopped=(2,)), groups={2: 0})["dead_replicas"]
+    assert (found.status, found.summary) == ("ok", "Every fragment has all its replicas alive.")
+    evidence = {e.label: e.value for e in found.evidence}
+    assert evidence["not active"] == "data node 2"
+    assert evidence["dead replicas on active data nodes"] == "0"
+    (group,) = [g for g in view_of(result, None, {}).topology.node_groups if g.nodegroup == 0]
+    assert [(n.node_id, n.state, n.active) for n in group.nodes] == [
+        (1, "STARTED", True),
+        (2, "INACTIVE", False),
+    ]
+
+
 def test_efficiency_findings_fire_on_low_pruning_and_many_round_trips():
     first = cluster()
     second = later(

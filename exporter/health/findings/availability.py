@@ -133,24 +133,37 @@ CLUSTER_NOT_VISIBLE = Check(
 
 
 def dead_replicas(check: Check, inputs: Inputs) -> Finding:
-    fragments = inputs.samples.value("ndb_fragments_with_dead_replicas")
-    stopped = [
-        node.node_id
-        for group in inputs.cluster.topology.node_groups
-        for node in group.nodes
-        if not node.running
-    ] + [node.node_id for node in inputs.cluster.topology.unassigned_data_nodes if not node.running]
+    """Fragments with a dead replica and the data nodes stopped. A data node the configuration
+    has not active (RonDB's NodeActive=0) never started: neither it nor the replicas it would
+    hold count, so where the cluster has one the dead replicas are those of the active nodes."""
+    topology = inputs.cluster.topology
+    nodes = [*(n for g in topology.node_groups for n in g.nodes), *topology.unassigned_data_nodes]
+    inactive = {node.node_id for node in nodes if not node.active}
+    label, fragments = (
+        "fragments with dead replicas",
+        inputs.samples.value("ndb_fragments_with_dead_replicas"),
+    )
+    if inactive:
+        dead = inputs.samples.by_node("ndb_replicas", state="dead")
+        label = "dead replicas on active data nodes"
+        fragments = sum(v for n, v in dead.items() if n not in inactive) if dead else None
+    stopped = [node.node_id for node in nodes if not node.running and node.active]
     if fragments is None and not stopped:
         return check.no_data("fragments")
-    evidence = [Evidence(label="fragments with dead replicas", value=count(fragments))]
+    evidence = [Evidence(label=label, value=count(fragments))]
     if stopped:
         evidence.append(Evidence(label="stopped", value=named_nodes("data node", sorted(stopped))))
-    for group in inputs.cluster.topology.node_groups:
-        if group.running < len(group.nodes):
+    if inactive:
+        evidence.append(
+            Evidence(label="not active", value=named_nodes("data node", sorted(inactive)))
+        )
+    for group in topology.node_groups:
+        active = sum(node.active for node in group.nodes)
+        if group.running < active:
             evidence.append(
                 Evidence(
                     label=f"node group {group.nodegroup}",
-                    value=f"{group.running} of {len(group.nodes)} running",
+                    value=f"{group.running} of {active} running",
                 )
             )
     if inputs.placement is not None:

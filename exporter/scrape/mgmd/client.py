@@ -12,7 +12,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from ndbinfo_exporter import logs
-from ndbinfo_exporter.scrape.mgmd import protocol
+from ndbinfo_exporter.scrape.mgmd import configuration, protocol
+from ndbinfo_exporter.scrape.mgmd.configuration import DataNodeConfig
 from ndbinfo_exporter.scrape.mgmd.protocol import Event, NodeStatus, ProtocolError
 
 log = logging.getLogger(__name__)
@@ -68,6 +69,33 @@ async def get_status(address: Address) -> list[NodeStatus]:
         )
 
     return await _ask(address, protocol.command("get status"), read)
+
+
+# the client version `get config_v2` is asked with: NDB 8.4.3, which reads the v2 format
+CONFIG_CLIENT_VERSION = (8 << 16) | (4 << 8) | 3
+NODE_TYPE_UNKNOWN = -1  # NDB_MGM_NODE_TYPE_UNKNOWN: the exporter is no node of the cluster
+MAX_CONFIG_BYTES = 16 << 20
+
+
+async def get_config(address: Address) -> list[DataNodeConfig]:
+    """The data nodes of the cluster's configuration (`get config_v2`, as mgmapi's
+    ndb_mgm_get_configuration2 asks for it: `get config reply`, then Content-Length base64
+    characters and a newline); OSError, TimeoutError or ProtocolError when the management
+    server does not answer it. The caller bounds the time."""
+
+    async def read(reader: asyncio.StreamReader) -> list[DataNodeConfig]:
+        values = protocol.reply_values(await _read_reply(reader), "get config reply")
+        if values.get("result") != "Ok":
+            raise ProtocolError(f"get config: {values.get('result', 'no result')}")
+        length = int(values.get("Content-Length", "-1"))
+        if not 0 < length <= MAX_CONFIG_BYTES:
+            raise ProtocolError(f"get config: Content-Length {length}")
+        return configuration.data_nodes(await reader.readexactly(length))
+
+    request = protocol.command(
+        "get config_v2", {"version": CONFIG_CLIENT_VERSION, "nodetype": NODE_TYPE_UNKNOWN}
+    )
+    return await _ask(address, request, read)
 
 
 async def dump_events(address: Address, event_type: int) -> list[Event]:

@@ -16,6 +16,7 @@ from ndbinfo_exporter.collectors.base import MetricSpec, add_states, counter, ga
 from ndbinfo_exporter.scrape.mgmd import backup_progress, client
 from ndbinfo_exporter.scrape.mgmd.backup_progress import BackupProgress, BackupWatch
 from ndbinfo_exporter.scrape.mgmd.client import Address, Subscription
+from ndbinfo_exporter.scrape.mgmd.configuration import DataNodeConfig
 from ndbinfo_exporter.scrape.mgmd.event_log import EventLog, event_line
 from ndbinfo_exporter.scrape.mgmd.events import (
     ClusterLogState,
@@ -29,6 +30,8 @@ from ndbinfo_exporter.scrape.mgmd.protocol import NODE_STATES, Event, NodeStatus
 from prometheus_client.core import Metric
 
 STATUS_DEADLINE = 1.0  # longest a scrape waits for `get status`
+CONFIG_MAX_AGE = 300.0  # the configuration (which data nodes are active) is read again after
+CONFIG_DEADLINE = 5.0  # longest a scrape waits for it (once every CONFIG_MAX_AGE)
 MAX_CLUSTERS = 16  # management server sets read through /probe, the oldest dropped beyond
 
 UP = gauge(
@@ -46,6 +49,14 @@ START_PHASE = gauge(
     "ndb_mgmd_node_start_phase",
     "Start phase of a data node (meaningful while STARTING).",
     ("node_id",),
+)
+ACTIVE = gauge(
+    "ndb_mgmd_data_node_active",
+    "1 for a data node the cluster's configuration has active, 0 for one it has not (RonDB's"
+    " NodeActive=0: the node does not start until it is activated), with the node group the"
+    " configuration gives it ('' where it gives none); only where the configuration has the"
+    " parameter (RonDB).",
+    ("node_id", "nodegroup"),
 )
 CONNECT_COUNT = gauge(
     "ndb_mgmd_node_connect_count",
@@ -172,6 +183,7 @@ GCI_TIME = gauge(
 METRICS = (
     UP,
     NODE_STATUS,
+    ACTIVE,
     START_PHASE,
     CONNECT_COUNT,
     SUBSCRIPTION_UP,
@@ -222,6 +234,8 @@ class ManagementState:
     forced_stops: tuple[ForcedStop, ...] = ()  # each data node's last, by node id
     running_backup: StartedBackup | None = None
     backup_progress: BackupProgress | None = None  # the data nodes' last reports of it
+    # the data nodes of the configuration (get config_v2): which are active (RonDB)
+    configured: tuple[DataNodeConfig, ...] = ()
 
     @property
     def reachable(self) -> bool:
@@ -239,6 +253,8 @@ class MgmdReader:
         self._answered: tuple[tuple[str, bool], ...] = ()
         self._nodes: tuple[NodeStatus, ...] = ()
         self._read_at: float | None = None
+        self._config: tuple[DataNodeConfig, ...] = ()
+        self._config_at: float | None = None
         self.backup = BackupWatch(self.addresses)
 
     def _received(self, event: Event) -> None:
@@ -253,6 +269,7 @@ class MgmdReader:
         return [
             up_family(self._answered),
             *node_families(self._nodes),
+            active_family(self._config),
             *log_families(self.state, self.subscription),
             *self.backup.families(self.state),
         ]
@@ -271,9 +288,10 @@ class MgmdReader:
         first use."""
         self.subscription.start()
         deadline = max(0.1, min(STATUS_DEADLINE, timeout))
-        answers, _ = await asyncio.gather(
+        answers, _, _ = await asyncio.gather(
             asyncio.gather(*(self._status(a, deadline) for a in self.addresses)),
             self.backup.read(self.state, deadline),
+            self._read_config(max(0.1, min(CONFIG_DEADLINE, timeout))),
         )
         self._answered = tuple(
             (client.address_name(address), nodes is not None)
@@ -303,7 +321,21 @@ class MgmdReader:
             forced_stops=tuple(sorted(state.forced_stops.values(), key=lambda s: s.node_id)),
             running_backup=state.running_backup,
             backup_progress=self.backup.progress(state.running_backup),
+            configured=self._config,
         )
+
+    async def _read_config(self, deadline: float) -> None:
+        """The configuration's data nodes, from the first management server that gives them,
+        when the last read is older than CONFIG_MAX_AGE; kept as they were when none does."""
+        if self._config_at is not None and time.time() - self._config_at < CONFIG_MAX_AGE:
+            return
+        for address in self.addresses:
+            try:
+                nodes = await asyncio.wait_for(client.get_config(address), deadline)
+            except (OSError, TimeoutError, ProtocolError, ValueError, asyncio.IncompleteReadError):
+                continue
+            self._config, self._config_at = tuple(nodes), time.time()
+            return
 
     @staticmethod
     async def _status(address: Address, deadline: float) -> list[NodeStatus] | None:
@@ -322,6 +354,16 @@ def up_family(answered: Sequence[tuple[str, bool]]) -> Metric:
     for address, answered_it in answered:
         up.add_metric([address], 1.0 if answered_it else 0.0)
     return up
+
+
+def active_family(nodes: Sequence[DataNodeConfig]) -> Metric:
+    """``ndb_mgmd_data_node_active`` of the data nodes whose configuration says (RonDB)."""
+    active = ACTIVE.family()
+    for node in nodes:
+        if node.active is not None:
+            group = "" if node.nodegroup is None else str(node.nodegroup)
+            active.add_metric([str(node.node_id), group], 1.0 if node.active else 0.0)
+    return active
 
 
 def node_families(nodes: Sequence[NodeStatus]) -> list[Metric]:

@@ -12,7 +12,9 @@ const COMPACT_TOPOLOGY_NODES = 8;
 // stopped}], and each data node's colour.
 export const nodes = { layout: [], colour: {} };
 
+// A data node the configuration has not active (RonDB's NodeActive=0) is kept out on purpose.
 function stateClass(node) {
+  if (!node.active) return "inactive";
   if (!node.running) return "stopped";
   return node.state === "STARTED" ? "started" : "starting";
 }
@@ -22,7 +24,8 @@ function dataNodeTile(node) {
   if (node.hostname) meta.push(node.hostname);
   if (node.running && node.uptime_seconds !== null) meta.push(`up ${fmt.seconds(node.uptime_seconds)}`);
   if (node.running && node.state !== "STARTED" && node.start_phase !== null) meta.push(`phase ${node.start_phase}`);
-  const text = meta.join(" · ") || (node.running ? "" : "no row in ndbinfo.nodes");
+  const idle = node.active ? "no row in ndbinfo.nodes" : "not active (NodeActive=0)";
+  const text = meta.join(" · ") || (node.running ? "" : idle);
   const restart = node.restart ? restartText(node.restart) : null;
   return h("div", { class: `node ${stateClass(node)}`, "data-testid": `data-node-${node.node_id}`, "data-state": node.state, title: [text, restart].filter(Boolean).join("\n") || null },
     h("div", { class: "id" }, `Node ${node.node_id}`),
@@ -53,7 +56,7 @@ function schemaChangeText(c) {
 function nodeLayout(t) {
   const groups = t.node_groups.map((g) => ({
     label: `NG ${g.nodegroup}`, nodegroup: g.nodegroup, nodes: g.nodes.map((n) => n.node_id),
-    running: g.running, stopped: new Set(g.nodes.filter((n) => !n.running).map((n) => n.node_id)),
+    running: g.running, stopped: new Set(g.nodes.filter((n) => !n.running && n.active).map((n) => n.node_id)),
   }));
   if (t.unassigned_data_nodes.length) {
     groups.push({
@@ -68,10 +71,14 @@ function nodeLayout(t) {
 export function renderTopology(cluster) {
   const t = cluster.topology;
   const count = t.node_groups.reduce((sum, g) => sum + g.nodes.length, 0) + t.unassigned_data_nodes.length;
-  const groups = t.node_groups.map((g) =>
-    h("div", { class: `group${g.running < g.nodes.length ? " degraded" : ""}`, "data-testid": `nodegroup-${g.nodegroup}` },
-      h("h3", {}, `Node group ${g.nodegroup}`, h("span", { class: "running" }, ` ${g.running}/${g.nodes.length} running`)),
-      h("div", { class: "nodes" }, g.nodes.map(dataNodeTile))));
+  const groups = t.node_groups.map((g) => {
+    const active = g.nodes.filter((n) => n.active).length;
+    const inactive = g.nodes.length - active;
+    return h("div", { class: `group${g.running < active ? " degraded" : ""}`, "data-testid": `nodegroup-${g.nodegroup}` },
+      h("h3", {}, `Node group ${g.nodegroup}`, h("span", { class: "running" },
+        ` ${g.running}/${active} running${inactive ? ` · ${inactive} not active` : ""}`)),
+      h("div", { class: "nodes" }, g.nodes.map(dataNodeTile)));
+  });
   if (t.unassigned_data_nodes.length) {
     groups.push(h("div", { class: "group degraded" }, h("h3", {}, "Node group unknown"),
       h("div", { class: "nodes" }, t.unassigned_data_nodes.map(dataNodeTile))));

@@ -109,7 +109,9 @@ class Row:
     code, a forced stop's error). `evidence_seconds`: how long the evidence is waited for, when
     longer than a fault's alerts. `evidence_after_clear`: expressions alike that must return
     a series once the fault is cleared and the alerts resolved (an active-active pair that
-    has converged). `quiet_seconds`: how long a row without alerts is watched."""
+    has converged). `quiet_seconds`: how long a row without alerts is watched. `healthy`: a
+    row without alerts whose cluster the Overview, the view and `check` must call healthy
+    through its quiet time."""
 
     name: str
     steps: tuple[Step, ...]
@@ -124,6 +126,7 @@ class Row:
     evidence: tuple[str, ...] = ()
     evidence_seconds: float | None = None
     evidence_after_clear: tuple[str, ...] = ()
+    healthy: bool = False
     quiet_seconds: float | None = None
     # alerts that may go pending while the change settles (their `for` keeps them from firing)
     settling: frozenset[str] = frozenset()
@@ -170,6 +173,17 @@ def arbitrated(code: str) -> str:
 CONVERGED = (
     "ndb_sql_conflict_last_stable_epoch{CLUSTER} - ndb_sql_conflict_last_conflict_epoch{CLUSTER}"
     " >= 0 and ndb_sql_conflict_last_conflict_epoch{CLUSTER} > 0"
+)
+# ndbsim's RonDB as rondb-helm lays it out: NoOfReplicas 3, the third data node not active
+RONDB_HELM = (
+    "--ndb-version",
+    "rondb-22.10",
+    "--data-nodes",
+    "3",
+    "--replicas",
+    "3",
+    "--config",
+    "NodeActive=0@3",
 )
 # A schema change shows at once on the SQL node that runs it (its Com_alter_table moves the ddl
 # signal); elsewhere (a copy's #sql- table is hidden from information_schema.TABLES) only once
@@ -565,6 +579,26 @@ ROWS: tuple[Row, ...] = (
         (fault("backup-start-failure"), Step("backup")),
         {"NdbBackupFailed"},
         lingers=True,
+    ),
+    # --- RonDB 22.10 as rondb-helm lays it out: three replicas, the third data node not active
+    _row(
+        "rondb-inactive-replica",
+        Step("wait", params={"seconds": 1}),
+        set(),
+        ndbsim_args=RONDB_HELM,
+        healthy=True,
+        quiet_seconds=150,
+        note="node 3 configured but not active (NodeActive=0): no alert, HEALTHY, no finding "
+        "above info, check OK",
+    ),
+    _row(
+        "rondb-active-node-stopped",
+        stop(1),
+        {"NdbDataNodeDown", "NdbNodeGroupDegraded", "NdbDeadFragmentReplicas"},
+        after_clear=RESTARTED,
+        evidence=(arbitrated("WinChoose"),),
+        note="one of the two active data nodes: the node group on its last node, the "
+        "arbitrator keeps the survivor (WinChoose); the inactive node counts in neither",
     ),
     _row(
         "node-group-stopped",

@@ -72,6 +72,9 @@ class Target:
     sim_cluster: str | None = None  # "replica": the replica cluster of ndbsim --replica
     stop_exporter: Callable[[int], None] = lambda node: None
     judge: Callable[[frozenset[str]], list[str]] = lambda alerts: []
+    # what is wrong with the judges' verdicts on a cluster that must be healthy throughout the
+    # window given (a PromQL range)
+    judge_healthy: Callable[[str], list[str]] = lambda window: []
 
 
 @dataclass
@@ -211,6 +214,8 @@ class Lane:
             outcome.problems += scope_problems(alerts, row.alerts)
         if outcome.seconds_to_active is not None:
             outcome.problems += self.target.judge(row.alerts)
+        if row.healthy:
+            outcome.problems += self.target.judge_healthy(f"{int(time.monotonic() - began)}s")
         outcome.problems += self.missing_evidence(row.evidence, row.evidence_seconds)
         if extra:
             outcome.problems.append(f"active though not expected: {sorted(extra)}")

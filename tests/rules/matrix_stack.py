@@ -14,7 +14,8 @@ with only the targets replaced (and the rules read from the repository).
   pair, replicating both ways (--active-active: the replica cluster the NDB$EPOCH2 primary,
   the source cluster's targets naming it their `source_cluster` too); `triple`,
   three data nodes in one node group of three replicas, with a replica cluster (its source's
-  first SQL node a binlog server).
+  first SQL node a binlog server); `rondb`, RonDB 22.10 as rondb-helm lays it out (three
+  replicas configured, the third data node not active).
 
 Every target is scraped at its own phase (Prometheus spreads targets over the interval), the
 `ndb` job every 15 s from every SQL node, `ndb-cluster` every 30 s from every SQL node, by one
@@ -35,7 +36,7 @@ import yaml
 from ndb_harness import Exporter, Ndbsim, running_exporter, running_ndbsim, running_prometheus
 
 from tests.rules.alert_matrix import BY_NAME, EQUAL_DISK_WRITE_SPEEDS, Row
-from tests.rules.matrix_judges import SqlNodeJudge, judge_row, running_proxy
+from tests.rules.matrix_judges import SqlNodeJudge, healthy_problems, judge_row, running_proxy
 from tests.rules.matrix_runner import Target
 from tests.support.live_stack import PROMETHEUS_BUILDS, RULE_FILES, PrometheusBuild
 
@@ -74,6 +75,7 @@ SIMS: dict[str, tuple[int, bool, tuple[str, ...]]] = {
     ),
     "triple": (1, True, (*NO_DISK_DATA, "--data-nodes", "3", "--replicas", "3")),
     "beats": (1, False, NO_DISK_DATA),
+    "rondb": (1, False, (*NO_DISK_DATA, *BY_NAME["rondb-inactive-replica"].ndbsim_args)),
     "standby": (
         1,
         True,
@@ -188,6 +190,7 @@ LANES: dict[str, LanePlan] = {
             "arbitration-denied",
         ),
     ),
+    "rondb": LanePlan("rondb", "source", ("rondb-inactive-replica", "rondb-active-node-stopped")),
     "failover": LanePlan(
         "standby",
         "source",
@@ -251,6 +254,7 @@ class Deployment:
             None if plan.side == "source" else "replica",
             stop_exporter,
             lambda alerts: judge_row(alerts, evaluator, judges, clusters),
+            lambda window: healthy_problems(evaluator, judges, clusters, window),
         )
 
 

@@ -92,12 +92,28 @@ def _lcp_age() -> str:
     return f"max({committed_gci()} - on (cluster) {lcp}) and on () {writing}"
 
 
+def _inactive() -> str:
+    """The data nodes the configuration has not active (RonDB's NodeActive=0, from the
+    management server): kept out of the cluster on purpose, never counted as missing."""
+    return f"max by (node_id, nodegroup) ({sel('ndb_mgmd_data_node_active')}) == 0"
+
+
+def _running_by_group() -> str:
+    return f"max by (nodegroup) ({sel('ndb_nodegroup_running_data_nodes', NOT_SPARE)})"
+
+
+def _present_by_group() -> str:
+    """Each node group's data nodes running or not active: below NoOfReplicas an active one
+    is missing, as NdbNodeGroupDegraded judges it."""
+    running = _running_by_group()
+    return f"({running} + on (nodegroup) count by (nodegroup) ({_inactive()})) or {running}"
+
+
 def _node_group_state() -> str:
-    """2 while every node group runs all its replicas, 1 when one runs short, 0 when one has
-    none left (the cluster is down)."""
-    running = sel("ndb_nodegroup_running_data_nodes", NOT_SPARE)
-    fewest = f"min(max by (nodegroup) ({running}))"
-    return f"({fewest} > bool 0) + ({fewest} >= bool {_replicas()})"
+    """2 while every node group runs all its (active) replicas, 1 when one runs short, 0 when
+    one has none left (the cluster is down)."""
+    fewest, running = f"min({_present_by_group()})", f"min({_running_by_group()})"
+    return f"({running} > bool 0) + ({fewest} >= bool {_replicas()})"
 
 
 def _gcis_per_minute() -> str:
@@ -125,9 +141,8 @@ def _arbitration() -> str:
 def _short_node_groups(left: str) -> str:
     """Node groups running fewer data nodes than NoOfReplicas with ``left`` (a comparison)
     of them running, as NdbNodeGroupDegraded's two severities split them."""
-    running = sel("ndb_nodegroup_running_data_nodes", NOT_SPARE)
-    short = f"(max by (nodegroup) ({running}) < on () group_left () {_replicas()})"
-    return f"count({short} {left}) or vector(0)"
+    short = f"({_present_by_group()} < on () group_left () {_replicas()})"
+    return f"count(({_running_by_group()} {left}) and on (nodegroup) {short}) or vector(0)"
 
 
 LAST_REPLICA = "on their last data node"
@@ -135,7 +150,8 @@ SQL_NODES_DOWN = "SQL nodes not answering"
 
 
 def _status_stats() -> tuple[PanelSpec, ...]:
-    not_started = f"count({_configured('NDB')}) - (sum({_started()}) or vector(0))"
+    inactive = f"(count({_inactive()}) or vector(0))"
+    not_started = f"count({_configured('NDB')}) - {inactive} - (sum({_started()}) or vector(0))"
     mgm_missing = f"count({_configured('MGM')}) - (sum({_connected('MGM')}) or vector(0))"
     exporters = sel("up", 'job=~".*ndb.*"')
     sql_nodes = sel("ndb_up", per_cluster=True)
@@ -143,7 +159,8 @@ def _status_stats() -> tuple[PanelSpec, ...]:
         stat_panel(
             "Data nodes not started",
             "Configured data nodes that are not STARTED (down, starting or stopping), of the "
-            "data nodes in the configuration. One is enough to leave its node group without "
+            "data nodes in the configuration; RonDB's data nodes that are not active "
+            "(NodeActive=0) are kept out on purpose and not counted. One is enough to leave its node group without "
             "a replica (NdbDataNodeDown); the Data nodes dashboard shows which.",
             "none",
             q(_of_configured(not_started, "NDB"), "of {{configured}} configured", instant=True),
@@ -334,7 +351,8 @@ def _nodes_row(layout: Layout) -> None:
     status = sel("ndb_data_node_status")
     configured = _configured("NDB")
     not_running = (
-        f"count({configured} unless on (node_id) max by (node_id) ({status})) or vector(0)"
+        f"count({configured} unless on (node_id) max by (node_id) ({status})"
+        f" unless on (node_id) {_inactive()}) or vector(0)"
     )
     running = sel("ndb_nodegroup_running_data_nodes", NOT_SPARE)
     replicas = _replicas()
@@ -357,12 +375,11 @@ def _nodes_row(layout: Layout) -> None:
         timeseries_panel(
             "Node groups short of replicas",
             "Node groups running fewer data nodes than NoOfReplicas over time "
-            "(ndbinfo.membership), beside the fewest data nodes any node group runs. A node "
+            "(ndbinfo.membership; RonDB's data nodes that are not active count as present), beside the fewest data nodes any node group runs. A node "
             "group with one data node left has no redundancy; with none the cluster is down.",
             "none",
             q(
-                f"count(max by (nodegroup) ({running}) < on () group_left () {replicas})"
-                " or vector(0)",
+                f"count({_present_by_group()} < on () group_left () {replicas}) or vector(0)",
                 "node groups short of replicas",
             ),
             q(f"min(max by (nodegroup) ({running}))", "fewest data nodes in a node group"),

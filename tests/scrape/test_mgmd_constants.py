@@ -159,3 +159,27 @@ def test_dump_events_reply_is_read_by_the_header_and_keys_of_the_source():
     assert reply["reply_header"] == protocol.DUMP_EVENTS_REPLY
     values = {arg["name"]: "Ok" if arg["type"] == "String" else "3" for arg in reply["reply_args"]}
     assert protocol.dumped_event_count(values) == 3
+
+
+def test_get_config_is_asked_and_read_as_the_server_defines_it():
+    """`get config_v2` with the arguments getConfig_v2 takes (version mandatory, nodetype
+    optional), its reply read by the header and keys of the `get config reply` table."""
+    from ndbinfo_exporter.scrape.mgmd import client
+
+    (command,) = [c for c in table("commands")["commands"] if c["command"] == "get config_v2"]
+    args = {a["name"]: a["required"] for a in command["args"]}
+    request = protocol.command(
+        "get config_v2",
+        {"version": client.CONFIG_CLIENT_VERSION, "nodetype": client.NODE_TYPE_UNKNOWN},
+    )
+    sent = [line.split(":")[0] for line in request.decode().splitlines()[1:] if line]
+    assert args["version"] == "Mandatory" and set(sent) <= set(args)
+    (reply,) = [
+        r
+        for r in table("commands")["client_reply_tables"]
+        if r["reply_header"] == "get config reply"
+    ]
+    keys = {a["name"] for a in reply["reply_args"]}
+    assert {"result", "Content-Length", "Content-Transfer-Encoding"} <= keys
+    source = inspect.getsource(client.get_config)
+    assert '"get config reply"' in source and '"Content-Length"' in source

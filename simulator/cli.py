@@ -27,7 +27,6 @@ from ndbsim.model.faults import (
     DEFAULT_SEND_BUFFER_SHARE,
     DEFAULT_STUCK_PHASE,
     GROWTH,
-    LINK_FAULTS,
     POOLS,
     START_PHASES,
 )
@@ -216,11 +215,12 @@ def fault_parser() -> argparse.ArgumentParser:
     sub.add_parser("status", help="cluster status")
     sub.add_parser("replication", help="the replication link's epochs and threads")
     for action in sub.choices.values():
-        if action.prog.split()[-1] not in ("replication", *LINK_FAULTS):
+        if action.prog.split()[-1] != "replication":
             action.add_argument(
                 "--cluster",
                 choices=["source", "replica"],
-                help="the cluster of ndbsim --replica to act on (default source)",
+                help="the cluster of ndbsim --replica to act on (default source; a link fault "
+                "acts on the link from it with --active-active, else on the one link)",
             )
     return p
 

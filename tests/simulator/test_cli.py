@@ -163,6 +163,15 @@ def test_replication_fault_commands():
         assert sim.status()["faults"] == {}
 
 
+def test_a_link_fault_names_the_cluster_of_its_link():
+    """With --active-active, `--cluster replica` sets a link fault on the link back."""
+    with running_ndbsim("--active-active", replica=True, speed=20) as sim:
+        url = ["--control-url", sim.control_url]
+        assert run("fault", *url, "replica-sql-error", "--cluster", "replica").returncode == 0
+        assert sim.status(cluster="replica")["faults"] == {"replica-sql-error": {}}
+        assert sim.status()["faults"] == {}
+
+
 def test_replication_faults_need_the_replica():
     with running_ndbsim(speed=20) as sim:
         bad = run("fault", "--control-url", sim.control_url, "replica-sql-error")

@@ -94,3 +94,12 @@ def test_a_damaged_configuration_fails_its_checksum():
     blob[20] ^= 1
     with pytest.raises(ProtocolError, match="checksum"):
         data_nodes(base64.b64encode(bytes(blob)))
+
+
+def test_a_section_shorter_than_its_entries_is_refused():
+    """A section whose length word leaves out its last entry's value, checksum intact."""
+    short = words(3 + 1, 1, DATA) + words((INT << 28) | 3)
+    with pytest.raises(ProtocolError, match="truncated entry"):
+        data_nodes(
+            packed([short, section(API), section(MGM), section(TCP), section(SHM)], [], (0, 0, 0))
+        )

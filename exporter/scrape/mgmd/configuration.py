@@ -25,12 +25,12 @@ from ndbinfo_exporter.scrape.mgmd.protocol import ProtocolError
 MAGIC = b"NDBCONF2"
 HEADER_WORDS = 7
 INT, STRING, INT64 = 1, 2, 4  # ConfigSection value types
+TYPE_SHIFT, KEY_MASK = 28, 0x0FFFFFFF  # an entry's key word: its value type, its key
 DATA_NODE_SECTION = 1  # ConfigSection section type of a data node
 # mgmapi_config_parameters.h
 CFG_NODE_ID = 3
 CFG_NODE_ACTIVE = 13  # RonDB
 CFG_DB_NODEGROUP = 185
-NO_NODEGROUP = 65536  # a data node kept out of every node group (NodeGroup=65536)
 
 Value = int | str
 
@@ -94,29 +94,30 @@ def _sections(blob: bytes) -> dict[str, list[tuple[int, dict[int, Value]]]]:
 
 
 def _section(words: tuple[int, ...], at: int) -> tuple[tuple[int, dict[int, Value]], int]:
+    """The section at word `at` (its type and entries) and the word after it."""
     if at + 3 > len(words):
         raise ProtocolError("configuration: truncated section")
     length, count, kind = words[at : at + 3]
-    end, at, entries = at + length, at + 3, {}
-    for _ in range(count):
-        key_word = words[at] if at < end else None
-        if key_word is None:
-            raise ProtocolError("configuration: truncated entry")
-        kind_of_value, key = key_word >> 28, key_word & 0x0FFFFFFF
-        at += 1
-        if kind_of_value == INT:
-            entries[key], at = words[at], at + 1
-        elif kind_of_value == INT64:
-            entries[key], at = (words[at] << 32) | words[at + 1], at + 2
-        elif kind_of_value == STRING:
-            size = words[at]
-            text = struct.pack(f">{(size + 3) // 4}I", *words[at + 1 : at + 1 + (size + 3) // 4])
-            entries[key], at = (
-                text[: max(0, size - 1)].decode("utf-8", "replace"),
-                at + 1 + (size + 3) // 4,
-            )
-        else:
-            raise ProtocolError(f"configuration: unknown value type {kind_of_value}")
-    if at != end:
+    end = at + length
+    body, entries, i = words[at + 3 : end], {}, 0
+    try:
+        for _ in range(count):
+            value_type, key = body[i] >> TYPE_SHIFT, body[i] & KEY_MASK
+            if value_type == INT:
+                entries[key], i = body[i + 1], i + 2
+            elif value_type == INT64:
+                entries[key], i = (body[i + 1] << 32) | body[i + 2], i + 3
+            elif value_type == STRING:
+                size, padded = body[i + 1], (body[i + 1] + 3) // 4
+                text = struct.pack(f">{padded}I", *body[i + 2 : i + 2 + padded])
+                entries[key], i = (
+                    text[: max(0, size - 1)].decode("utf-8", "replace"),
+                    i + 2 + padded,
+                )
+            else:
+                raise ProtocolError(f"configuration: unknown value type {value_type}")
+    except (IndexError, struct.error):
+        raise ProtocolError("configuration: truncated entry") from None
+    if i != len(body) or end > len(words):
         raise ProtocolError("configuration: a section's length does not match its entries")
     return (kind, entries), end

@@ -40,13 +40,15 @@ def table_options(largest: str) -> tuple[Option, Option]:
     )
 
 
-def params(ctx: Context) -> tuple[Any, ...]:
+def params(ctx: Context, fq_names: bool = True) -> tuple[Any, ...]:
+    """The allowlist (twice) and the limit of the statement: the tables named, as ndbinfo's
+    fq_name writes them ("db/def/table") or, without ``fq_names``, as "db.table"; else the
+    largest ``limit``."""
     tables = ctx.options.get("tables") or ()
     if isinstance(tables, str):
         tables = parse_tables(tables)
-    allowlist = (
-        "," + ",".join(name.replace(".", "/def/", 1) for name in tables) + "," if tables else ""
-    )
+    names = (name.replace(".", "/def/", 1) if fq_names else name for name in tables)
+    allowlist = "," + ",".join(names) + "," if tables else ""
     limit = len(tables) if tables else int(ctx.options.get("limit", 20))
     return allowlist, allowlist, limit
 

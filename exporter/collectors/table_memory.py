@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ._per_table import parse_tables, table_options
+from ._per_table import params as table_params
+from ._per_table import table_options
 from ._rondb_memory import COLUMNS, memory
 from .base import Collector, Context, Row, SlowChanging, gauge
 
@@ -32,12 +33,8 @@ SQL = (
 
 
 def params(ctx: Context) -> tuple[Any, ...]:
-    tables = ctx.options.get("tables") or ()
-    if isinstance(tables, str):
-        tables = parse_tables(tables)
-    allowlist = "," + ",".join(tables) + "," if tables else ""
-    limit = len(tables) if tables else int(ctx.options.get("limit", 20))
-    return allowlist, allowlist, limit
+    """The allowlist as the view names tables: "db.table"."""
+    return table_params(ctx, fq_names=False)
 
 
 def collect(rows: list[Row], ctx: Context) -> Iterable:

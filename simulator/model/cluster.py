@@ -20,7 +20,7 @@ from ndbsim.model.dictionary import Dictionary, build_dictionary
 from ndbsim.model.faults import DEFAULT_ABORT_SHARE, START_PHASES, Faults
 from ndbsim.model.latency import Latency
 from ndbsim.model.memory import PAGE, memory_by_node
-from ndbsim.model.node_config import build_config, fit_data_memory, fit_limits
+from ndbsim.model.node_config import active, build_config, fit_data_memory, fit_limits
 from ndbsim.model.spec import ClusterSpec
 from ndbsim.model.start_phases import start_phase
 from ndbsim.model.topology import MGM, NDB, Topology, build_topology
@@ -134,7 +134,7 @@ class Cluster:
         for node_id in self.topology.data_node_ids:
             started = -rnd.uniform(2 * 86400, 9 * 86400)
             # a RonDB node that is not active (NodeActive=0) never started
-            state = STARTED if self.config[node_id].get("NodeActive", "1") == "1" else STOPPED
+            state = STARTED if active(self.config[node_id]) else STOPPED
             self.nodes[node_id] = DataNodeState(state, started, 0.0, started, start_gci=2)
         # the cluster started with the longest-running node; the others restarted since, so
         # restart_info has a completed restart for them
@@ -452,7 +452,7 @@ class Cluster:
             self.advance()
             if node_id in self.nodes:
                 s = self.nodes[node_id]
-                if self.config[node_id].get("NodeActive", "1") == "0":
+                if not active(self.config[node_id]):
                     raise NodeError(f"data node {node_id} is not active (NodeActive=0)")
                 if s.state == STOPPED:
                     s.state = STARTING

@@ -103,6 +103,10 @@ class ApplierConflicts:
         """Whether conflict handling counted anything (the Ndb_conflict_* counters show)."""
         return bool(self.rows) or self.refresh_ops > 0 or self.reflected_ops > 0
 
+    def whole_rows(self) -> dict[str, int]:
+        """Function -> whole rows in conflict."""
+        return {function: whole(rows) for function, rows in self.rows.items()}
+
     def status_values(self) -> dict[str, int]:
         """Ndb_conflict_* of the applying SQL node: one Ndb_conflict_fn_* per function (rows in
         conflict); the Ndb_conflict_trans_* counters for the transactional functions (*_TRANS):
@@ -111,7 +115,7 @@ class ApplierConflicts:
         conflict commits after one dependency-tracking pass (ndb_applier.cc
         atConflictPreCommit counts trans_detect_iter_count there; update_global_state counts
         the commit)."""
-        by_function = {f: whole(n) for f, n in self.rows.items()}
+        by_function = self.whole_rows()
         values = {
             "Ndb_conflict_fn_" + function.removeprefix("NDB$").lower(): count
             for function, count in by_function.items()
@@ -144,7 +148,7 @@ class ApplierConflicts:
         """Rows the primary's applier handled in conflict and logged to the exceptions tables:
         the rows in conflict of the row functions, and every row the transactional functions
         realign (handle_row_conflict: ROW_IN_CONFLICT and TRANS_IN_CONFLICT)."""
-        by_function = {f: whole(n) for f, n in self.rows.items()}
+        by_function = self.whole_rows()
         rows = sum(n for f, n in by_function.items() if not f.endswith("_TRANS"))
         trans_rows = sum(n for f, n in by_function.items() if f.endswith("_TRANS"))
         return rows + realigned(trans_rows)

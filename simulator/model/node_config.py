@@ -105,6 +105,12 @@ def fit_data_memory(
             values["DataMemory"] = str(math.ceil(need / step) * step)
 
 
+def active(values: dict[str, str]) -> bool:
+    """Whether a data node's configuration has it active (RonDB's NodeActive; always on MySQL
+    NDB, which has no such parameter)."""
+    return values.get("NodeActive", "1") == "1"
+
+
 def reported(c: Cluster, node_id: int) -> dict[str, str]:
     """The configuration of a data node as it reports it (config_values, the management
     server's configuration): on RonDB with AutomaticMemoryConfig on, the memory parameters

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ndbsim.model import ndbd_exit_codes
+from ndbsim.model import ndbd_exit_codes, node_config
 from ndbsim.model.cluster_log import DBDICT, DBDIH, DBLQH, DBTC
 from ndbsim.model.ndb_tables import arbit_codes, arbit_text
 
@@ -123,7 +123,7 @@ def check_result(c: Cluster, survivors: list[int]) -> str:
     """The ArbitCode of Qmgr::handleArbitCheck over the surviving data nodes: the one-half
     rule, then Dbdih::execCHECKNODEGROUPSREQ (ArbitCheck) over the node groups. A data node
     that is not active (RonDB's NodeActive=0) was never a member: it counts in neither."""
-    members = [n for n in c.nodes if c.config[n].get("NodeActive", "1") == "1"]
+    members = [n for n in c.nodes if node_config.active(c.config[n])]
     alive, total = len(survivors), len(members)
     if 2 * alive < total:
         return "LoseNodes"

@@ -598,7 +598,7 @@ class ReplicationLink:
                 "data_events": int(self.data_events),
                 "nondata_events": int(self.nondata_events),
                 "event_bytes": int(self.event_bytes),
-                "conflicts": sum(whole(n) for n in self.conflicts.rows.values()),
+                "conflicts": sum(self.conflicts.whole_rows().values()),
                 "applied_writes": int(self.applied_writes),
                 "applied_epochs": self.applied_epochs,
             }

@@ -11,7 +11,7 @@ import yaml
 
 _DURATION = re.compile(r"(\d+)(ms|s|m|h|d|w|y)")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
-_RANGE = re.compile(r"\[((?:\d+(?:ms|[smhdwy]))+)(?::((?:\d+(?:ms|[smhdwy]))+))?\]")
+_RANGE = re.compile(r"\[((?:\d+(?:ms|[smhdwy]))+)(?::((?:\d+(?:ms|[smhdwy]))*))?\]")
 _OFFSET = re.compile(r"\boffset\s+((?:\d+(?:ms|[smhdwy]))+)")
 _TIME_UNIT = re.compile(r'(?<![\w."])(3600|86400)(?![\w."])')
 
@@ -30,7 +30,7 @@ def _number(value: float) -> str:
 
 def compress_expr(expr: str, factor: float) -> str:
     """`expr` on a clock `factor` times faster. Rewrites, and nothing else:
-    - every range `[d]` and subquery range `[d:s]`: d (and s) divided by `factor`;
+    - every range `[d]` and subquery range `[d:s]` or `[d:]`: d (and s) divided by `factor`;
     - every `offset d`: d divided by `factor`;
     - the literals 3600 and 86400 (not part of a name, number or string): the seconds of an
       hour and of a day by which the rules turn Prometheus time (time(), per-second slopes)
@@ -43,7 +43,7 @@ def compress_expr(expr: str, factor: float) -> str:
         lambda m: (
             "["
             + _compressed(m[1], factor)
-            + (":" + _compressed(m[2], factor) if m[2] else "")
+            + (":" + _compressed(m[2], factor) if m[2] else ":" if m[2] == "" else "")
             + "]"
         ),
         expr,

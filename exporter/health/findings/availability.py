@@ -277,7 +277,10 @@ DATA_NODE_RESTARTED = Check(
     id="data_node_restarted",
     title="Data node restarted",
     severity="warning",
-    promql="max without (instance, job) (resets(ndb_data_node_uptime_seconds[15m])) > 0",
+    promql=(
+        "max without (instance, job)"
+        " (max_over_time(ndb_data_node_uptime_seconds[15m]) > ndb_data_node_uptime_seconds)"
+    ),
     sql="SELECT node_id, uptime, status, start_phase FROM ndbinfo.nodes ORDER BY uptime",
     guide="Runbook: NdbDataNodeRestarted, NdbDataNodeRestartLoop",
     advice=(

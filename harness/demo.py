@@ -2,7 +2,11 @@
 rules and Alertmanager when their programs are installed, until Ctrl-C. With ``--backend
 victoriametrics`` the same stack runs on VictoriaMetrics instead of Prometheus: vmagent
 scrapes the exporters into a VictoriaMetrics server, vmalert evaluates the same rule files
-and sends to Alertmanager, and the view's alert list follows vmalert.
+and sends to Alertmanager, and the view's alert list follows vmalert. With ``--backend
+thanos`` ndbsim's replication pair runs as two data centers: site A's Prometheus HA pair
+scrapes the source cluster, site B's Prometheus the replica cluster, each with the rules that
+read one cluster and a Thanos sidecar; Thanos Ruler evaluates the rules that join the two over
+Thanos Query, which the view's alert list follows (docs/scaling.md).
 
 Options the demo does not know are handed to ndbsim (``--data-nodes 8 --tables 2000``).
 Every process listens on a free port of 127.0.0.1 unless told otherwise, so the demo never
@@ -32,13 +36,14 @@ from ndb_harness.ports import HOST, free_port
 from ndb_harness.process import HarnessError, Process
 from ndb_harness.prometheus import running_alertmanager, running_prometheus
 from ndb_harness.simulator import Ndbsim, running_ndbsim
+from ndb_harness.thanos import running_sites, split_for_sites
 from ndb_harness.victoriametrics import VictoriaMetricsPrograms, running_victoriametrics_stack
 
 CLUSTER = "demo"
 REPLICA_CLUSTER = "dr"  # the replica cluster of --replica
 PROVISIONING = Path(__file__).resolve().parents[1] / "provisioning"  # in a source checkout
 PROMETHEUS = ("prometheus",)
-BACKENDS = ("prometheus", "victoriametrics")
+BACKENDS = ("prometheus", "victoriametrics", "thanos")
 # VictoriaMetrics' programs: on the PATH, or built by `make tools` in a source checkout
 VICTORIAMETRICS = ("victoria-metrics", "vmagent", "vmalert")
 TOOLS = PROVISIONING.parent / ".tools" / "bin"
@@ -50,14 +55,14 @@ DEMO_FLAGS = ("--collector.restart_info.phases=true",)
 
 @dataclass(frozen=True)
 class Monitoring:
-    """Prometheus or vmalert (with the project's rules) and Alertmanager, as far as they are
-    installed."""
+    """Prometheus, vmalert or Thanos (with the project's rules) and Alertmanager, as far as
+    they are installed."""
 
-    prometheus_url: str | None  # where the alerts are read: Prometheus or vmalert
+    prometheus_url: str | None  # where the alerts are read: Prometheus, vmalert, Thanos Query
     alertmanager_url: str | None
     left_out: list[str]  # one line each: what is not running and why
     processes: list[Process]
-    victoriametrics_url: str | None = None  # the server, when vmalert evaluates the rules
+    links: list[tuple[str, str]]  # (what, URL) of each page the banner shows
 
 
 def find_program(names: Sequence[str]) -> str | None:
@@ -102,12 +107,15 @@ def _scrape_config(exporters: dict[str, str], every: float) -> dict[str, Any]:
 
 
 def _prometheus_config(
-    exporters: dict[str, str], alertmanager: str | None, every: float
+    exporters: dict[str, str],
+    alertmanager: str | None,
+    every: float,
+    rule_files: Sequence[str | Path] = (str(PROVISIONING / "prometheus" / "rules" / "*.yml"),),
 ) -> dict[str, Any]:
-    """Prometheus scraping each exporter and evaluating the rules at the same interval."""
+    """Prometheus scraping each exporter and evaluating ``rule_files`` at the same interval."""
     config = _scrape_config(exporters, every)
     config["global"]["evaluation_interval"] = f"{every:g}s"
-    config["rule_files"] = [str(PROVISIONING / "prometheus" / "rules" / "*.yml")]
+    config["rule_files"] = [str(path) for path in rule_files]
     if alertmanager:
         targets = [alertmanager.removeprefix("http://")]
         config["alerting"] = {"alertmanagers": [{"static_configs": [{"targets": targets}]}]}
@@ -125,6 +133,7 @@ class MonitoringPlan:
     prometheus_url: str | None
     left_out: list[str]  # one line each: what does not run and why
     victoriametrics: VictoriaMetricsPrograms | None = None  # instead of Prometheus
+    thanos: str | None = None  # beside Prometheus: two sites
 
 
 def _victoriametrics_programs() -> VictoriaMetricsPrograms | None:
@@ -141,7 +150,7 @@ def _built(name: str) -> str | None:
 
 def plan_monitoring(prometheus_port: int, backend: str = "prometheus") -> MonitoringPlan:
     prometheus, alertmanager = find_program(PROMETHEUS), find_program(ALERTMANAGER)
-    victoriametrics = None
+    victoriametrics = thanos = None
     left_out = []
     if not (PROVISIONING / "prometheus" / "rules").is_dir():
         left_out.append(f"Prometheus and Alertmanager: no alert rules under {PROVISIONING}")
@@ -158,11 +167,16 @@ def plan_monitoring(prometheus_port: int, backend: str = "prometheus") -> Monito
             left_out.append(
                 "Prometheus: not installed (apt-get install prometheus); no alerts in the view"
             )
+        if backend == "thanos" and prometheus is not None:
+            thanos = find_program(("thanos",)) or _built("thanos")
+            if thanos is None:
+                prometheus = None
+                left_out.append("Thanos: thanos not found (make tools); no alerts in the view")
         if alertmanager is None:
             left_out.append("Alertmanager: not installed (apt-get install prometheus-alertmanager)")
     running = prometheus or victoriametrics
     url = f"http://{HOST}:{prometheus_port}" if running else None
-    return MonitoringPlan(prometheus, alertmanager, url, left_out, victoriametrics)
+    return MonitoringPlan(prometheus, alertmanager, url, left_out, victoriametrics, thanos)
 
 
 def start_monitoring(
@@ -181,6 +195,9 @@ def start_monitoring(
         )
         am_url = alertmanager.url
         processes.append(alertmanager.process)
+    if plan.thanos is not None and plan.prometheus is not None and plan.prometheus_url:
+        return _start_thanos(stack, plan, logs, exporters, every, am_url, processes)
+    links = [("Alertmanager", f"{am_url}/")] if am_url else []
     if plan.prometheus is not None and plan.prometheus_url is not None:
         config = _prometheus_config(exporters, am_url, every)
         port = int(plan.prometheus_url.rpartition(":")[2])
@@ -188,6 +205,7 @@ def start_monitoring(
             running_prometheus(plan.prometheus, config, logs, port=port)
         )
         processes.append(prometheus.process)
+        links.insert(0, ("Prometheus", f"{prometheus.url}/alerts"))
     if plan.victoriametrics is not None and plan.prometheus_url is not None:
         victoriametrics = stack.enter_context(
             running_victoriametrics_stack(
@@ -201,9 +219,69 @@ def start_monitoring(
             )
         )
         processes += victoriametrics.processes
-        server = victoriametrics.server.url
-        return Monitoring(plan.prometheus_url, am_url, plan.left_out, processes, server)
-    return Monitoring(plan.prometheus_url, am_url, plan.left_out, processes)
+        links[:0] = [
+            ("vmalert", f"{plan.prometheus_url}/vmalert/alerts"),
+            ("VictoriaMetrics", f"{victoriametrics.server.url}/vmui/"),
+        ]
+    return Monitoring(plan.prometheus_url, am_url, plan.left_out, processes, links)
+
+
+def _site_config(
+    exporters: dict[str, str], alertmanager: str | None, every: float, rule_files: Sequence[Path]
+) -> dict[str, Any]:
+    """A site's Prometheus: its alerts reach Alertmanager without the HA pair's `replica`
+    external label, so that the pair's two copies of an alert are one."""
+    config = _prometheus_config(exporters, alertmanager, every, rule_files)
+    if "alerting" in config:
+        config["alerting"]["alert_relabel_configs"] = [{"regex": "replica", "action": "labeldrop"}]
+    return config
+
+
+def _start_thanos(
+    stack: contextlib.ExitStack,
+    plan: MonitoringPlan,
+    logs: Path,
+    exporters: dict[str, str],
+    every: float,
+    am_url: str | None,
+    processes: list[Process],
+) -> Monitoring:
+    """The replication pair as two sites: site A's Prometheus HA pair scraping the source
+    cluster, site B's Prometheus the replica cluster, each with the rules that read one
+    cluster and a sidecar; Thanos Query on the Prometheus port, the Ruler with the rules that
+    join the two clusters and the verdict, every evaluator sending to Alertmanager."""
+    assert plan.thanos and plan.prometheus and plan.prometheus_url
+    rules = sorted((PROVISIONING / "prometheus" / "rules").glob("*.yml"))
+    site_files, ruler_files = split_for_sites(rules, logs / "ruler-rules")
+    sites = {
+        name: (_site_config({cluster: exporters[cluster]}, am_url, every, site_files), n)
+        for name, cluster, n in (("a", CLUSTER, 2), ("b", REPLICA_CLUSTER, 1))
+    }
+    thanos = stack.enter_context(
+        running_sites(
+            plan.thanos,
+            plan.prometheus,
+            sites,
+            ruler_files,
+            logs,
+            f"{every:g}s",
+            am_url,
+            query_port=int(plan.prometheus_url.rpartition(":")[2]),
+        )
+    )
+    links = [
+        ("Thanos Query", f"{thanos.query.url}/alerts"),
+        ("Thanos Ruler", f"{thanos.ruler.url}/alerts"),
+        *(
+            (f"Prometheus {site.name}/{index}", f"{server.url}/alerts")
+            for site in thanos.sites.values()
+            for index, server in enumerate(site.servers)
+        ),
+    ]
+    if am_url:
+        links.append(("Alertmanager", f"{am_url}/"))
+    processes += thanos.processes
+    return Monitoring(plan.prometheus_url, am_url, plan.left_out, processes, links)
 
 
 def ndbsim_command() -> str:
@@ -314,13 +392,7 @@ def banner(sim: Ndbsim, exporter: Exporter, logs: Path, monitoring: Monitoring) 
         f"  Metrics         {exporter.url}/metrics",
         f"  JSON API        {exporter.url}/docs",
     ]
-    if monitoring.prometheus_url and monitoring.victoriametrics_url:
-        lines.append(f"  vmalert         {monitoring.prometheus_url}/vmalert/alerts")
-        lines.append(f"  VictoriaMetrics {monitoring.victoriametrics_url}/vmui/")
-    elif monitoring.prometheus_url:
-        lines.append(f"  Prometheus      {monitoring.prometheus_url}/alerts")
-    if monitoring.alertmanager_url:
-        lines.append(f"  Alertmanager    {monitoring.alertmanager_url}/")
+    lines += [f"  {what:<15} {url}" for what, url in monitoring.links]
     lines += [
         *(
             f"  SQL node {node:<6} {_mysql_command(sim, f'sql{node}')}"
@@ -368,8 +440,10 @@ def _parser() -> argparse.ArgumentParser:
         "--backend",
         choices=BACKENDS,
         default="prometheus",
-        help="what scrapes and evaluates the rules: Prometheus, or vmagent, VictoriaMetrics "
-        "and vmalert (built by `make tools`); --prometheus-port is then vmalert's",
+        help="what scrapes and evaluates the rules: Prometheus; vmagent, VictoriaMetrics "
+        "and vmalert (built by `make tools`), --prometheus-port then vmalert's; or the "
+        "replication pair (--replica) as two sites, each with Prometheus and a Thanos sidecar, "
+        "Thanos Ruler and Query (thanos built by `make tools`), --prometheus-port then Query's",
     )
     parser.add_argument(
         "--evaluation-interval",
@@ -388,6 +462,8 @@ def _interrupt(signum: int, frame: object) -> NoReturn:
 
 def main(argv: Sequence[str] | None = None) -> int:
     options, ndbsim_args = _parser().parse_known_args(argv)
+    if options.backend == "thanos" and "--replica" not in ndbsim_args:
+        ndbsim_args.append("--replica")  # the two sites are the replication pair's clusters
     ports = (options.exporter_port, options.sql_port, options.control_port, options.prometheus_port)
     for port in ports:
         if not 0 <= port <= 65535:

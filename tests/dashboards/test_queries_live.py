@@ -6,7 +6,7 @@ fault-only queries (a per-node config override at start, node restarts and ndbsi
 run time). Each query must return data in the healthy cluster, or, if declared fault-only,
 return nothing there and data in the faulty one, on every Prometheus build; every healthy
 query returns data on VictoriaMetrics too (vmagent scraping the same exporters, MetricsQL
-answering).
+answering), and through Thanos Query (over a sidecar of the newest Prometheus build).
 
 Queries declared with the REPLICATION condition need a source and a replica cluster: they
 must return nothing in the healthy cluster, and data in a replication pair (ndbsim --replica)
@@ -35,10 +35,13 @@ from tests.dashboards.dashboard_queries import load_dashboards, queries
 from tests.dashboards.live import EXPORTER_FLAGS, PASSWORD, SCRAPE_INTERVAL, concrete, exporter_up
 from tests.support.live_stack import (
     PROMETHEUS_BUILDS,
+    THANOS,
+    THANOS_PROGRAM,
     VICTORIAMETRICS,
     Prometheus,
     PrometheusBuild,
     every_prometheus_build,
+    require_programs,
     require_victoriametrics,
     running_prometheus_builds,
 )
@@ -177,7 +180,9 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
             address = running.enter_context(exporter_up(pair, workdir, port, PAIR_FLAGS))
             targets[address] = {"cluster": name, "instance": f"mysqld-{name}", **source}
         servers = running.enter_context(
-            running_prometheus_builds(targets, workdir, SCRAPE_INTERVAL, victoriametrics=True)
+            running_prometheus_builds(
+                targets, workdir, SCRAPE_INTERVAL, victoriametrics=True, thanos=True
+            )
         )
         for condition in sorted(set(conditions.values())):
             _apply(faulty_sim, condition)
@@ -198,6 +203,13 @@ def test_every_healthy_query_returns_data_on_victoriametrics(stack):
     """The same queries, through VictoriaMetrics' engine (MetricsQL) over the same scrapes."""
     require_victoriametrics()
     _assert_healthy_queries_return_data(stack.servers[VICTORIAMETRICS], stack.conditions)
+
+
+def test_every_healthy_query_returns_data_through_thanos_query(stack):
+    """The same queries, through Thanos Query (Grafana's data source on Thanos) over a sidecar
+    of the newest Prometheus build."""
+    require_programs(THANOS_PROGRAM)
+    _assert_healthy_queries_return_data(stack.servers[THANOS], stack.conditions)
 
 
 def _assert_healthy_queries_return_data(prometheus: Prometheus, conditions: dict[str, str]):

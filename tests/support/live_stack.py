@@ -16,7 +16,9 @@ from typing import Any
 import httpx
 import pytest
 from ndb_harness import Prometheus, running_prometheus
+from ndb_harness.thanos import running_query, running_sidecar
 from ndb_harness.victoriametrics import VictoriaMetricsPrograms, running_victoriametrics_stack
+from ndbinfo_exporter.collectors.registry import all_collectors
 
 ROOT = Path(__file__).resolve().parents[2]
 RULE_FILES = tuple(sorted((ROOT / "provisioning" / "prometheus" / "rules").glob("*.yml")))
@@ -24,6 +26,8 @@ STARTUP_SECONDS = 30.0
 TOOLS = ROOT / ".tools" / "bin"
 # vmagent -> VictoriaMetrics <- vmalert (built by `make tools`), beside the Prometheus builds
 VICTORIAMETRICS = "victoriametrics"
+THANOS = "thanos"
+THANOS_PROGRAM = TOOLS / "thanos"
 VICTORIAMETRICS_PROGRAMS = VictoriaMetricsPrograms(
     TOOLS / "victoria-metrics", TOOLS / "vmagent", TOOLS / "vmalert"
 )
@@ -117,6 +121,11 @@ def wait_until_quiet(true_alerts: Callable[[], Any], timeout: float, what: str) 
         raise AssertionError(f"{exc}; alert expressions still true: {still[0]}") from None
 
 
+def collector_flags(enabled: tuple[str, ...]) -> list[str]:
+    """The exporter's flags that leave only the collectors of `enabled` on."""
+    return [f"--no-collector.{c.name}" for c in all_collectors() if c.name not in enabled]
+
+
 def scrape_config(targets: dict[str, dict[str, str]], scrape_interval: str) -> dict[str, Any]:
     """prometheus.yml's global and scrape_configs (Prometheus, vmagent): `targets` (host:port
     -> extra labels) in job "ndb", scraped every `scrape_interval`."""
@@ -140,16 +149,23 @@ def prometheus_of_build(
     scrape_interval: str,
     build: PrometheusBuild,
     rule_files: tuple[Path, ...] = RULE_FILES,
+    remote_write: list[dict[str, Any]] | None = None,
+    external_labels: dict[str, str] | None = None,
 ) -> Iterator[Prometheus]:
     """Prometheus of `build` scraping `targets` (host:port -> extra labels) in job "ndb", with
-    the rules of `rule_files` (the NDB rules) evaluated at the scrape interval; its files are in
-    `workdir`."""
+    the rules of `rule_files` (the NDB rules) evaluated at the scrape interval, and forwarding
+    its samples as `remote_write` says (prometheus.yml's section), with `external_labels`
+    (what a Thanos sidecar needs); its files are in `workdir`."""
     build.require()
     config = scrape_config(targets, scrape_interval)
     # the rules see new samples once per scrape: evaluating them more often only spends the
     # machine's CPU, which the other stacks of the suite share
     config["global"]["evaluation_interval"] = scrape_interval
     config["rule_files"] = [str(path) for path in rule_files]
+    if remote_write:
+        config["remote_write"] = remote_write
+    if external_labels:
+        config["global"]["external_labels"] = external_labels
     with running_prometheus(build.prometheus, config, workdir) as prometheus:
         yield prometheus
 
@@ -233,12 +249,14 @@ def running_prometheus_builds(
     scrape_interval: str,
     rule_files: tuple[Path, ...] = RULE_FILES,
     victoriametrics: bool = False,
+    thanos: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """One Prometheus server of every present build, all scraping the same `targets`
     (host:port -> extra labels) through shared_scrapes fronts, with `instance` still the
     target's host:port, and evaluating `rule_files`. The simulated clusters and exporters are shared instead of started
     once per build. With `victoriametrics`, a VictoriaMetrics stack (VICTORIAMETRICS) scrapes
-    the same fronts and evaluates the same rules too."""
+    the same fronts and evaluates the same rules too. With `thanos`, Thanos Query (THANOS) reads
+    the newest build's server through a sidecar."""
     present = [build for build in PROMETHEUS_BUILDS if not build.missing]
     if not present:
         PROMETHEUS_BUILDS[0].require()
@@ -248,14 +266,33 @@ def running_prometheus_builds(
             running.enter_context(shared_scrapes(target, max_age)): {"instance": target, **labels}
             for target, labels in targets.items()
         }
+        sidecar_of = present[-1].name if thanos and THANOS_PROGRAM.is_file() else None
         servers: dict[str, Any] = {
             build.name: running.enter_context(
                 prometheus_of_build(
-                    fronts, workdir / build.name, scrape_interval, build, rule_files
+                    fronts,
+                    workdir / build.name,
+                    scrape_interval,
+                    build,
+                    rule_files,
+                    external_labels={"replica": "0"} if build.name == sidecar_of else None,
                 )
             )
             for build in present
         }
+        if sidecar_of:
+            sidecar = running.enter_context(
+                running_sidecar(
+                    THANOS_PROGRAM,
+                    servers[sidecar_of].url,
+                    workdir / sidecar_of / "prometheus-data",
+                    workdir / THANOS,
+                    "sidecar",
+                )
+            )
+            servers[THANOS] = running.enter_context(
+                running_query(THANOS_PROGRAM, [], workdir / THANOS, strict=[sidecar.grpc])
+            )
         programs = vars(VICTORIAMETRICS_PROGRAMS).values()
         if victoriametrics and all(path.is_file() for path in programs):
             servers[VICTORIAMETRICS] = running.enter_context(

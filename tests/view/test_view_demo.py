@@ -7,6 +7,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 
 import httpx
 import pytest
@@ -148,3 +149,64 @@ def test_banner_lists_every_fault_command():
     subcommands = next(a for a in parser._actions if a.dest == "action").choices
     assert commands == set(subcommands)
     assert set(FAULTS) <= commands
+
+
+def test_demo_on_thanos_plans_two_sites_or_says_what_is_missing(monkeypatch, tmp_path):
+    monkeypatch.setattr(demo_module.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(demo_module, "TOOLS", tmp_path)
+    monkeypatch.setattr(
+        demo_module,
+        "find_program",
+        lambda names: None if "thanos" in names else f"/usr/bin/{names[0]}",
+    )
+    plan = demo_module.plan_monitoring(9090, "thanos")
+    assert (plan.prometheus, plan.thanos, plan.prometheus_url) == (None, None, None)
+    assert plan.left_out == ["Thanos: thanos not found (make tools); no alerts in the view"]
+    (tmp_path / "thanos").touch()
+    plan = demo_module.plan_monitoring(9090, "thanos")
+    assert plan.thanos == str(tmp_path / "thanos")
+    assert plan.prometheus_url == "http://127.0.0.1:9090"  # Thanos Query's: the view's alerts
+
+
+@pytest.mark.integration
+def test_demo_on_thanos_runs_the_pair_as_two_sites():
+    """`make demo DEMO_ARGS="--backend thanos"`: Thanos Query on the Prometheus port answers
+    for both clusters of the pair (each from its own site), with the verdict the Ruler
+    records, and the cluster view reads its alerts from Query."""
+    thanos = demo_module.TOOLS / "thanos"
+    if shutil.which("prometheus") is None or not thanos.is_file():
+        pytest.skip("prometheus (Debian package) or thanos (make tools) is missing")
+    command = [*DEMO, "--backend", "thanos", "--tables", "4", "--evaluation-interval", "2"]
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as demo:
+        try:
+            text = demo_lines(demo)
+            query = re.search(r"Thanos Query\s+(http://\S+)/alerts", text).group(1)
+            view = re.search(r"Cluster view\s+(http://\S+)", text).group(1)
+            for site in ("a/0", "a/1", "b/0"):
+                assert re.search(rf"Prometheus {site}\s+http://\S+/alerts", text)
+
+            def verdicts() -> dict[tuple[str, str], str]:
+                answer = httpx.get(
+                    f"{query}/api/v1/query",
+                    params={"query": "cluster:ndb_status:min or count by (cluster, site) (up)"},
+                ).json()
+                return {
+                    (s["metric"]["cluster"], s["metric"].get("site", "ruler")): s["value"][1]
+                    for s in answer["data"]["result"]
+                }
+
+            expected = {("demo", "a"): "1", ("dr", "b"): "1", ("demo", "ruler"): "5"}
+            expected[("dr", "ruler")] = "5"
+            found = {}
+            for _ in range(60):
+                if (found := verdicts()) == expected:
+                    break
+                time.sleep(1.0)
+            assert found == expected
+            alerts = httpx.get(f"{view}api/v1/alerts").json()
+            assert alerts["source"].startswith(query)
+        finally:
+            demo.send_signal(signal.SIGINT)
+            demo.wait(timeout=60)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 from ndb_harness import running_exporter
+from ndb_harness.thanos import RULER_GROUPS
 
 from tests.charts.chart_render import (
     CHART,
@@ -127,7 +128,13 @@ def test_scrape_objects_per_target_kind():
 
 
 def _rendered_groups(docs: list[dict]) -> list[dict]:
-    return [group for rule in of_kind(docs, "PrometheusRule") for group in rule["spec"]["groups"]]
+    """The groups of every PrometheusRule, without the Thanos Ruler's partial response
+    strategy (test_thanos_ruler_objects)."""
+    return [
+        {k: v for k, v in group.items() if k != "partial_response_strategy"}
+        for rule in of_kind(docs, "PrometheusRule")
+        for group in rule["spec"]["groups"]
+    ]
 
 
 def _source_groups() -> list[dict]:
@@ -422,3 +429,25 @@ def test_the_exporter_accepts_the_rendered_flags(values):
     args = [arg for arg in args if not arg.startswith("--web.listen-address=")]  # a free port
     with running_exporter(args, env={"NDB_EXPORTER_PASSWORD": "not-used"}) as exporter:
         assert exporter.address.startswith("127.0.0.1:"), exporter.log
+
+
+def test_thanos_ruler_objects_carry_the_ruler_labels_and_strategies():
+    """With prometheusRule.thanosRuler, the rule files of RULER_GROUPS carry the Ruler's
+    labels (not the Prometheus Operator's monitoringLabels, so that a site's Prometheus does not
+    load them) and each group its partial_response_strategy; the chart's default strategies
+    are those the two-site test runs."""
+    defaults = yaml.safe_load((CHART / "values.yaml").read_text())["prometheusRule"]
+    assert defaults["thanosRuler"]["partialResponseStrategy"] == RULER_GROUPS
+    strategies, site_groups = {}, set()
+    for rule in of_kind(objects(EVERYTHING), "PrometheusRule"):
+        labels = rule["metadata"]["labels"]
+        groups = rule["spec"]["groups"]
+        if labels.get("thanos-ruler") == "cross-site":
+            assert "release" not in labels
+            strategies |= {group["name"]: group["partial_response_strategy"] for group in groups}
+        else:
+            assert labels["release"] == "monitoring"
+            assert not any("partial_response_strategy" in group for group in groups)
+            site_groups |= {group["name"] for group in groups}
+    assert strategies == RULER_GROUPS
+    assert not site_groups & set(RULER_GROUPS)

@@ -61,6 +61,12 @@ reads now (`ndb_replica_source_server_id`). A replica cluster without `source_cl
 lag in epochs (its lag in seconds, `ndb_replica_seconds_behind_source`, needs no pairing). In
 circular replication each cluster is the other's source: each cluster's targets carry the
 other's name as `source_cluster`.
+
+The join needs both clusters where the rule runs (`ndb-cross-site.yml`): one Prometheus that
+scrapes both, or, where each data center has its own Prometheus, Thanos Ruler over both sites
+(docs/scaling.md, "Two sites on Thanos"). A pair one of whose sides is not seen at all there
+(no target of the source cluster, or none of a replica cluster seen in the last hour) has an
+unknown lag: `NdbReplicationLagUnknown`.
 """
 
 

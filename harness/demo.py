@@ -196,7 +196,11 @@ def start_monitoring(
         am_url = alertmanager.url
         processes.append(alertmanager.process)
     if plan.thanos is not None and plan.prometheus is not None and plan.prometheus_url:
-        return _start_thanos(stack, plan, logs, exporters, every, am_url, processes)
+        port = int(plan.prometheus_url.rpartition(":")[2])
+        links = _start_thanos(
+            stack, plan.thanos, plan.prometheus, port, logs, exporters, every, am_url, processes
+        )
+        return Monitoring(plan.prometheus_url, am_url, plan.left_out, processes, links)
     links = [("Alertmanager", f"{am_url}/")] if am_url else []
     if plan.prometheus is not None and plan.prometheus_url is not None:
         config = _prometheus_config(exporters, am_url, every)
@@ -239,18 +243,20 @@ def _site_config(
 
 def _start_thanos(
     stack: contextlib.ExitStack,
-    plan: MonitoringPlan,
+    thanos_program: str,
+    prometheus: str,
+    query_port: int,
     logs: Path,
     exporters: dict[str, str],
     every: float,
     am_url: str | None,
     processes: list[Process],
-) -> Monitoring:
+) -> list[tuple[str, str]]:
     """The replication pair as two sites: site A's Prometheus HA pair scraping the source
     cluster, site B's Prometheus the replica cluster, each with the rules that read one
-    cluster and a sidecar; Thanos Query on the Prometheus port, the Ruler with the rules that
-    join the two clusters and the verdict, every evaluator sending to Alertmanager."""
-    assert plan.thanos and plan.prometheus and plan.prometheus_url
+    cluster and a sidecar; Thanos Query on ``query_port``, the Ruler with the rules that join
+    the two clusters and the verdict, every evaluator sending to Alertmanager. Adds their
+    processes to ``processes``; returns the banner's links."""
     rules = sorted((PROVISIONING / "prometheus" / "rules").glob("*.yml"))
     site_files, ruler_files = split_for_sites(rules, logs / "ruler-rules")
     sites = {
@@ -259,14 +265,14 @@ def _start_thanos(
     }
     thanos = stack.enter_context(
         running_sites(
-            plan.thanos,
-            plan.prometheus,
+            thanos_program,
+            prometheus,
             sites,
             ruler_files,
             logs,
             f"{every:g}s",
             am_url,
-            query_port=int(plan.prometheus_url.rpartition(":")[2]),
+            query_port=query_port,
         )
     )
     links = [
@@ -281,7 +287,7 @@ def _start_thanos(
     if am_url:
         links.append(("Alertmanager", f"{am_url}/"))
     processes += thanos.processes
-    return Monitoring(plan.prometheus_url, am_url, plan.left_out, processes, links)
+    return links
 
 
 def ndbsim_command() -> str:

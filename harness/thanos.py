@@ -142,11 +142,11 @@ def running_query(
     strict: Sequence[str] = (),
     name: str = "thanos-query",
     port: int = 0,
-    deduplication: str = "penalty",
 ) -> Iterator[ThanosComponent]:
-    """Query (its HTTP API on ``port``, default a free one) over the StoreAPIs at ``endpoints`` (host:port), deduplicating by REPLICA_LABELS.
-    An endpoint in ``strict`` stays in the set when its health check fails: a query that
-    needs it fails (or warns) instead of leaving it out unsaid."""
+    """Query (its HTTP API on ``port``, default a free one) over the StoreAPIs at
+    ``endpoints`` (host:port), deduplicating by REPLICA_LABELS. An endpoint in ``strict`` stays
+    in the set when its health check fails: a query that needs it fails (or warns) instead of
+    leaving it out unsaid."""
     config = {
         "endpoints": [
             {"address": address, "strict": address in strict} for address in (*strict, *endpoints)
@@ -155,7 +155,6 @@ def running_query(
     flags = [
         f"--endpoint.sd-config={yaml.safe_dump(config)}",
         *(f"--query.replica-label={label}" for label in REPLICA_LABELS),
-        f"--deduplication.func={deduplication}",
     ]
     http = f"{HOST}:{port}" if port else None
     with _running(program, "query", name, workdir, *flags, http=http) as query:

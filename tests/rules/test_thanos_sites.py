@@ -34,7 +34,7 @@ from tests.support.compressed_clock import compress_rules
 from tests.support.live_stack import (
     PROMETHEUS_BUILDS,
     RULE_FILES,
-    TOOLS,
+    THANOS_PROGRAM,
     collector_flags,
     require_programs,
     scrape_config,
@@ -47,7 +47,6 @@ SPEED = 20  # the Ruler's clock: NdbReplicationLagHigh's `for: 10m` is 30 s
 SCRAPE_INTERVAL = "3s"
 SOURCE_COLLECTORS = ("status", "binlog", "nodes", "processes", "membership", "memoryusage")
 REPLICA_COLLECTORS = ("status", "binlog", "replica_status", "apply_status", "nodes")
-THANOS = TOOLS / "thanos"
 HEALTHY_SECONDS = 20.0
 FIRE_SECONDS = 90.0
 
@@ -112,7 +111,7 @@ def _site_config(target: dict[str, dict[str, str]], rule_files: tuple[Path, ...]
 
 @pytest.fixture(scope="module")
 def sites(tmp_path_factory) -> Iterator[TwoSites]:
-    require_programs(THANOS)
+    require_programs(THANOS_PROGRAM)
     workdir = tmp_path_factory.mktemp("thanos-sites")
     compressed = compress_rules(RULE_FILES, SPEED, workdir / "compressed")
     site_files = split_for_sites(RULE_FILES, workdir / "unused")[0]
@@ -148,7 +147,7 @@ def sites(tmp_path_factory) -> Iterator[TwoSites]:
         build.require()
         thanos = running.enter_context(
             running_sites(
-                THANOS,
+                THANOS_PROGRAM,
                 build.prometheus,
                 {
                     "a": (_site_config(a_target, site_files), 2),

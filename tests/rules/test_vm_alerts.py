@@ -45,7 +45,7 @@ from tests.rules.rules_model import ALERTMANAGER_FILE, ROOT, alert_rules, load_y
 from tests.support.live_stack import (
     PROMETHEUS_BUILDS,
     RULE_FILES,
-    TOOLS,
+    THANOS_PROGRAM,
     VICTORIAMETRICS_PROGRAMS,
     Prometheus,
     collector_flags,
@@ -85,7 +85,6 @@ REPLICA_COLLECTORS = ("status", "binlog", "replica_status", "apply_status")
 RESTART_ALERTS = {"NdbDataNodeRestarted", "NdbDataNodeRestartLoop", "NdbTransporterFlapping"}
 ALERTS = {rule["alert"] for rule in alert_rules()}
 GROUPS = {group["name"] for path in RULE_FILES for group in load_yaml(path)["groups"]}
-THANOS = TOOLS / "thanos"
 STOPPED_RECEIVER = 2  # of three; Prometheus writes to the first
 # Prometheus forwards what it scrapes; the Ruler records and alerts itself.
 SCRAPED_ONLY = [
@@ -237,7 +236,7 @@ def _alertmanager_config() -> dict:
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory) -> Iterator[Stack]:
     require_victoriametrics()
-    require_programs(THANOS)
+    require_programs(THANOS_PROGRAM)
     build = PROMETHEUS_BUILDS[-1]
     workdir = tmp_path_factory.mktemp("vm-alerts")
     with ExitStack() as running:
@@ -272,14 +271,19 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
         alertmanager = running.enter_context(
             running_alertmanager(tool("prometheus-alertmanager"), _alertmanager_config(), workdir)
         )
-        hashring = running.enter_context(running_hashring(THANOS, workdir / "thanos"))
+        hashring = running.enter_context(running_hashring(THANOS_PROGRAM, workdir / "thanos"))
         ruler_grpc = f"{HOST}:{free_port()}"
         query = running.enter_context(
-            running_query(THANOS, [*hashring.endpoints, ruler_grpc], workdir / "thanos")
+            running_query(THANOS_PROGRAM, [*hashring.endpoints, ruler_grpc], workdir / "thanos")
         )
         ruler = running.enter_context(
             running_ruler(
-                THANOS, RULE_FILES, query.url, workdir / "thanos", SCRAPE_INTERVAL, ruler_grpc
+                THANOS_PROGRAM,
+                RULE_FILES,
+                query.url,
+                workdir / "thanos",
+                SCRAPE_INTERVAL,
+                ruler_grpc,
             )
         )
         remote_write = {
@@ -418,7 +422,7 @@ def test_receive_hashring_with_a_receiver_stopped_keeps_every_sample(stack: Stac
     ago (what remote write has delivered), Thanos Query returns too, deduplicated: the
     hashring kept each series on the receiver left of its two."""
     time.sleep(max(0.0, stack.thanos.stopped_at + 30.0 - time.time()))
-    at = f"{time.time() - 5.0:.3f}"
+    at = f"{time.time() - 10.0:.3f}"
     window = f"{int(float(at) - stack.thanos.stopped_at) + 20}s"
     for metric in (
         "up",

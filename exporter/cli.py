@@ -87,6 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         max_connections=settings.max_connections,
         query_timeout=settings.query_timeout,
         refresh_max_age=settings.refresh_max_age,
+        reuse_age=settings.scrape_reuse_age,
     )
     app = create_app(settings, resolved, scraper, web, event_log)
     tls = web.tls if web else None

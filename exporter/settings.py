@@ -127,6 +127,17 @@ class Settings(BaseSettings):
             " without a change signal; 0 reads every slowly changing collector at every scrape",
         ),
     ] = Field(default=120.0, ge=0)
+    scrape_reuse_age: Annotated[
+        float,
+        Flag(
+            "--exporter.scrape-reuse-age",
+            "SECONDS",
+            "a scrape of /metrics or /probe within this many seconds of a finished scrape of the"
+            " same target and collect[] is answered with that scrape: an HA pair of Prometheus"
+            " servers reads the cluster once per interval when this is under the interval;"
+            " 0 reads at every scrape",
+        ),
+    ] = Field(default=0.0, ge=0)
     probe_allowed_targets: Annotated[
         tuple[str, ...],
         NoDecode,

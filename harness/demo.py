@@ -496,9 +496,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 # vmalert serves /api/v1/alerts and its alerts page under /vmalert
                 base = plan.prometheus_url + ("/vmalert" if plan.victoriametrics else "")
                 alerts = ["--view.alerts-url", f'{base}/?filter=cluster="{CLUSTER}"']
+            # site A's HA pair scrapes the source's exporter twice an interval: one read
+            reuse = [f"--exporter.scrape-reuse-age={options.evaluation_interval / 2:g}"]
+            shared = reuse if plan.thanos else []
             exporter = stack.enter_context(
                 running_exporter(
-                    [*alerts, *DEMO_FLAGS, f"--mgmd.address={HOST}:{sim.mgm_port}"],
+                    [*alerts, *DEMO_FLAGS, *shared, f"--mgmd.address={HOST}:{sim.mgm_port}"],
                     mysqld=sim.account(),
                     port=options.exporter_port,
                     log_dir=logs,

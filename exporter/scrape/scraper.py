@@ -194,12 +194,16 @@ class Scraper:
         query_timeout: float,
         refresh_max_age: float = settings.default("refresh_max_age"),
         renders: bool = True,
+        reuse_age: float = settings.default("scrape_reuse_age"),
     ):
         """``renders``: whether the results carry their exposition; False for callers that
-        read the families only (``check`` and ``report``), which then render none."""
+        read the families only (``check`` and ``report``), which then render none.
+        ``reuse_age``: a scrape on the scraper's connections within this many seconds of a
+        finished one of the same target and selection is answered with it (0: never)."""
         self.collectors = list(collectors)
         self._render: Render = render if renders else _unrendered
         self._refresh_max_age = refresh_max_age
+        self._reuse_age = reuse_age
         self._options = options
         self._query_timeout = query_timeout
         self._pools = Pools(max_connections, query_timeout)
@@ -253,6 +257,8 @@ class Scraper:
         (``pools``) joins a scrape in flight on the scraper's, or else scrapes on its own
         connections, where only callers with the same ``pools`` join it: such a caller never
         takes a connection the scrapes on the scraper's need, nor makes them wait."""
+        if pools is None and (recent := self._recent(target, only)) is not None:
+            return recent
         key = (target.key, only, id(pools) if pools is not None else None)
         task = self._in_flight.get(key)
         if task is None and pools is not None:
@@ -261,8 +267,27 @@ class Scraper:
             task = asyncio.ensure_future(self._collect(target, timeout, only, pools))
             self._in_flight[key] = task
             task.add_done_callback(lambda done: self._forget(key, done))
+            if pools is None and self._reuse_age > 0:
+                task.add_done_callback(lambda done: self._keep_recent(target, only, done))
             return await asyncio.shield(task)
         return await self._join(target, task, timeout)
+
+    def _recent(self, target: TargetConfig, only: frozenset[str] | None) -> ScrapeResult | None:
+        """The target's scrape of this selection finished less than the reuse age ago."""
+        if self._reuse_age <= 0 or (state := self._states.get(target.name)) is None:
+            return None
+        at, result = state.recent.get((target.key, only), (0.0, None))
+        if result is None or asyncio.get_running_loop().time() - at >= self._reuse_age:
+            return None
+        return result
+
+    def _keep_recent(
+        self, target: TargetConfig, only: frozenset[str] | None, task: asyncio.Task[ScrapeResult]
+    ) -> None:
+        if task.cancelled() or task.exception() is not None:
+            return
+        now = asyncio.get_running_loop().time()
+        self._state(target.name).recent[(target.key, only)] = (now, task.result())
 
     async def _join(
         self, target: TargetConfig, task: asyncio.Task[ScrapeResult], timeout: float

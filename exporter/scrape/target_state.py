@@ -61,6 +61,9 @@ class TargetState:
     # Collector name -> the outcome of a read of a slowly changing collector in flight,
     # shared by concurrent scrapes of the target (other collect[] selections).
     reading: dict[str, asyncio.Future] = field(default_factory=dict)
+    # (credential set, collect[] selection) -> (event loop time it finished, the scrape): the
+    # latest scrape of each, answered again within --exporter.scrape-reuse-age.
+    recent: dict[tuple, tuple[float, ScrapeResult]] = field(default_factory=dict)
 
     @classmethod
     def new(cls, name: str, refresh_max_age: float) -> TargetState:

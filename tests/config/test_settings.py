@@ -186,6 +186,7 @@ ENVIRONMENT = {
     "log_format": ("json", "json"),
     "view_alerts_url": ("http://prom:9090", "http://prom:9090"),
     "refresh_max_age": ("60", 60.0),
+    "scrape_reuse_age": ("10", 10.0),
 }
 
 

@@ -763,3 +763,25 @@ def test_the_links_signal_reads_one_data_node_s_links_and_one_more_row():
     assert signals_of(links_rows=[*links(), next_node]).get("links") == first.get("links")
     added = {"node_id": 1, "remote_node_id": 52, "connection_status": 2, "connect_count": 0}
     assert signals_of(links_rows=[*links(), added]).get("links") != first.get("links")
+
+
+async def test_a_scrape_within_the_reuse_age_is_answered_with_the_last(node, target):
+    """--exporter.scrape-reuse-age: the second server of an HA pair, scraping within the age,
+    gets the first one's scrape and reads nothing; past the age, or another collect[]
+    selection, reads again."""
+    statement = "SELECT node_id FROM ndbinfo.nodes /* fast */"
+    fast = gauge_collector("fast", statement)
+    scraper = make_scraper([fast], reuse_age=0.5)
+    try:
+        first = await scraper.scrape(target, timeout=5)
+        second = await scraper.scrape(target, timeout=5)
+        assert second is first
+        assert node.queries.count(statement) == 1
+        await scraper.scrape(target, timeout=5, only=frozenset({"fast"}))
+        assert node.queries.count(statement) == 2
+        await asyncio.sleep(0.6)
+        third = await scraper.scrape(target, timeout=5)
+        assert third is not first
+        assert node.queries.count(statement) == 3
+    finally:
+        scraper.close()

@@ -43,7 +43,9 @@ def by_collector(result: ScrapeResult, metric: str) -> dict[str, float]:
     return {dict(k)["collector"]: v for k, v in samples(result, metric).items()}
 
 
-def make_scraper(collectors, max_connections=3, query_timeout=10.0, options=None, renders=True):
+def make_scraper(
+    collectors, max_connections=3, query_timeout=10.0, options=None, renders=True, reuse_age=0.0
+):
     return Scraper(
         collectors,
         options or {},
@@ -51,4 +53,5 @@ def make_scraper(collectors, max_connections=3, query_timeout=10.0, options=None
         query_timeout=query_timeout,
         refresh_max_age=Settings().refresh_max_age,
         renders=renders,
+        reuse_age=reuse_age,
     )

@@ -17,11 +17,10 @@ import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 import yaml
-from ndb_harness import Ndbsim, running_exporter, running_ndbsim
+from ndb_harness import Ndbsim, running_ndbsim
 from ndb_harness.thanos import (
     RULER_GROUPS,
     Site,
@@ -35,9 +34,9 @@ from tests.support.live_stack import (
     PROMETHEUS_BUILDS,
     RULE_FILES,
     THANOS_PROGRAM,
-    collector_flags,
+    evaluating_config,
     require_programs,
-    scrape_config,
+    running_pair_exporters,
     shared_scrapes,
     wait_until,
 )
@@ -102,13 +101,6 @@ class TwoSites:
         return [a for a in self.ruler_alerts().get(name, []) if a["state"] == "firing"]
 
 
-def _site_config(target: dict[str, dict[str, str]], rule_files: tuple[Path, ...]) -> dict:
-    config = scrape_config(target, SCRAPE_INTERVAL)
-    config["global"]["evaluation_interval"] = SCRAPE_INTERVAL
-    config["rule_files"] = [str(path) for path in rule_files]
-    return config
-
-
 @pytest.fixture(scope="module")
 def sites(tmp_path_factory) -> Iterator[TwoSites]:
     require_programs(THANOS_PROGRAM)
@@ -120,18 +112,8 @@ def sites(tmp_path_factory) -> Iterator[TwoSites]:
         sim = running.enter_context(
             running_ndbsim("--data-nodes", "2", "--tables", "4", replica=True)
         )
-        source = running.enter_context(
-            running_exporter(
-                collector_flags(SOURCE_COLLECTORS), mysqld=sim.account(), log_dir=workdir
-            )
-        )
-        replica = running.enter_context(
-            running_exporter(
-                collector_flags(REPLICA_COLLECTORS),
-                mysqld=sim.account("replica"),
-                log_dir=workdir,
-                name="replica",
-            )
+        source, replica = running_pair_exporters(
+            running, sim, workdir, SOURCE_COLLECTORS, REPLICA_COLLECTORS
         )
         max_age = 0.9 * float(SCRAPE_INTERVAL.removesuffix("s"))
         front = running.enter_context(shared_scrapes(source.address, max_age))
@@ -150,8 +132,8 @@ def sites(tmp_path_factory) -> Iterator[TwoSites]:
                 THANOS_PROGRAM,
                 build.prometheus,
                 {
-                    "a": (_site_config(a_target, site_files), 2),
-                    "b": (_site_config(b_target, site_files), 1),
+                    "a": (evaluating_config(a_target, SCRAPE_INTERVAL, site_files), 2),
+                    "b": (evaluating_config(b_target, SCRAPE_INTERVAL, site_files), 1),
                 },
                 ruler_files,
                 workdir,

@@ -52,6 +52,7 @@ from tests.support.live_stack import (
     prometheus_of_build,
     require_programs,
     require_victoriametrics,
+    running_pair_exporters,
     scrape_config,
     serving,
     shared_scrape_handler,
@@ -243,17 +244,8 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
         sim = running.enter_context(
             running_ndbsim("--data-nodes", "4", "--tables", "4", replica=True, speed=SPEED)
         )
-        source_flags = collector_flags(SOURCE_COLLECTORS)
-        source = running.enter_context(
-            running_exporter(source_flags, mysqld=sim.account(), log_dir=workdir, name="source")
-        )
-        replica = running.enter_context(
-            running_exporter(
-                collector_flags(REPLICA_COLLECTORS),
-                mysqld=sim.account("replica"),
-                log_dir=workdir,
-                name="replica",
-            )
+        source, replica = running_pair_exporters(
+            running, sim, workdir, SOURCE_COLLECTORS, REPLICA_COLLECTORS
         )
         max_age = 0.9 * float(SCRAPE_INTERVAL.removesuffix("s"))
         source_front = shared_scrape_handler(source.address, max_age)
@@ -315,7 +307,10 @@ def stack(tmp_path_factory) -> Iterator[Stack]:
             stack.source.stop()
             restarted = source_runs.enter_context(
                 running_exporter(
-                    source_flags, mysqld=sim.account(), log_dir=workdir, name="source2"
+                    collector_flags(SOURCE_COLLECTORS),
+                    mysqld=sim.account(),
+                    log_dir=workdir,
+                    name="source2",
                 )
             )
             source_front.exporter = restarted.address

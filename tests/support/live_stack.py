@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from ndb_harness import Prometheus, running_prometheus
+from ndb_harness import Exporter, Ndbsim, Prometheus, running_exporter, running_prometheus
 from ndb_harness.thanos import running_query, running_sidecar
 from ndb_harness.victoriametrics import VictoriaMetricsPrograms, running_victoriametrics_stack
 from ndbinfo_exporter.collectors.registry import all_collectors
@@ -126,6 +126,29 @@ def collector_flags(enabled: tuple[str, ...]) -> list[str]:
     return [f"--no-collector.{c.name}" for c in all_collectors() if c.name not in enabled]
 
 
+def running_pair_exporters(
+    running: ExitStack,
+    sim: Ndbsim,
+    workdir: Path,
+    source_collectors: tuple[str, ...],
+    replica_collectors: tuple[str, ...],
+) -> tuple[Exporter, Exporter]:
+    """An exporter of each cluster of ndbsim's replication pair (named "source" and
+    "replica"), each with only its collectors on, running until `running` closes."""
+
+    def exporter(name: str, endpoint: str, collectors: tuple[str, ...]) -> Exporter:
+        flags = collector_flags(collectors)
+        account = sim.account(endpoint)
+        return running.enter_context(
+            running_exporter(flags, mysqld=account, log_dir=workdir, name=name)
+        )
+
+    return (
+        exporter("source", "mysql", source_collectors),
+        exporter("replica", "replica", replica_collectors),
+    )
+
+
 def scrape_config(targets: dict[str, dict[str, str]], scrape_interval: str) -> dict[str, Any]:
     """prometheus.yml's global and scrape_configs (Prometheus, vmagent): `targets` (host:port
     -> extra labels) in job "ndb", scraped every `scrape_interval`."""
@@ -140,6 +163,20 @@ def scrape_config(targets: dict[str, dict[str, str]], scrape_interval: str) -> d
             }
         ],
     }
+
+
+def evaluating_config(
+    targets: dict[str, dict[str, str]],
+    scrape_interval: str,
+    rule_files: tuple[Path, ...] = RULE_FILES,
+) -> dict[str, Any]:
+    """prometheus.yml scraping `targets` in job "ndb" and evaluating `rule_files` at the scrape
+    interval: the rules see new samples once per scrape, and evaluating them more often only
+    spends the machine's CPU, which the other stacks of the suite share."""
+    config = scrape_config(targets, scrape_interval)
+    config["global"]["evaluation_interval"] = scrape_interval
+    config["rule_files"] = [str(path) for path in rule_files]
+    return config
 
 
 @contextmanager
@@ -157,11 +194,7 @@ def prometheus_of_build(
     its samples as `remote_write` says (prometheus.yml's section), with `external_labels`
     (what a Thanos sidecar needs); its files are in `workdir`."""
     build.require()
-    config = scrape_config(targets, scrape_interval)
-    # the rules see new samples once per scrape: evaluating them more often only spends the
-    # machine's CPU, which the other stacks of the suite share
-    config["global"]["evaluation_interval"] = scrape_interval
-    config["rule_files"] = [str(path) for path in rule_files]
+    config = evaluating_config(targets, scrape_interval, rule_files)
     if remote_write:
         config["remote_write"] = remote_write
     if external_labels:
